@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module boundaries follow DESIGN.md: Core never imports a transport, a transport never sees an `Endpoint`,
+// and the umbrella `RestingKit` is the only module that picks a default transport.
+let package = Package(
+    name: "RestingKit",
+    // macOS 15 / iOS 18 is where `TaskExecutor` preferences exist; the transports run the pipeline on them.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "RestingKit", targets: ["RestingKit"]),
+        .library(name: "RestingCore", targets: ["RestingCore"]),
+        .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
+        .executable(name: "RestingKitDemo", targets: ["RestingKitDemo"]),
+    ],
+    targets: [
+        .target(name: "RestingCore", path: "Sources/Core"),
+        .target(name: "RestingURLSession", dependencies: ["RestingCore"], path: "Sources/TransportURLSession"),
+        .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
+        // Starts and stops the bundled image_server for the demo and the tests; not part of any product.
+        .target(name: "RestingServerHarness", path: "Sources/ServerHarness"),
+        .executableTarget(
+            name: "RestingKitDemo", dependencies: ["RestingKit", "RestingServerHarness"], path: "Sources/Demo"),
+        .testTarget(name: "CoreTests", dependencies: ["RestingCore"], path: "Tests/CoreTests"),
+        .testTarget(
+            name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
+            path: "Tests/URLSessionTests"),
+        .testTarget(
+            name: "RestingKitTests", dependencies: ["RestingKit", "RestingServerHarness"],
+            path: "Tests/RestingKitTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,19 @@
+import Foundation
+
+/// A successful response with its body decoded as the endpoint's response type.
+public struct HTTPResponse<Body: Sendable>: Sendable {
+    public let status: Int
+    public let headers: HTTPHeaders
+    public let body: Body
+    /// The URL that answered, after redirects, when the transport knows it.
+    public let url: URL?
+    public let metrics: TransferMetrics?
+
+    public init(status: Int, headers: HTTPHeaders, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.metrics = metrics
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Sends typed requests to one API: converts each request, runs it through the interceptors and the
+/// transport, checks the status and decodes the body.
+///
+/// ```swift
+/// let client = RestingClient(baseUrl: "https://api.example.com/v2", httpClient: URLSessionClient())
+/// let post = try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["post_id": 1])).value.body
+/// ```
+///
+/// A client is configured for one base URL; make one per API. It is immutable and safe to share.
+public final class RestingClient: Sendable {
+    public let baseUrl: String
+    public let decoder: JSONDecoder
+    public let httpClient: any HTTPClient
+    public let requestConverter: any RequestConverter
+    public let interceptors: [any RestingInterceptor]
+    /// Statuses that resolve the promise; any other fails it with ``RestingError/httpError(_:)``.
+    public let acceptedStatusCodes: Range<Int>
+
+    public init(
+        baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
+        requestConverter: any RequestConverter = RestingRequestConverter(),
+        interceptors: [any RestingInterceptor] = [], acceptedStatusCodes: Range<Int> = 200..<300
+    ) {
+        self.baseUrl = baseUrl
+        self.decoder = decoder
+        self.httpClient = httpClient
+        self.requestConverter = requestConverter
+        self.interceptors = interceptors
+        self.acceptedStatusCodes = acceptedStatusCodes
+    }
+
+    /// Starts the call and returns its promise: await `.value`, or chain handlers. Cancel it with
+    /// `cancel()` on the promise or by cancelling the awaiting task.
+    public func perform<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>
+    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+        let chain = InterceptorChain(interceptors: interceptors, transport: httpClient)
+        return ProgressablePromise { progress in
+            let httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
+            let response = try await chain.proceed(httpRequest, progress: progress)
+            guard self.acceptedStatusCodes.contains(response.status) else {
+                throw RestingError.httpError(HTTPError(response))
+            }
+            let body = try ResponseBodyDecoding.decode(ResponseType.self, from: response.body, decoder: self.decoder)
+            return HTTPResponse(
+                status: response.status, headers: response.headers, body: body, url: response.url,
+                metrics: response.metrics)
+        }
+    }
+
+    /// The original RestingKit's name for calls that send a large body. Identical to ``perform(_:)``: every
+    /// body is streamed by the transport, so there is no separate upload path to choose.
+    public func upload<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>
+    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+        perform(request)
+    }
+}

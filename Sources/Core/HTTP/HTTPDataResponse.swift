@@ -1,0 +1,55 @@
+import Foundation
+
+/// A response as a transport received it: status, headers, body bytes, and what the transport measured.
+///
+/// Any status is a response here (a 500 is not an error yet); the client checks the status after the
+/// interceptor chain, so that interceptors can retry or recover on any of them.
+public struct HTTPDataResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Data
+    /// The URL that answered, after redirects, when the transport knows it.
+    public var url: URL?
+    /// Timings and sizes of the exchange, for transports that can measure them.
+    public var metrics: TransferMetrics?
+
+    public init(
+        status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
+        metrics: TransferMetrics? = nil
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.metrics = metrics
+    }
+
+    /// Whether the status is in 200...299.
+    public var isSuccessful: Bool { (200...299).contains(status) }
+}
+
+/// What a transport measured for one exchange. Each phase is `nil` when the transport cannot tell it
+/// (URLSession on Linux reports none of them).
+public struct TransferMetrics: Sendable, Equatable {
+    public var nameLookup: Duration?
+    public var connect: Duration?
+    public var tlsHandshake: Duration?
+    public var timeToFirstByte: Duration?
+    public var total: Duration?
+    public var bytesSent: Int64?
+    public var bytesReceived: Int64?
+
+    public init(
+        nameLookup: Duration? = nil, connect: Duration? = nil, tlsHandshake: Duration? = nil,
+        timeToFirstByte: Duration? = nil, total: Duration? = nil, bytesSent: Int64? = nil,
+        bytesReceived: Int64? = nil
+    ) {
+        self.nameLookup = nameLookup
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+        self.timeToFirstByte = timeToFirstByte
+        self.total = total
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A response whose status the client does not accept, kept whole so that the caller can read the API's own
+/// error body.
+///
+/// ```swift
+/// struct APIError: Decodable { let error: String }
+/// catch .httpError(let error) {
+///     let apiError = try error.decodeBody(as: APIError.self)
+/// }
+/// ```
+public struct HTTPError: Sendable, CustomStringConvertible {
+    public let status: Int
+    public let headers: HTTPHeaders
+    public let body: Data
+    /// The URL that answered (after redirects), when the transport knows it.
+    public let url: URL?
+
+    public init(status: Int, headers: HTTPHeaders, body: Data, url: URL?) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    init(_ response: HTTPDataResponse) {
+        self.init(status: response.status, headers: response.headers, body: response.body, url: response.url)
+    }
+
+    /// Decodes the body as the API's typed error, throwing ``RestingError/decodingFailed(type:underlying:body:)``.
+    public func decodeBody<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(RestingError) -> T {
+        do {
+            return try decoder.decode(T.self, from: body)
+        } catch {
+            throw .decodingFailed(type: String(describing: T.self), underlying: error, body: body)
+        }
+    }
+
+    public var description: String {
+        "HTTP \(status) from \(url.map(RedactedURL.string) ?? "the server") with a \(body.count)-byte body"
+    }
+}
+
+/// A URL for messages, without the user-info part where credentials could sit.
+enum RedactedURL {
+    static func string(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            components.user != nil || components.password != nil
+        else { return url.absoluteString }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url.absoluteString
+    }
+}

@@ -1,0 +1,110 @@
+/// An ordered list of HTTP header fields with case-insensitive names.
+///
+/// Order and repeats are kept exactly as added, and names keep the spelling they were given; lookups ignore
+/// case. A dictionary literal keeps its written order:
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json", "X-Trace": "abc"]
+/// headers["accept"]                      // "application/json"
+/// headers.add(name: "Cookie", value: "a=1")
+/// headers["X-Trace"] = nil               // removes every X-Trace field
+/// ```
+///
+/// Values are not checked when added; ``validate()`` runs before a request reaches a transport and rejects
+/// invalid names and any CR, LF or NUL, so a header can never smuggle another one.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field.
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private var fields: [Field]
+
+    public init() { fields = [] }
+    public init(_ fields: [Field]) { self.fields = fields }
+    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The first value for `name`, ignoring case; setting replaces every field of that name (in place of the
+    /// first one, so order is kept) and `nil` removes them all.
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveEquals(name) }?.value }
+        set {
+            guard let newValue else { return remove(name: name) }
+            replaceOrAdd(name: name, value: newValue)
+        }
+    }
+
+    /// Every value for `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
+
+    /// Appends a field, keeping any existing ones of the same name (for `Set-Cookie`-like headers).
+    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+
+    /// Replaces every field named `name` with one field at the position of the first, or appends it.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else {
+            return add(name: name, value: value)
+        }
+        fields[first].value = value
+        fields = fields.enumerated()
+            .filter { index, field in index <= first || !field.name.caseInsensitiveEquals(name) }
+            .map(\.element)
+    }
+
+    public mutating func remove(name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+
+    /// Adds every field of `other` whose name is not present yet (used to lay defaults under explicit values).
+    public mutating func addMissing(from other: HTTPHeaders) {
+        for field in other where !contains(field.name) { fields.append(field) }
+    }
+
+    /// Throws ``RestingError/invalidHeader(name:reason:)`` for a name that is not an RFC 9110 token or a
+    /// value holding CR, LF, NUL or another control character but tab. The value is never put in the error.
+    public func validate() throws(RestingError) {
+        for field in fields {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPToken.isTokenCharacter) else {
+                throw .invalidHeader(name: field.name, reason: "the name is not a valid HTTP token")
+            }
+            if let bad = field.value.utf8.first(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                let what = bad == 0x0D ? "CR" : bad == 0x0A ? "LF" : "control character 0x\(String(bad, radix: 16))"
+                throw .invalidHeader(name: field.name, reason: "the value contains \(what)")
+            }
+        }
+    }
+
+    /// `Name: value` lines with the values of credential headers replaced by `<redacted>`.
+    public var description: String {
+        fields.map { "\($0.name): \(Redaction.isSensitiveHeader($0.name) ? Redaction.placeholder : $0.value)" }
+            .joined(separator: "\n")
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
+}
+
+/// What RestingKit never prints: the values of credential-bearing headers.
+enum Redaction {
+    static let placeholder = "<redacted>"
+    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    static func isSensitiveHeader(_ name: String) -> Bool { sensitiveHeaders.contains(name.lowercased()) }
+}

@@ -1,0 +1,53 @@
+/// An HTTP request method: the standard ones as constants, any other token by string.
+///
+/// ```swift
+/// let purge: HTTPMethod = "PURGE"
+/// let endpoint = Endpoint<Nothing, Nothing>(purge, "/cache/{{key}}", encoding: .query)
+/// ```
+///
+/// A method that is not a valid RFC 9110 token (empty, or containing spaces or separators) is rejected with
+/// ``RestingError/invalidMethod(_:)`` before anything is sent.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The method token exactly as it is sent, e.g. `"GET"`.
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+
+    public static let get: HTTPMethod = "GET"
+    public static let head: HTTPMethod = "HEAD"
+    public static let post: HTTPMethod = "POST"
+    public static let put: HTTPMethod = "PUT"
+    public static let patch: HTTPMethod = "PATCH"
+    public static let delete: HTTPMethod = "DELETE"
+    public static let options: HTTPMethod = "OPTIONS"
+    public static let trace: HTTPMethod = "TRACE"
+    public static let connect: HTTPMethod = "CONNECT"
+
+    /// Whether the method is idempotent per RFC 9110 §9.2.2, so that it may be retried automatically.
+    public var isIdempotent: Bool {
+        [.get, .head, .put, .delete, .options, .trace].contains(self)
+    }
+
+    /// Whether a request with this method may carry a body. `GET` and `HEAD` may not: RestingKit refuses to
+    /// send one rather than dropping it silently.
+    public var allowsRequestBody: Bool { self != .get && self != .head }
+
+    /// Whether the method is a syntactically valid token.
+    public var isValidToken: Bool { !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPToken.isTokenCharacter) }
+}
+
+/// Character classes of RFC 9110 §5.6.2.
+enum HTTPToken {
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// One HTTP request as a value: what the interceptor chain passes along and what a transport performs.
+///
+/// It holds no `URLRequest`, so a transport that does not use Foundation's networking never needs it.
+/// Interceptors change requests by copying:
+///
+/// ```swift
+/// var request = request
+/// request.headers["X-Device-Id"] = deviceId
+/// return try await execution(request)
+/// ```
+public struct HTTPRequest: Sendable, CustomStringConvertible {
+    public var method: HTTPMethod
+    public var url: URL
+    /// Headers in the order they will be sent.
+    public var headers: HTTPHeaders
+    /// The body; replayable, see ``RequestBody``.
+    public var body: RequestBody
+    /// The longest the whole exchange may take; `nil` leaves it to the transport's configuration.
+    public var timeout: Duration?
+
+    public init(
+        method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .empty,
+        timeout: Duration? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// Checks what every transport relies on: a token method, valid headers, no body on `GET`/`HEAD`.
+    public func validate() throws(RestingError) {
+        guard method.isValidToken else { throw .invalidMethod(method.rawValue) }
+        try headers.validate()
+        guard method.allowsRequestBody || body.isEmpty else { throw .bodyNotAllowed(method: method) }
+    }
+
+    /// `METHOD url`, then the headers with credentials redacted; the body is summarised, never printed.
+    public var description: String {
+        var lines = ["\(method) \(RedactedURL.string(url))"]
+        if !headers.isEmpty { lines.append(headers.description) }
+        if let length = body.contentLength, length > 0 { lines.append("<\(length)-byte body>") }
+        return lines.joined(separator: "\n")
+    }
+}

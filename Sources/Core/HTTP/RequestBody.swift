@@ -1,0 +1,158 @@
+import Foundation
+
+/// The body of an ``HTTPRequest``: nothing, bytes in memory, a file on disk, or a stream made on demand.
+///
+/// Every body can be read again from the start — ``makeReader()`` returns a fresh reader each time — so an
+/// interceptor can retry any request, uploads included. Transports read it in chunks through
+/// ``RequestBodyReader`` and never need it whole in memory.
+///
+/// ```swift
+/// request.body = .bytes(Data("hello".utf8))
+/// request.body = .file(URL(fileURLWithPath: "/tmp/photo.jpg"))
+/// ```
+public struct RequestBody: Sendable {
+    /// Where the bytes come from.
+    public enum Source: Sendable {
+        case empty
+        case bytes(Data)
+        case file(URL)
+        /// A producer of readers; called once per attempt. `contentLength` is `nil` when unknown.
+        case stream(contentLength: Int64?, makeReader: @Sendable () throws -> any RequestBodyReader)
+    }
+
+    public var source: Source
+
+    public init(_ source: Source) { self.source = source }
+
+    public static let empty = RequestBody(.empty)
+    public static func bytes(_ data: Data) -> RequestBody { RequestBody(.bytes(data)) }
+    public static func file(_ url: URL) -> RequestBody { RequestBody(.file(url)) }
+    public static func stream(
+        contentLength: Int64?, makeReader: @escaping @Sendable () throws -> any RequestBodyReader
+    ) -> RequestBody {
+        RequestBody(.stream(contentLength: contentLength, makeReader: makeReader))
+    }
+
+    public var isEmpty: Bool {
+        switch source {
+        case .empty: true
+        case .bytes(let data): data.isEmpty
+        case .file, .stream: false
+        }
+    }
+
+    /// The exact length in bytes when known without reading (a file's length is read from the file system).
+    public var contentLength: Int64? {
+        switch source {
+        case .empty: 0
+        case .bytes(let data): Int64(data.count)
+        case .file(let url):
+            (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+        case .stream(let length, _): length
+        }
+    }
+
+    /// A reader positioned at the first byte. Throws ``RestingError/bodyUnreadable(reason:)`` when the file
+    /// cannot be opened or the stream cannot be made.
+    public func makeReader() throws(RestingError) -> any RequestBodyReader {
+        switch source {
+        case .empty: return DataBodyReader(Data())
+        case .bytes(let data): return DataBodyReader(data)
+        case .file(let url): return try FileBodyReader(url: url)
+        case .stream(_, let makeReader):
+            do {
+                return try makeReader()
+            } catch let error as RestingError {
+                throw error
+            } catch {
+                throw .bodyUnreadable(reason: "the body stream could not be opened: \(error)")
+            }
+        }
+    }
+
+    /// Reads the whole body into memory, failing past `limit` bytes. For transports that can only send
+    /// in-memory bodies; avoid for large uploads.
+    public func collect(upTo limit: Int = .max) throws(RestingError) -> Data {
+        if case .bytes(let data) = source, data.count <= limit { return data }
+        let reader = try makeReader()
+        defer { reader.close() }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer { chunk.deallocate() }
+        var data = Data()
+        while true {
+            let count = try reader.read(into: chunk)
+            if count == 0 { return data }
+            guard data.count + count <= limit else {
+                throw .bodyUnreadable(reason: "the body is larger than the \(limit)-byte limit")
+            }
+            data.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+/// Reads a request body sequentially. One reader serves one attempt, on one thread at a time.
+public protocol RequestBodyReader: AnyObject {
+    /// Copies up to `buffer.count` bytes into `buffer`; returns how many, and 0 only at the end of the body.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RestingError) -> Int
+    /// Releases what the reader holds (a file descriptor). Called once, also after a failed or cancelled attempt.
+    func close()
+}
+
+/// Serves bytes already in memory.
+final class DataBodyReader: RequestBodyReader {
+    private let data: Data
+    private var offset = 0
+
+    init(_ data: Data) { self.data = data }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, data.count - offset)
+        guard count > 0 else { return 0 }
+        let start = data.startIndex + offset
+        data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<(start + count))
+        offset += count
+        return count
+    }
+
+    func close() {}
+}
+
+/// Streams a file with `read(2)`, so that only one buffer of it is ever in memory.
+final class FileBodyReader: RequestBodyReader {
+    private var descriptor: Int32
+    private let path: String
+
+    init(url: URL) throws(RestingError) {
+        path = url.path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .bodyUnreadable(reason: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close() }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RestingError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            #if canImport(Glibc)
+            let count = Glibc.read(descriptor, base, buffer.count)
+            #else
+            let count = Darwin.read(descriptor, base, buffer.count)
+            #endif
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw .bodyUnreadable(reason: "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func close() {
+        guard descriptor >= 0 else { return }
+        #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+        #else
+        _ = Darwin.close(descriptor)
+        #endif
+        descriptor = -1
+    }
+}

@@ -1,0 +1,59 @@
+/// A step of every call's pipeline, between the request converter and the transport: it sees each request
+/// on the way out and each response on the way back, and may change either, answer by itself, retry or
+/// recover.
+///
+/// `execution(request)` runs the rest of the chain — the next interceptors, then the transport — and returns
+/// its response. Call it once to pass the request on, zero times to answer without the network (a mock, a
+/// cache), or several times to retry; the body is read again from the start each time. Every status is a
+/// response here: the 2xx check happens after the chain, so interceptors can act on a 401 or a 503.
+///
+/// Interceptors run in array order on the way out and in reverse on the way back. Progress reported by the
+/// transport reaches the caller whatever the interceptors do.
+///
+/// An interceptor that adds a header, and one that logs:
+///
+/// ```swift
+/// struct DeviceIdInjector: RestingInterceptor {
+///     let deviceId: String
+///     func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+///         var request = request
+///         request.headers["device-id"] = deviceId
+///         return try await execution(request)
+///     }
+/// }
+///
+/// struct LogInterceptor: RestingInterceptor {
+///     func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+///         print("sending request \(request)")        // credentials are redacted
+///         let response = try await execution(request)
+///         print("got response \(response.status)")
+///         return response
+///     }
+/// }
+///
+/// let client = RestingClient(baseUrl: "https://example.com", httpClient: transport,
+///                            interceptors: [DeviceIdInjector(deviceId: "42"), LogInterceptor()])
+/// ```
+///
+/// Calling `execution` after `intercept` has returned (from an escaped task) is a bug that fails with
+/// ``RestingError/interceptorMisuse(interceptor:reason:)`` naming the interceptor.
+public protocol RestingInterceptor: Sendable {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse
+}
+
+extension RestingInterceptor {
+    /// The original RestingKit's name for the rest of the chain.
+    public typealias Execution = InterceptorExecution
+}
+
+/// The rest of the interceptor chain, as handed to ``RestingInterceptor/intercept(request:execution:)``.
+public struct InterceptorExecution: Sendable {
+    private let proceed: @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+
+    init(_ proceed: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse) { self.proceed = proceed }
+
+    /// Sends `request` through the remaining interceptors and the transport.
+    public func callAsFunction(_ request: HTTPRequest) async throws -> HTTPDataResponse {
+        try await proceed(request)
+    }
+}

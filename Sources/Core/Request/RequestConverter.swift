@@ -1,0 +1,152 @@
+import Foundation
+
+/// Turns a typed ``RestingRequest`` into the ``HTTPRequest`` that goes down the interceptor chain.
+/// ``RestingRequestConverter`` is the standard one; implement this to build requests another way.
+public protocol RequestConverter: Sendable {
+    func toHTTPRequest<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String
+    ) throws(RestingError) -> HTTPRequest
+}
+
+/// The standard ``RequestConverter``: expands the path template, adds the providers' headers and path
+/// variables (the request's own values win), and encodes the body as the endpoint says.
+///
+/// ```swift
+/// let headerProvider = RestingHeaderProvider(providers: ["device-id": { deviceId }])
+/// let configuration = RestingRequestConverter.Configuration(contextPath: "/v2", headerProvider: headerProvider)
+/// let converter = RestingRequestConverter(configuration: configuration)
+/// ```
+///
+/// The result is `base URL + context path + expanded path`, with the base URL's own path kept
+/// (`https://h/api` + `/posts` is `https://h/api/posts`); an endpoint path that is an absolute `http(s)` URL
+/// is used as it is. A `Content-Type` set by the request or a provider is never replaced.
+public struct RestingRequestConverter: RequestConverter {
+    /// What the converter adds and how it encodes.
+    public struct Configuration: Sendable {
+        public var jsonEncoder: JSONEncoder
+        /// Used for `.query` and `.formURLEncoded` endpoints.
+        public var queryEncoder: URLQueryEncoder
+        /// A path inserted between the base URL and every endpoint path, such as `/api/v2`.
+        public var contextPath: String
+        public var headerProvider: RestingHeaderProvider
+        public var pathVariableProvider: RestingPathVariableProvider
+
+        public init(
+            jsonEncoder: JSONEncoder = JSONEncoder(), queryEncoder: URLQueryEncoder = URLQueryEncoder(),
+            contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
+            pathVariableProvider: RestingPathVariableProvider = RestingPathVariableProvider()
+        ) {
+            self.jsonEncoder = jsonEncoder
+            self.queryEncoder = queryEncoder
+            self.contextPath = contextPath
+            self.headerProvider = headerProvider
+            self.pathVariableProvider = pathVariableProvider
+        }
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+
+    public func toHTTPRequest<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String
+    ) throws(RestingError) -> HTTPRequest {
+        let endpoint = request.endpoint
+        let encoded = try EncodedBody(request.body, encoding: endpoint.encoding, configuration: configuration)
+        guard endpoint.method.allowsRequestBody || encoded.body.isEmpty else {
+            throw .bodyNotAllowed(method: endpoint.method)
+        }
+        let url = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
+
+        var headers = configuration.headerProvider.headers()
+        for field in request.headers { headers.replaceOrAdd(name: field.name, value: field.value) }
+        if let contentType = encoded.contentType, !headers.contains("Content-Type") {
+            headers.add(name: "Content-Type", value: contentType)
+        }
+        if ResponseBodyDecoding.expectsJSON(ResponseType.self), !headers.contains("Accept") {
+            headers.add(name: "Accept", value: "application/json")
+        }
+        return HTTPRequest(
+            method: endpoint.method, url: url, headers: headers, body: encoded.body, timeout: request.timeout)
+    }
+
+    private func makeURL<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String, queryItems: [URLQueryItem]
+    ) throws(RestingError) -> URL {
+        let provided = configuration.pathVariableProvider.variables()
+        let path = try request.endpoint.template.get().render { name in
+            (request.pathVariables[name] ?? provided[name])?.description
+        }
+        var address: String
+        if Self.isAbsolute(path) {
+            address = path
+        } else {
+            guard let base = URLComponents(string: baseUrl), base.scheme != nil, base.host != nil else {
+                throw .invalidURL(baseUrl, reason: "the base URL needs a scheme and a host")
+            }
+            address = Self.joined(Self.joined(Self.trimmingTrailingSlash(baseUrl), configuration.contextPath), path)
+        }
+        if !queryItems.isEmpty {
+            address += (address.contains("?") ? "&" : "?") + URLQueryEncoder.percentEncoded(queryItems)
+        }
+        guard let url = URL(string: address), url.scheme != nil else {
+            throw .invalidURL(address, reason: "not a valid URL")
+        }
+        return url
+    }
+
+    private static func isAbsolute(_ path: String) -> Bool {
+        let lowered = path.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
+    private static func trimmingTrailingSlash(_ text: String) -> String {
+        text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// `prefix` + `/` + `suffix`, with exactly one slash between them (none when `suffix` is empty).
+    private static func joined(_ prefix: String, _ suffix: String) -> String {
+        let trimmed = suffix.drop { $0 == "/" }
+        guard !trimmed.isEmpty || suffix.hasPrefix("/") else { return prefix }
+        return trimmingTrailingSlash(prefix) + "/" + trimmed
+    }
+}
+
+/// A request body encoded as an endpoint says: bytes and their content type, or query parameters.
+struct EncodedBody {
+    var body: RequestBody = .empty
+    var contentType: String?
+    var queryItems: [URLQueryItem] = []
+
+    init<Body: Encodable>(
+        _ value: Body, encoding: RequestEncoding, configuration: RestingRequestConverter.Configuration
+    ) throws(RestingError) {
+        guard !(value is Nothing) else { return }
+        do {
+            switch encoding {
+            case .query:
+                queryItems = try configuration.queryEncoder.encode(value)
+            case .json:
+                body = .bytes(try configuration.jsonEncoder.encode(value))
+                contentType = "application/json"
+            case .formURLEncoded:
+                let form = URLQueryEncoder.percentEncoded(try configuration.queryEncoder.encode(value))
+                body = .bytes(Data(form.utf8))
+                contentType = "application/x-www-form-urlencoded; charset=utf-8"
+            case .raw(let rawContentType):
+                switch value {
+                case let data as Data: body = .bytes(data)
+                case let text as String: body = .bytes(Data(text.utf8))
+                default:
+                    throw RestingError.encodingFailed(
+                        reason: "a .raw endpoint takes a Data or String body, not \(Body.self)")
+                }
+                contentType = rawContentType
+            }
+        } catch let error as RestingError {
+            throw error
+        } catch {
+            throw .encodingFailed(reason: "\(Body.self) as \(encoding): \(error)")
+        }
+    }
+}

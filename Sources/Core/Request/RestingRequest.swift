@@ -1,0 +1,49 @@
+import Foundation
+
+/// A value a path variable may take: anything with a textual form, such as `Int`, `String` or `UUID`.
+/// (Optionals are not: a missing value must be left out, so that it is reported as missing.)
+public typealias PathVariableValue = CustomStringConvertible & Sendable
+
+/// One call to an ``Endpoint``: the body, and the per-request headers, path variables and query items.
+///
+/// ```swift
+/// let request = RestingRequest(endpoint: getPost, body: Nothing(), pathVariables: ["post_id": 1])
+/// ```
+///
+/// Values given here win over those of the converter's header and path-variable providers.
+public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
+    public var endpoint: Endpoint<RequestType, ResponseType>
+    public var body: RequestType
+    /// Headers for this request only, in order; they replace provider headers of the same name.
+    public var headers: HTTPHeaders
+    public var pathVariables: [String: any PathVariableValue]
+    /// Query items added after those encoded from the body (for `.query` endpoints), in this order.
+    public var queryItems: [URLQueryItem]
+    /// The longest this call may take; `nil` leaves it to the transport.
+    public var timeout: Duration?
+
+    public init(
+        endpoint: Endpoint<RequestType, ResponseType>, body: RequestType, headers: HTTPHeaders = [:],
+        pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
+        timeout: Duration? = nil
+    ) {
+        self.endpoint = endpoint
+        self.body = body
+        self.headers = headers
+        self.pathVariables = pathVariables
+        self.queryItems = queryItems
+        self.timeout = timeout
+    }
+}
+
+extension RestingRequest where RequestType == Nothing {
+    /// A request with no body.
+    public init(
+        endpoint: Endpoint<Nothing, ResponseType>, headers: HTTPHeaders = [:],
+        pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
+        timeout: Duration? = nil
+    ) {
+        self.init(endpoint: endpoint, body: Nothing(), headers: headers, pathVariables: pathVariables,
+                  queryItems: queryItems, timeout: timeout)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Every way a RestingKit call can fail, as one type to switch over.
+///
+/// ```swift
+/// do {
+///     let post = try await client.perform(request).value.body
+/// } catch .httpError(let error) where error.status == 404 {
+///     // not found
+/// } catch .transportFailed(let failure) where failure.kind == .timedOut {
+///     // retry later
+/// }
+/// ```
+///
+/// Descriptions never include header values or request bodies, which may carry credentials.
+public enum RestingError: Error, Sendable, CustomStringConvertible {
+    /// The base URL, a path, or the URL built from them is not a valid URL.
+    case invalidURL(String, reason: String)
+    /// A path template cannot be parsed (an unclosed `{{`, an empty or invalid variable name).
+    case invalidPathTemplate(template: String, reason: String)
+    /// A variable of the template has no value in the request or in the path-variable provider.
+    case missingPathVariable(name: String, template: String)
+    /// A path variable's value would change the shape of the URL (empty, `.`, `..`, or an empty segment).
+    case invalidPathVariable(name: String, template: String, reason: String)
+    /// A header name is not a token or its value holds CR, LF or another control character.
+    case invalidHeader(name: String, reason: String)
+    /// The method is not a valid HTTP token.
+    case invalidMethod(String)
+    /// The request has a body but its method (`GET`, `HEAD`) may not carry one.
+    case bodyNotAllowed(method: HTTPMethod)
+    /// The request body could not be encoded with the endpoint's encoding.
+    case encodingFailed(reason: String)
+    /// The request body could not be read (a missing or unreadable file, a failing stream).
+    case bodyUnreadable(reason: String)
+    /// No response was received: connect, DNS, TLS, timeout, reset or a malformed reply.
+    case transportFailed(TransportError)
+    /// The server answered with a status the client does not accept (by default, anything but 2xx).
+    case httpError(HTTPError)
+    /// The response body does not decode into the endpoint's response type. The body is kept for diagnosis.
+    case decodingFailed(type: String, underlying: any Error, body: Data)
+    /// The call was cancelled, through its promise or the task awaiting it.
+    case cancelled
+    /// The response body exceeded the configured limit and was abandoned.
+    case responseTooLarge(limit: Int64)
+    /// The transport cannot provide a requested feature on this platform.
+    case unsupported(feature: String, transport: String)
+    /// An interceptor broke a rule of the chain (for instance called `execution` after it returned).
+    case interceptorMisuse(interceptor: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason): "invalid URL '\(url)': \(reason)"
+        case .invalidPathTemplate(let template, let reason): "invalid path template '\(template)': \(reason)"
+        case .missingPathVariable(let name, let template):
+            "missing path variable '\(name)' for template '\(template)'"
+        case .invalidPathVariable(let name, let template, let reason):
+            "invalid value for path variable '\(name)' in template '\(template)': \(reason)"
+        case .invalidHeader(let name, let reason): "invalid header '\(name.debugDescription)': \(reason)"
+        case .invalidMethod(let method): "invalid HTTP method \(method.debugDescription)"
+        case .bodyNotAllowed(let method): "a \(method) request cannot carry a body"
+        case .encodingFailed(let reason): "request encoding failed: \(reason)"
+        case .bodyUnreadable(let reason): "request body could not be read: \(reason)"
+        case .transportFailed(let failure): "transport failed: \(failure)"
+        case .httpError(let error): error.description
+        case .decodingFailed(let type, let underlying, let body):
+            "could not decode \(type) from a \(body.count)-byte body: \(underlying)"
+        case .cancelled: "cancelled"
+        case .responseTooLarge(let limit): "response body larger than the \(limit)-byte limit"
+        case .unsupported(let feature, let transport): "\(feature) is not supported by \(transport)"
+        case .interceptorMisuse(let interceptor, let reason): "interceptor \(interceptor) \(reason)"
+        }
+    }
+}
+
+/// Why a transport received no response, with the transport's own error code kept.
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The broad class of failure, for retry decisions and messages.
+    public enum Kind: String, Sendable, Equatable {
+        case connectionFailed, dnsFailed, tlsFailed, timedOut, connectionReset, malformedResponse, other
+    }
+
+    public var kind: Kind
+    /// The transport's own code (a `URLError` code, a `CURLcode`).
+    public var code: Int
+    /// Which code space `code` belongs to, e.g. `"NSURLErrorDomain"` or `"CURLcode"`.
+    public var domain: String
+    public var message: String
+
+    public init(kind: Kind, code: Int, domain: String, message: String) {
+        self.kind = kind
+        self.code = code
+        self.domain = domain
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue) (\(domain) \(code)): \(message)" }
+}

@@ -1,0 +1,23 @@
+@_exported import RestingCore
+@_exported import RestingURLSession
+
+import Foundation
+
+extension RestingClient {
+    /// A client on the default transport, ``URLSessionClient/shared``.
+    ///
+    /// ```swift
+    /// import RestingKit
+    ///
+    /// let restingClient = RestingClient(baseUrl: "https://jsonplaceholder.typicode.com")
+    /// ```
+    public convenience init(
+        baseUrl: String, decoder: JSONDecoder = JSONDecoder(),
+        requestConverter: any RequestConverter = RestingRequestConverter(),
+        interceptors: [any RestingInterceptor] = [], acceptedStatusCodes: Range<Int> = 200..<300
+    ) {
+        self.init(
+            baseUrl: baseUrl, decoder: decoder, httpClient: URLSessionClient.shared,
+            requestConverter: requestConverter, interceptors: interceptors, acceptedStatusCodes: acceptedStatusCodes)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The bundled `image_server/server.py`, started on a free loopback port for the demo and the tests.
+///
+/// The server is started with `--exit-with-stdin`: it exits when this process closes its standard input,
+/// which also happens when this process dies, so no server outlives the run that started it.
+public final class ImageServer: @unchecked Sendable {  // `process` and `input` are only touched in init and stop()
+    public enum StartError: Error, CustomStringConvertible {
+        case scriptNotFound(String)
+        case didNotStart(String)
+
+        public var description: String {
+            switch self {
+            case .scriptNotFound(let path): "image_server not found at \(path)"
+            case .didNotStart(let output): "image_server did not start: \(output)"
+            }
+        }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: String
+    public let port: Int
+    private let process: Process
+    private let input: Pipe
+
+    /// One server shared by every test of this process, started on first use.
+    public static let shared: Result<ImageServer, any Error> = Result { try ImageServer() }
+
+    /// The repository's `image_server/server.py`, found from this source file's location.
+    public static var defaultScript: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("image_server/server.py")
+    }
+
+    /// Starts the server and waits until it listens.
+    public init(script: URL = ImageServer.defaultScript, verbose: Bool = false) throws {
+        guard FileManager.default.fileExists(atPath: script.path) else { throw StartError.scriptNotFound(script.path) }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, "--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"]
+            + (verbose ? ["--verbose"] : [])
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+
+        // The first line is "image_server listening on http://127.0.0.1:<port>"; EOF means it failed.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let address = text.split(separator: " ").last, let port = address.split(separator: ":").last.flatMap({ Int($0) })
+        else {
+            process.terminate()
+            throw StartError.didNotStart(text)
+        }
+        self.port = port
+        baseURL = String(address)
+    }
+
+    /// Stops the server and waits for it to exit.
+    public func stop() {
+        guard process.isRunning else { return }
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import RestingCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``HTTPClient`` on `URLSession` — FoundationNetworking on Linux.
+///
+/// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on
+/// Linux); share it, or use ``shared``. Bodies are sent from memory in this version: file and stream bodies
+/// are read whole before sending.
+///
+/// ```swift
+/// let configuration = URLSessionConfiguration.ephemeral
+/// configuration.timeoutIntervalForRequest = 10
+/// let client = RestingClient(baseUrl: "https://api.example.com", httpClient: URLSessionClient(configuration: configuration))
+/// ```
+///
+/// Task cancellation cancels the data task; the call fails with ``RestingError/cancelled``. Failures keep
+/// the `URLError` code in ``TransportError/code``.
+public final class URLSessionClient: HTTPClient {
+    /// A client on a session with the default configuration, created once.
+    public static let shared = URLSessionClient()
+
+    public let session: URLSession
+
+    /// A client on a new session with `configuration`; keep the client for as long as you make calls.
+    public init(configuration: URLSessionConfiguration = .default) {
+        session = URLSession(configuration: configuration)
+    }
+
+    /// A client on a session you own.
+    public init(session: URLSession) {
+        self.session = session
+    }
+
+    public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        let urlRequest = try Self.urlRequest(for: request)
+        let bodyLength = Int64(urlRequest.httpBody?.count ?? 0)
+        let (data, response) = try await data(for: urlRequest)
+        guard let httpResponse = response as? HTTPURLResponse else {
+            throw RestingError.transportFailed(
+                TransportError(kind: .malformedResponse, code: URLError.badServerResponse.rawValue,
+                               domain: NSURLErrorDomain, message: "the response is not an HTTP response"))
+        }
+        let received = Int64(data.count)
+        progress(TransferProgress(bytesSent: bodyLength, totalBytesToSend: bodyLength, bytesReceived: received,
+                                  totalBytesToReceive: received))
+        return HTTPDataResponse(
+            status: httpResponse.statusCode, headers: Self.headers(of: httpResponse), body: data,
+            url: httpResponse.url ?? request.url)
+    }
+
+    /// Runs a data task, cancelling it when the calling task is cancelled.
+    private func data(for urlRequest: URLRequest) async throws -> (Data, URLResponse) {
+        let cancellation = DataTaskCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: Self.restingError(error))
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: Self.restingError(URLError(.badServerResponse)))
+                    }
+                }
+                cancellation.start(task)
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    static func urlRequest(for request: HTTPRequest) throws(RestingError) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        if let timeout = request.timeout {
+            urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        }
+        if !request.body.isEmpty { urlRequest.httpBody = try request.body.collect() }
+        return urlRequest
+    }
+
+    /// The response's headers, sorted by name: `HTTPURLResponse` keeps neither order nor repeats.
+    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        let fields = response.allHeaderFields.compactMap { key, value -> (String, String)? in
+            guard let name = key as? String else { return nil }
+            return (name, "\(value)")
+        }
+        return HTTPHeaders(fields.sorted { $0.0.lowercased() < $1.0.lowercased() })
+    }
+
+    static func restingError(_ error: any Error) -> RestingError {
+        guard let urlError = error as? URLError else {
+            return .transportFailed(TransportError(kind: .other, code: 0, domain: "URLSession", message: "\(error)"))
+        }
+        let kind: TransportError.Kind
+        switch urlError.code {
+        case .cancelled: return .cancelled
+        case .timedOut: kind = .timedOut
+        case .cannotFindHost, .dnsLookupFailed: kind = .dnsFailed
+        case .cannotConnectToHost, .notConnectedToInternet: kind = .connectionFailed
+        case .networkConnectionLost: kind = .connectionReset
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
+            .clientCertificateRequired:
+            kind = .tlsFailed
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
+            kind = .malformedResponse
+        default: kind = .other
+        }
+        return .transportFailed(
+            TransportError(kind: kind, code: urlError.code.rawValue, domain: NSURLErrorDomain,
+                           message: urlError.localizedDescription))
+    }
+}
+
+/// Hands a data task to a cancellation that may arrive before the task exists, exactly once.
+private final class DataTaskCancellation: Sendable {
+    private enum State {
+        case waiting
+        case running(URLSessionDataTask)
+        case cancelled
+    }
+
+    private let state = Locked(State.waiting)
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelledFirst = state.withLock { state in
+            if case .cancelled = state { return true }
+            state = .running(task)
+            return false
+        }
+        if cancelledFirst { task.cancel() }
+        task.resume()
+    }
+
+    func cancel() {
+        let task: URLSessionDataTask? = state.withLock { state in
+            defer { state = .cancelled }
+            if case .running(let task) = state { return task }
+            return nil
+        }
+        task?.cancel()
+    }
+}

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""image_server: the local API that RestingKit's demo and tests talk to.
+
+Python 3 standard library only. Run it with one command:
+
+    python3 image_server/server.py --port 9000     # or --port 0 for a free port (printed on the first line)
+
+Routes (JSON unless said otherwise):
+    GET    /posts[?userId=N]        list posts, optionally of one user
+    POST   /posts                   create {userId, title, body} -> 201
+    GET    /posts/{id}              one post, or 404
+    PUT    /posts/{id}              replace (all fields) -> 200
+    PATCH  /posts/{id}              update some fields -> 200
+    DELETE /posts/{id}              -> 204, empty body
+    ANY    /status/{code}           answers with that status and a small JSON body (none for 1xx/204/304)
+    ANY    /empty/{code}            answers with that status and an empty body
+    ANY    /echo[/...]              returns method, path, query, headers and body as JSON
+    ANY    /delay/{ms}              answers after ms milliseconds
+Errors are JSON objects {"error": message, "status": code}.
+"""
+import argparse
+import base64
+import json
+import os
+import sys
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+MAX_BODY = 8 * 1024 * 1024  # request bodies this server reads into memory
+
+
+class PostStore:
+    """The /posts resource, in memory, safe across handler threads."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.posts = {}
+        self.next_id = 1
+        for i in range(10):
+            self.create({"userId": 1 + i // 5, "title": f"Post {i + 1}", "body": f"Body of post {i + 1}"})
+
+    def create(self, fields):
+        with self.lock:
+            post = {"id": self.next_id, **fields}
+            self.posts[self.next_id] = post
+            self.next_id += 1
+            return dict(post)
+
+    def list(self, user_id=None):
+        with self.lock:
+            return [dict(p) for p in self.posts.values() if user_id is None or p["userId"] == user_id]
+
+    def get(self, post_id):
+        with self.lock:
+            post = self.posts.get(post_id)
+            return dict(post) if post else None
+
+    def update(self, post_id, fields):
+        with self.lock:
+            if post_id not in self.posts:
+                return None
+            self.posts[post_id].update(fields)
+            return dict(self.posts[post_id])
+
+    def delete(self, post_id):
+        with self.lock:
+            return self.posts.pop(post_id, None) is not None
+
+
+POST_FIELDS = {"userId": int, "title": str, "body": str}
+
+
+class BadRequest(Exception):
+    pass
+
+
+def validate_post(fields, partial):
+    if not isinstance(fields, dict):
+        raise BadRequest("the body must be a JSON object")
+    unknown = set(fields) - set(POST_FIELDS) - {"id"}
+    if unknown:
+        raise BadRequest(f"unknown fields: {', '.join(sorted(unknown))}")
+    fields = {k: v for k, v in fields.items() if k != "id"}
+    for name, kind in POST_FIELDS.items():
+        if name not in fields:
+            if not partial:
+                raise BadRequest(f"missing field: {name}")
+        elif not isinstance(fields[name], kind) or isinstance(fields[name], bool):
+            raise BadRequest(f"field {name} must be a {kind.__name__}")
+    return fields
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "image_server/1.0"
+    store: PostStore  # set on the class at start-up
+
+    def log_message(self, format, *args):  # quiet: tests and the demo read stdout
+        if self.server.verbose:
+            sys.stderr.write("image_server: " + format % args + "\n")
+
+    # Every method goes through one dispatcher.
+    def do_GET(self): self.dispatch()
+    def do_HEAD(self): self.dispatch()
+    def do_POST(self): self.dispatch()
+    def do_PUT(self): self.dispatch()
+    def do_PATCH(self): self.dispatch()
+    def do_DELETE(self): self.dispatch()
+    def do_OPTIONS(self): self.dispatch()
+
+    def __getattr__(self, name):
+        # Custom methods (PURGE, REPORT, ...) reach the echo and status routes too.
+        if name.startswith("do_"):
+            return self.dispatch
+        raise AttributeError(name)
+
+    def dispatch(self):
+        url = urlsplit(self.path)
+        parts = [p for p in url.path.split("/") if p]
+        try:
+            body = self.read_body()
+            if parts[:1] == ["posts"]:
+                self.posts(parts[1:], url.query, body)
+            elif parts[:1] == ["echo"]:
+                self.echo(url, body)
+            elif len(parts) == 2 and parts[0] in ("status", "empty"):
+                self.status_route(parts[0], parts[1])
+            elif len(parts) == 2 and parts[0] == "delay":
+                delay_ms = int(parts[1])
+                time.sleep(min(delay_ms, 60_000) / 1000)
+                self.send_json(200, {"delayed_ms": delay_ms})
+            else:
+                self.send_error_json(404, f"no route for {self.command} {url.path}")
+        except BadRequest as error:
+            self.send_error_json(400, str(error))
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks, total = [], 0
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline().strip():  # trailers
+                        pass
+                    return b"".join(chunks)
+                total += size
+                if total > MAX_BODY:
+                    raise BadRequest("request body too large")
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            self.close_connection = True
+            raise BadRequest("request body too large")
+        return self.rfile.read(length) if length else b""
+
+    def json_body(self, body):
+        try:
+            return json.loads(body or b"null")
+        except ValueError:
+            raise BadRequest("the body is not valid JSON")
+
+    def posts(self, rest, query, body):
+        if not rest:
+            if self.command in ("GET", "HEAD"):
+                params = dict(parse_qsl(query))
+                user_id = params.get("userId")
+                if user_id is not None and not user_id.isdigit():
+                    raise BadRequest("userId must be a number")
+                return self.send_json(200, self.store.list(int(user_id) if user_id else None))
+            if self.command == "POST":
+                post = self.store.create(validate_post(self.json_body(body), partial=False))
+                return self.send_json(201, post, {"Location": f"/posts/{post['id']}"})
+            return self.send_error_json(405, f"{self.command} is not allowed on /posts")
+        if len(rest) != 1 or not rest[0].isdigit():
+            return self.send_error_json(404, f"no post at /posts/{'/'.join(rest)}")
+        post_id = int(rest[0])
+        if self.command in ("GET", "HEAD"):
+            post = self.store.get(post_id)
+        elif self.command in ("PUT", "PATCH"):
+            fields = validate_post(self.json_body(body), partial=self.command == "PATCH")
+            post = self.store.update(post_id, fields)
+        elif self.command == "DELETE":
+            if self.store.delete(post_id):
+                return self.send_bytes(204, b"")
+            post = None
+        else:
+            return self.send_error_json(405, f"{self.command} is not allowed on /posts/{post_id}")
+        if post is None:
+            return self.send_error_json(404, f"post {post_id} not found")
+        self.send_json(200, post)
+
+    def echo(self, url, body):
+        try:
+            text, encoding = body.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            text, encoding = base64.b64encode(body).decode("ascii"), "base64"
+        self.send_json(200, {
+            "method": self.command,
+            "path": url.path,
+            "rawQuery": url.query,
+            "query": parse_qsl(url.query, keep_blank_values=True),
+            "headers": [[name, value] for name, value in self.headers.items()],
+            "body": text,
+            "bodyEncoding": encoding,
+            "bodyLength": len(body),
+        })
+
+    def status_route(self, kind, code_text):
+        if not code_text.isdigit() or not 100 <= int(code_text) <= 599:
+            raise BadRequest(f"not a status code: {code_text}")
+        code = int(code_text)
+        if kind == "empty" or code < 200 or code in (204, 304):
+            return self.send_bytes(code, b"")
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "Unknown"
+        self.send_json(code, {"status": code, "description": phrase})
+
+    def send_json(self, code, value, headers=None):
+        self.send_bytes(code, json.dumps(value).encode(), {"Content-Type": "application/json", **(headers or {})})
+
+    def send_error_json(self, code, message):
+        self.send_json(code, {"error": message, "status": code})
+
+    def send_bytes(self, code, body, headers=None):
+        self.send_response(code)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if code >= 200 and code not in (204, 304):
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and body:
+            self.wfile.write(body)
+
+
+def main():
+    parser = argparse.ArgumentParser(description="RestingKit's local API server")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=9000, help="0 picks a free port")
+    parser.add_argument("--exit-with-stdin", action="store_true",
+                        help="exit when standard input closes (so a parent that dies takes the server with it)")
+    parser.add_argument("--verbose", action="store_true", help="log every request to standard error")
+    args = parser.parse_args()
+
+    Handler.store = PostStore()
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    server.daemon_threads = True
+    server.verbose = args.verbose
+    host, port = server.server_address[:2]
+    print(f"image_server listening on http://{host}:{port}", flush=True)
+
+    if args.exit_with_stdin:
+        def watch_stdin():
+            while sys.stdin.buffer.read(4096):
+                pass
+            os._exit(0)
+        threading.Thread(target=watch_stdin, daemon=True).start()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
