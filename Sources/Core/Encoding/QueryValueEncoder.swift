@@ -21,7 +21,8 @@ struct QueryValueEncoder: Encoder {
     }
 
     func write(_ value: String) throws {
-        guard let root = path.first else {
+        // An array at the top level has no name to put its elements under.
+        guard let root = path.first, !(codingPath.first is QueryIndexKey) else {
             throw EncodingError.invalidValue(
                 value, .init(codingPath: codingPath, debugDescription: "query parameters need a keyed top-level value (a struct or a dictionary)"))
         }
@@ -69,10 +70,18 @@ struct QueryValueEncoder: Encoder {
 
 struct QueryCodingKey: CodingKey {
     let stringValue: String
-    let intValue: Int?
-    init(_ string: String) { stringValue = string; intValue = nil }
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
     init(stringValue: String) { self.init(stringValue) }
-    init(intValue: Int) { stringValue = "\(intValue)"; self.intValue = intValue }
+    init?(intValue: Int) { nil }
+}
+
+/// The coding key of an array element.
+struct QueryIndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "\(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
 }
 
 struct KeyedQueryContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -115,7 +124,7 @@ struct UnkeyedQueryContainer: UnkeyedEncodingContainer {
             case .indexed: "\(count)"
             case .repeatedKey: nil
             }
-        return encoder.child(component, key: QueryCodingKey(intValue: count))
+        return encoder.child(component, key: QueryIndexKey(intValue: count))
     }
 
     mutating func encodeNil() throws { try nextElement().write("") }

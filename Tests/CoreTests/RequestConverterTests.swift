@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+
+@testable import RestingCore
+
+@Suite("Request converter")
+struct RequestConverterTests {
+    let getPost = Endpoint<Nothing, Post>(.get, "/posts/{{post_id}}", encoding: .query)
+    let createPost = Endpoint<PostCreateModel, Post>(.post, "/posts", encoding: .json)
+    let newPost = PostCreateModel(userId: 1, title: "Hello", body: "World")
+
+    @Test("a base URL's path is kept, with a context path between it and the endpoint path")
+    func baseURLPathIsKept() throws {
+        let request = RestingRequest(endpoint: getPost, pathVariables: ["post_id": 3])
+        #expect(try convert(request, baseUrl: "https://h/v2").url.absoluteString == "https://h/v2/posts/3")
+        #expect(try convert(request, baseUrl: "https://h/v2/").url.absoluteString == "https://h/v2/posts/3")
+        let converter = RestingRequestConverter(configuration: .init(contextPath: "/api/"))
+        #expect(try convert(request, converter, baseUrl: "https://h/v2").url.absoluteString == "https://h/v2/api/posts/3")
+    }
+
+    @Test("an absolute URL as the path replaces the base URL")
+    func absoluteURLsAreHonoured() throws {
+        let endpoint = Endpoint<Nothing, Nothing>(.get, "https://cdn.example.org/files/{{name}}", encoding: .query)
+        let request = RestingRequest(endpoint: endpoint, pathVariables: ["name": "a b"])
+        #expect(try convert(request).url.absoluteString == "https://cdn.example.org/files/a%20b")
+    }
+
+    @Test("an invalid base URL is a typed error")
+    func invalidBaseURL() {
+        let request = RestingRequest(endpoint: getPost, pathVariables: ["post_id": 1])
+        #expect {
+            try convert(request, baseUrl: "not a url")
+        } throws: { error in
+            guard case .invalidURL = error as? RestingError else { return false }
+            return true
+        }
+    }
+
+    @Test("a malformed template fails the request with the template in the error")
+    func malformedTemplateFailsTheRequest() {
+        let endpoint = Endpoint<Nothing, Nothing>(.get, "/posts/{{id", encoding: .query)
+        #expect(throws: RestingError.self) { try convert(RestingRequest(endpoint: endpoint)) }
+    }
+
+    @Test("provider path variables fill the template; request values win; nil drops the variable")
+    func pathVariableProviderPrecedence() throws {
+        let provider = RestingPathVariableProvider(providers: ["user_id": { 7 }, "absent": { nil }])
+        provider.addVariable(key: "post_id", value: 1)
+        let converter = RestingRequestConverter(configuration: .init(pathVariableProvider: provider))
+        let endpoint = Endpoint<Nothing, Nothing>(.get, "/users/{{user_id}}/posts/{{post_id}}", encoding: .query)
+
+        #expect(try convert(RestingRequest(endpoint: endpoint), converter).url.path == "/users/7/posts/1")
+        let overridden = RestingRequest(endpoint: endpoint, pathVariables: ["post_id": 99])
+        #expect(try convert(overridden, converter).url.path == "/users/7/posts/99")
+
+        let needsAbsent = Endpoint<Nothing, Nothing>(.get, "/x/{{absent}}", encoding: .query)
+        #expect {
+            try convert(RestingRequest(endpoint: needsAbsent), converter)
+        } throws: { error in
+            guard case .missingPathVariable("absent", "/x/{{absent}}") = error as? RestingError else { return false }
+            return true
+        }
+    }
+
+    @Test("provider headers are added; request headers win; nil drops the header")
+    func headerProviderPrecedence() throws {
+        let provider = RestingHeaderProvider(providers: ["X-Device": { "device-1" }, "X-Absent": { nil }])
+        provider.addHeader(key: "X-Locale", value: "en")
+        let converter = RestingRequestConverter(configuration: .init(headerProvider: provider))
+        let request = RestingRequest(endpoint: getPost, headers: ["x-locale": "fr"], pathVariables: ["post_id": 1])
+        let headers = try convert(request, converter).headers
+        #expect(headers["X-Device"] == "device-1")
+        #expect(headers["X-Locale"] == "fr")
+        #expect(headers.values(for: "X-Locale").count == 1)
+        #expect(!headers.contains("X-Absent"))
+    }
+
+    @Test("providers can be changed from many threads while requests are converted")
+    func providersAreThreadSafe() async throws {
+        let provider = RestingHeaderProvider()
+        let converter = RestingRequestConverter(configuration: .init(headerProvider: provider))
+        let request = RestingRequest(endpoint: getPost, pathVariables: ["post_id": 1])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    provider.addHeader(key: "X-\(index % 10)", value: "\(index)")
+                    let headers = try convert(request, converter).headers
+                    try headers.validate()
+                    if index % 3 == 0 { provider.removeHeader(key: "X-\(index % 10)") }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test("JSON bodies get a Content-Type, and a caller's Content-Type is kept")
+    func jsonContentType() throws {
+        let request = RestingRequest(endpoint: createPost, body: newPost)
+        let converted = try convert(request)
+        #expect(converted.headers["Content-Type"] == "application/json")
+        #expect(converted.headers["Accept"] == "application/json")
+        let body = try converted.body.collect()
+        #expect(try JSONDecoder().decode([String: AnyCodable].self, from: body).keys.sorted() == ["body", "title", "userId"])
+
+        let custom = RestingRequest(endpoint: createPost, body: newPost, headers: ["content-type": "application/vnd.api+json"])
+        let customHeaders = try convert(custom).headers
+        #expect(customHeaders.values(for: "Content-Type") == ["application/vnd.api+json"])
+    }
+
+    @Test("query encoding puts the body in the URL, before the request's own query items")
+    func queryEncoding() throws {
+        struct Search: Codable, Sendable { let term: String; let tags: [String] }
+        let endpoint = Endpoint<Search, Nothing>(.get, "/search?v=1", encoding: .query)
+        let request = RestingRequest(endpoint: endpoint, body: Search(term: "a&b", tags: ["x"]),
+                                     queryItems: [URLQueryItem(name: "page", value: "2")])
+        let converted = try convert(request)
+        #expect(converted.url.absoluteString == "https://api.example.com/search?v=1&term=a%26b&tags%5B%5D=x&page=2")
+        #expect(converted.body.isEmpty)
+        #expect(!converted.headers.contains("Content-Type"))
+    }
+
+    @Test("form encoding uses the query encoder for the body")
+    func formEncoding() throws {
+        struct Login: Codable, Sendable { let user: String; let scopes: [String] }
+        let endpoint = Endpoint<Login, Nothing>(.post, "/login", encoding: .formURLEncoded)
+        let converted = try convert(RestingRequest(endpoint: endpoint, body: Login(user: "a b", scopes: ["r", "w"])))
+        #expect(String(decoding: try converted.body.collect(), as: UTF8.self) == "user=a%20b&scopes%5B%5D=r&scopes%5B%5D=w")
+        #expect(converted.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
+    }
+
+    @Test("raw bodies are sent as they are with their own content type")
+    func rawBodies() throws {
+        let endpoint = Endpoint<Data, Nothing>(.put, "/blob", encoding: .raw(contentType: "image/png"))
+        let converted = try convert(RestingRequest(endpoint: endpoint, body: Data([1, 2, 3])))
+        #expect(try converted.body.collect() == Data([1, 2, 3]))
+        #expect(converted.headers["Content-Type"] == "image/png")
+        #expect(!converted.headers.contains("Accept"), "a Nothing response asks for no particular type")
+
+        let wrong = Endpoint<PostCreateModel, Nothing>(.put, "/blob", encoding: .raw(contentType: "text/plain"))
+        #expect {
+            try convert(RestingRequest(endpoint: wrong, body: newPost))
+        } throws: { error in
+            guard case .encodingFailed = error as? RestingError else { return false }
+            return true
+        }
+    }
+
+    @Test("a body on GET or HEAD is an error, not a silent drop", arguments: [HTTPMethod.get, .head])
+    func bodyOnGetIsAnError(method: HTTPMethod) {
+        let endpoint = Endpoint<PostCreateModel, Nothing>(method, "/posts", encoding: .json)
+        #expect {
+            try convert(RestingRequest(endpoint: endpoint, body: newPost))
+        } throws: { error in
+            guard case .bodyNotAllowed(let rejected) = error as? RestingError else { return false }
+            return rejected == method
+        }
+    }
+
+    @Test("a value that cannot be encoded is an encodingFailed error")
+    func encodingFailure() {
+        struct Bad: Codable, Sendable { let value: Double }
+        let endpoint = Endpoint<Bad, Nothing>(.post, "/bad", encoding: .json)
+        #expect {
+            try convert(RestingRequest(endpoint: endpoint, body: Bad(value: .nan)))
+        } throws: { error in
+            guard case .encodingFailed = error as? RestingError else { return false }
+            return true
+        }
+    }
+
+    @Test("custom methods pass through; invalid ones are refused before sending")
+    func customMethods() async throws {
+        let stub = StubHTTPClient()
+        stub.register("PURGE", "/cache/x", .status(204))
+        let client = makeClient(stub)
+        let purge = Endpoint<Nothing, Nothing>("PURGE", "/cache/{{key}}", encoding: .query)
+        _ = try await client.perform(RestingRequest(endpoint: purge, pathVariables: ["key": "x"])).value
+        #expect(stub.received.first?.request.method == "PURGE")
+
+        let invalid = Endpoint<Nothing, Nothing>("BAD METHOD", "/x", encoding: .query)
+        let error = await restingError { try await client.perform(RestingRequest(endpoint: invalid)).value }
+        guard case .invalidMethod("BAD METHOD") = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
+    }
+}
+
+/// Just enough of "any JSON value" to look at the keys of an encoded object.
+struct AnyCodable: Decodable {
+    init(from decoder: any Decoder) throws {}
+}
