@@ -21,12 +21,14 @@ let package = Package(
         .target(name: "RestingServerHarness", path: "Sources/ServerHarness"),
         .executableTarget(
             name: "RestingKitDemo", dependencies: ["RestingKit", "RestingServerHarness"], path: "Sources/Demo"),
-        .testTarget(name: "CoreTests", dependencies: ["RestingCore"], path: "Tests/CoreTests"),
+        // Helpers shared by the test targets.
+        .target(name: "RestingTestSupport", dependencies: ["RestingCore"], path: "Tests/Support"),
+        .testTarget(name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport"], path: "Tests/CoreTests"),
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),
         .testTarget(
-            name: "RestingKitTests", dependencies: ["RestingKit", "RestingServerHarness"],
+            name: "RestingKitTests", dependencies: ["RestingKit", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/RestingKitTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -15,7 +15,8 @@ Routes (JSON unless said otherwise):
     ANY    /status/{code}           answers with that status and a small JSON body (none for 1xx/204/304)
     ANY    /empty/{code}            answers with that status and an empty body
     ANY    /echo[/...]              returns method, path, query, headers and body as JSON
-    ANY    /delay/{ms}              answers after ms milliseconds
+    ANY    /delay/{ms}[?tag=T]      answers after ms milliseconds
+    GET    /waiting                 the tags of /delay requests being delayed right now (for cancellation tests)
 Errors are JSON objects {"error": message, "status": code}.
 """
 import argparse
@@ -129,9 +130,10 @@ class Handler(BaseHTTPRequestHandler):
             elif len(parts) == 2 and parts[0] in ("status", "empty"):
                 self.status_route(parts[0], parts[1])
             elif len(parts) == 2 and parts[0] == "delay":
-                delay_ms = int(parts[1])
-                time.sleep(min(delay_ms, 60_000) / 1000)
-                self.send_json(200, {"delayed_ms": delay_ms})
+                self.delay(int(parts[1]), dict(parse_qsl(url.query)).get("tag"))
+            elif parts == ["waiting"]:
+                with self.server.waiting_lock:
+                    self.send_json(200, sorted(self.server.waiting))
             else:
                 self.send_error_json(404, f"no route for {self.command} {url.path}")
         except BadRequest as error:
@@ -195,6 +197,18 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_error_json(404, f"post {post_id} not found")
         self.send_json(200, post)
 
+    def delay(self, delay_ms, tag):
+        if tag:
+            with self.server.waiting_lock:
+                self.server.waiting.add(tag)
+        try:
+            time.sleep(min(delay_ms, 60_000) / 1000)
+        finally:
+            if tag:
+                with self.server.waiting_lock:
+                    self.server.waiting.discard(tag)
+        self.send_json(200, {"delayed_ms": delay_ms})
+
     def echo(self, url, body):
         try:
             text, encoding = body.decode("utf-8"), "utf-8"
@@ -253,6 +267,7 @@ def main():
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
     server.verbose = args.verbose
+    server.waiting, server.waiting_lock = set(), threading.Lock()
     host, port = server.server_address[:2]
     print(f"image_server listening on http://{host}:{port}", flush=True)
 

@@ -38,7 +38,7 @@ public final class URLSessionClient: HTTPClient {
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let urlRequest = try Self.urlRequest(for: request)
         let bodyLength = Int64(urlRequest.httpBody?.count ?? 0)
-        let (data, response) = try await data(for: urlRequest)
+        let (data, response) = try await data(for: urlRequest, timeout: request.timeout)
         guard let httpResponse = response as? HTTPURLResponse else {
             throw RestingError.transportFailed(
                 TransportError(kind: .malformedResponse, code: URLError.badServerResponse.rawValue,
@@ -50,6 +50,29 @@ public final class URLSessionClient: HTTPClient {
         return HTTPDataResponse(
             status: httpResponse.statusCode, headers: Self.headers(of: httpResponse), body: data,
             url: httpResponse.url ?? request.url)
+    }
+
+    /// Runs a data task within `timeout`, if any.
+    ///
+    /// FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
+    /// so a 0.3 s timeout fires at once; the deadline is enforced here instead, exactly, and the request
+    /// carries a whole-second value that can only fire after it.
+    private func data(for urlRequest: URLRequest, timeout: Duration?) async throws -> (Data, URLResponse) {
+        guard let timeout else { return try await data(for: urlRequest) }
+        var urlRequest = urlRequest
+        urlRequest.timeoutInterval = (Self.seconds(timeout) + 1).rounded(.up)
+        return try await withThrowingTaskGroup(of: (Data, URLResponse).self) { [urlRequest] group in
+            group.addTask { try await self.data(for: urlRequest) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw RestingError.transportFailed(
+                    TransportError(kind: .timedOut, code: URLError.timedOut.rawValue, domain: NSURLErrorDomain,
+                                   message: "no response within \(timeout)"))
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw RestingError.cancelled }
+            return first
+        }
     }
 
     /// Runs a data task, cancelling it when the calling task is cancelled.
@@ -77,11 +100,12 @@ public final class URLSessionClient: HTTPClient {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
-        if let timeout = request.timeout {
-            urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        }
         if !request.body.isEmpty { urlRequest.httpBody = try request.body.collect() }
         return urlRequest
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// The response's headers, sorted by name: `HTTPURLResponse` keeps neither order nor repeats.

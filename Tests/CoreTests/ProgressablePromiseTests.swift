@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import RestingCore
+import RestingTestSupport
 
 /// A `TaskExecutor` on a serial dispatch queue that can tell whether code runs on it.
 final class QueueExecutor: TaskExecutor, @unchecked Sendable {
@@ -17,28 +18,6 @@ final class QueueExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
-}
-
-/// Collects values from any thread and lets a test wait for a condition on them, without sleeping.
-final class Collector<Value: Sendable>: Sendable {
-    private let values = Locked<[Value]>([])
-    private let updates: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-
-    init() { (updates, continuation) = AsyncStream.makeStream(of: Void.self) }
-
-    func append(_ value: Value) {
-        values.withLock { $0.append(value) }
-        continuation.yield()
-    }
-
-    var all: [Value] { values.withLock { $0 } }
-
-    /// Waits until `condition` holds for the collected values.
-    func wait(until condition: ([Value]) -> Bool) async {
-        if condition(all) { return }
-        for await _ in updates where condition(all) { return }
-    }
 }
 
 @Suite("Progressable promises")

@@ -1,0 +1,20 @@
+import Testing
+
+@Suite("README snippets")
+struct ReadmeSnippetTests {
+    @Test("every Swift example in the README is compiled and run by a test, word for word")
+    func readmeMatchesTheTests() throws {
+        let readme = try Snippets.inReadme()
+        let tested = try Snippets.inSources(["Tests/RestingKitTests/ReadmeExamples.swift"])
+        #expect(!readme.isEmpty)
+        for (name, text) in readme.sorted(by: { $0.key < $1.key }) {
+            guard let compiled = tested[name] else {
+                Issue.record("README snippet '\(name)' has no tested twin")
+                continue
+            }
+            #expect(text == compiled, "README snippet '\(name)' differs from the tested code")
+        }
+        let untested = Set(tested.keys).subtracting(readme.keys)
+        #expect(untested.isEmpty, "tested snippets missing from the README: \(untested.sorted())")
+    }
+}

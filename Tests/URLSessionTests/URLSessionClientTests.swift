@@ -1,0 +1,160 @@
+import Foundation
+import RestingCore
+import RestingServerHarness
+import RestingURLSession
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What image_server's `/echo` returns.
+struct Echo: Decodable {
+    let method: String
+    let path: String
+    let query: [[String]]
+    let headers: [[String]]
+    let body: String
+    let bodyLength: Int
+
+    func values(of header: String) -> [String] {
+        headers.filter { $0[0].lowercased() == header.lowercased() }.map { $0[1] }
+    }
+}
+
+@Suite("URLSessionClient against image_server")
+struct URLSessionClientTests {
+    let server: ImageServer
+    let transport = URLSessionClient()
+
+    init() throws { server = try ImageServer.shared.get() }
+
+    private func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: RequestBody = .empty,
+                         timeout: Duration? = nil) throws -> HTTPRequest {
+        HTTPRequest(method: method, url: try #require(URL(string: server.baseURL + path)), headers: headers, body: body,
+                    timeout: timeout)
+    }
+
+    private func send(_ request: HTTPRequest) async throws -> HTTPDataResponse {
+        try await transport.send(request) { _ in }
+    }
+
+    private func echo(_ request: HTTPRequest) async throws -> Echo {
+        try JSONDecoder().decode(Echo.self, from: try await send(request).body)
+    }
+
+    @Test("a GET returns status, headers and body")
+    func get() async throws {
+        let response = try await send(request(.get, "/posts/1"))
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(try JSONDecoder().decode([String: AnyJSON].self, from: response.body)["id"] != nil)
+        #expect(response.url?.path == "/posts/1")
+    }
+
+    @Test("methods, headers and bodies reach the server as sent", arguments: [HTTPMethod.post, .put, .patch, .delete, "PURGE"])
+    func methodsHeadersAndBodies(method: HTTPMethod) async throws {
+        let body = Data("héllo \(method)".utf8)
+        let echoed = try await echo(request(method, "/echo/x?a=1&a=2", headers: ["X-One": "1", "X-Two": "2"], body: .bytes(body)))
+        #expect(echoed.method == method.rawValue)
+        #expect(echoed.query == [["a", "1"], ["a", "2"]])
+        #expect(echoed.values(of: "x-one") == ["1"] && echoed.values(of: "X-Two") == ["2"])
+        #expect(echoed.body == "héllo \(method)" && echoed.bodyLength == body.count)
+    }
+
+    @Test("a file body is sent whole")
+    func fileBody() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("urlsession-\(UUID()).txt")
+        let content = String(repeating: "0123456789", count: 10_000)
+        try Data(content.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let echoed = try await echo(request(.put, "/echo", body: .file(file)))
+        #expect(echoed.bodyLength == content.utf8.count && echoed.body == content)
+    }
+
+    @Test("error statuses are responses, not failures", arguments: [404, 500, 503])
+    func errorStatusesAreResponses(status: Int) async throws {
+        let response = try await send(request(.get, "/status/\(status)"))
+        #expect(response.status == status)
+        #expect(!response.body.isEmpty)
+    }
+
+    @Test("empty bodies arrive empty", arguments: [200, 204, 404])
+    func emptyBodies(status: Int) async throws {
+        let response = try await send(request(.get, "/empty/\(status)"))
+        #expect(response.status == status && response.body.isEmpty)
+    }
+
+    @Test("a request slower than its timeout fails with a typed timeout, promptly")
+    func timeout() async throws {
+        let started = ContinuousClock.now
+        do {
+            _ = try await send(request(.get, "/delay/10000", timeout: .milliseconds(300)))
+            Issue.record("expected a timeout")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .timedOut)
+            #expect(failure.domain == NSURLErrorDomain && failure.code == URLError.timedOut.rawValue)
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(300), "FoundationNetworking alone fires sub-second timeouts at once")
+        #expect(elapsed < .seconds(9), "the call must end long before the server answers")
+    }
+
+    @Test("cancelling the task cancels the request with .cancelled")
+    func cancellation() async throws {
+        let slow = try request(.get, "/delay/10000")
+        let call = Task { try await send(slow) }
+        // Cancel while the request is in flight (or before it starts: both must end in .cancelled).
+        call.cancel()
+        do {
+            _ = try await call.value
+            Issue.record("expected cancellation")
+        } catch RestingError.cancelled {
+        }
+    }
+
+    @Test("cancelling mid-request, while the server holds it, ends the call with .cancelled at once")
+    func cancellationInFlight() async throws {
+        let tag = UUID().uuidString
+        let slow = try request(.get, "/delay/30000?tag=\(tag)")
+        let call = Task { try await send(slow) }
+        try await server.waitUntilDelaying(tag: tag)
+        let cancelledAt = ContinuousClock.now
+        call.cancel()
+        do {
+            _ = try await call.value
+            Issue.record("expected cancellation")
+        } catch RestingError.cancelled {
+            #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+        }
+    }
+
+    @Test("a refused connection is a typed connection failure")
+    func connectionRefused() async throws {
+        let port = try ImageServer.unusedPort()
+        let refused = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(port)/")))
+        do {
+            _ = try await send(refused)
+            Issue.record("expected a failure")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .connectionFailed)
+        }
+    }
+
+    @Test("an invalid header is refused, never sent")
+    func invalidHeaderIsRefused() async throws {
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+        let endpoint = Endpoint<Nothing, Nothing>(.get, "/echo", encoding: .query)
+        do {
+            _ = try await client.perform(RestingRequest(endpoint: endpoint, headers: ["X-Evil": "a\r\nInjected: 1"])).value
+            Issue.record("expected an invalid header error")
+        } catch RestingError.invalidHeader(let name, _) {
+            #expect(name == "X-Evil")
+        }
+    }
+}
+
+/// Any JSON value, decoded only to be counted or compared for presence.
+struct AnyJSON: Decodable {
+    init(from decoder: any Decoder) throws {}
+}
