@@ -146,6 +146,8 @@ struct InterceptorChainTests {
         let escaped = Locked<InterceptorExecution?>(nil)
         _ = try await makeClient(stub, interceptors: [Escaping(escaped: escaped)]).perform(RestingRequest(endpoint: getPost)).value
         let execution = try #require(escaped.withLock { $0 })
+        // The stored execution holds the chain, which holds the interceptor, which holds the store.
+        defer { escaped.withLock { $0 = nil } }
         let error = await restingError { try await execution(HTTPRequest(method: .get, url: URL(string: "https://x/")!)) }
         guard case .interceptorMisuse(let name, _) = error else {
             Issue.record("got \(String(describing: error))")

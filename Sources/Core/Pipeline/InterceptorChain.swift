@@ -15,11 +15,12 @@ struct InterceptorChain: Sendable {
             }
         }
         let interceptor = interceptors[index]
+        let interceptorType = type(of: interceptor)
         let hasReturned = Locked(false)
         let execution = InterceptorExecution { next in
             guard !hasReturned.withLock({ $0 }) else {
                 throw RestingError.interceptorMisuse(
-                    interceptor: String(describing: type(of: interceptor)),
+                    interceptor: String(describing: interceptorType),
                     reason: "called execution after intercept(request:execution:) had returned")
             }
             return try await proceed(next, from: index + 1, progress: progress)
