@@ -11,11 +11,15 @@ let package = Package(
         .library(name: "RestingKit", targets: ["RestingKit"]),
         .library(name: "RestingCore", targets: ["RestingCore"]),
         .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
+        .library(name: "RestingCurl", targets: ["RestingCurl"]),
         .executable(name: "RestingKitDemo", targets: ["RestingKitDemo"]),
     ],
     targets: [
         .target(name: "RestingCore", path: "Sources/Core"),
         .target(name: "RestingURLSession", dependencies: ["RestingCore"], path: "Sources/TransportURLSession"),
+        // libcurl (Debian: libcurl4-openssl-dev); a C shim because curl_easy_setopt is variadic.
+        .target(name: "CCurl", path: "Sources/CCurl"),
+        .target(name: "RestingCurl", dependencies: ["RestingCore", "CCurl"], path: "Sources/TransportCurl"),
         .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
         // Starts and stops the bundled image_server for the demo and the tests; not part of any product.
         .target(name: "RestingServerHarness", path: "Sources/ServerHarness"),
@@ -27,6 +31,9 @@ let package = Package(
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),
+        .testTarget(
+            name: "CurlTests", dependencies: ["RestingCurl", "RestingServerHarness", "RestingTestSupport"],
+            path: "Tests/CurlTests"),
         .testTarget(
             name: "RestingKitTests", dependencies: ["RestingKit", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/RestingKitTests"),

@@ -31,22 +31,39 @@ public final class RestingClient: Sendable {
         self.acceptedStatusCodes = acceptedStatusCodes
     }
 
+    /// The transport's executor, on which every call's pipeline runs (see ``HTTPClient/executor``). Run
+    /// request loops on it with `Task(executorPreference: client.executor)` to avoid a thread hop per request.
+    public var executor: (any TaskExecutor)? { httpClient.executor }
+
+    /// Bodies larger than this are decoded on the global executor rather than the transport's, so that a
+    /// large decode never delays other transfers.
+    static let decodeOffExecutorThreshold = 64 * 1024
+
     /// Starts the call and returns its promise: await `.value`, or chain handlers. Cancel it with
     /// `cancel()` on the promise or by cancelling the awaiting task.
     public func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
         let chain = InterceptorChain(interceptors: interceptors, transport: httpClient)
-        return ProgressablePromise { progress in
+        return ProgressablePromise(executorPreference: executor) { progress in
             let httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
             let response = try await chain.proceed(httpRequest, progress: progress)
             guard self.acceptedStatusCodes.contains(response.status) else {
                 throw RestingError.httpError(HTTPError(response))
             }
-            let body = try ResponseBodyDecoding.decode(ResponseType.self, from: response.body, decoder: self.decoder)
+            let body = try await self.decode(ResponseType.self, from: response.body)
             return HTTPResponse(
                 status: response.status, headers: response.headers, body: body, url: response.url,
                 metrics: response.metrics)
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from body: Data) async throws -> T {
+        guard executor != nil, body.count > Self.decodeOffExecutorThreshold else {
+            return try ResponseBodyDecoding.decode(type, from: body, decoder: decoder)
+        }
+        return try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            try ResponseBodyDecoding.decode(type, from: body, decoder: self.decoder)
         }
     }
 

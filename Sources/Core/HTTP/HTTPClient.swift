@@ -35,4 +35,12 @@
 public protocol HTTPClient: Sendable {
     /// Performs `request` and returns the response, whatever its status.
     func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
+
+    /// The executor the transport drives its I/O on, if it has one. ``RestingClient`` runs each call's
+    /// pipeline there, so that a finished transfer resumes its task without a thread hop.
+    var executor: (any TaskExecutor)? { get }
+}
+
+extension HTTPClient {
+    public var executor: (any TaskExecutor)? { nil }
 }

@@ -76,7 +76,12 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The broad class of failure, for retry decisions and messages.
     public enum Kind: String, Sendable, Equatable {
-        case connectionFailed, dnsFailed, tlsFailed, timedOut, connectionReset, malformedResponse, other
+        case connectionFailed, dnsFailed, tlsFailed, timedOut, connectionReset, malformedResponse
+        /// More redirects than the transport's limit.
+        case tooManyRedirects
+        /// A redirect led back to a URL already visited with the same method.
+        case redirectLoop
+        case other
     }
 
     public var kind: Kind

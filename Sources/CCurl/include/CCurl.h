@@ -1,0 +1,32 @@
+// A typed face for libcurl: `curl_easy_setopt`, `curl_easy_getinfo` and `curl_multi_setopt` are variadic, which
+// Swift cannot call, so each argument type gets one small wrapper here.
+#ifndef RESTINGKIT_CCURL_H
+#define RESTINGKIT_CCURL_H
+
+#include <curl/curl.h>
+
+typedef size_t (*rk_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
+typedef int (*rk_seek_callback)(void *userdata, curl_off_t offset, int origin);
+typedef int (*rk_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+
+CURLcode rk_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode rk_easy_setopt_offset(CURL *handle, CURLoption option, curl_off_t value);
+/// Strings (copied by libcurl), lists and opaque pointers.
+CURLcode rk_easy_setopt_pointer(CURL *handle, CURLoption option, const void *value);
+CURLcode rk_easy_setopt_data_callback(CURL *handle, CURLoption option, rk_data_callback callback);
+CURLcode rk_easy_setopt_progress_callback(CURL *handle, rk_progress_callback callback);
+CURLcode rk_easy_setopt_seek_callback(CURL *handle, rk_seek_callback callback);
+/// Sets an in-memory blob option (CURLOPT_CAINFO_BLOB, CURLOPT_SSLCERT_BLOB, ...); libcurl copies the bytes.
+CURLcode rk_easy_setopt_blob(CURL *handle, CURLoption option, const void *bytes, size_t length);
+
+CURLcode rk_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode rk_easy_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode rk_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+CURLcode rk_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+
+CURLMcode rk_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/// The CURLMsg fields Swift needs, without the union.
+int rk_multi_info_read(CURLM *multi, CURL **handle, CURLcode *result);
+
+#endif

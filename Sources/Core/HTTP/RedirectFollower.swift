@@ -1,0 +1,80 @@
+import Foundation
+
+/// Follows HTTP redirects the same way on every transport, so that methods, bodies and credentials are
+/// handled identically whatever stack carries the bytes.
+///
+/// - 301, 302: a `POST` becomes a `GET` without body (what every browser and server expects); other methods
+///   are kept, with their body.
+/// - 303: becomes a `GET` (a `HEAD` stays `HEAD`) without body.
+/// - 307, 308: the same method, and the body read again from the start.
+/// - A hop to another origin (scheme, host or port) drops `Authorization`, `Proxy-Authorization` and `Cookie`.
+/// - Past `maximumRedirects` hops the call fails with ``TransportError/Kind/tooManyRedirects``; a hop back to
+///   a URL already requested with the same method fails with ``TransportError/Kind/redirectLoop``.
+/// - A 3xx without a usable `Location`, or with `maximumRedirects` 0, is returned as it is.
+///
+/// Transports call ``send(_:exchange:)`` with their single-exchange function.
+public struct RedirectFollower: Sendable {
+    public var maximumRedirects: Int
+
+    public init(maximumRedirects: Int) { self.maximumRedirects = maximumRedirects }
+
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    public func send(
+        _ request: HTTPRequest, exchange: (HTTPRequest) async throws -> HTTPDataResponse
+    ) async throws -> HTTPDataResponse {
+        var current = request
+        var visited: Set<String> = ["\(request.method) \(request.url.absoluteString)"]
+        var hops = 0
+        while true {
+            let response = try await exchange(current)
+            guard maximumRedirects > 0, let next = nextRequest(after: response, for: current) else { return response }
+            hops += 1
+            guard hops <= maximumRedirects else {
+                throw RestingError.transportFailed(
+                    TransportError(kind: .tooManyRedirects, code: response.status, domain: "HTTP",
+                                   message: "more than \(maximumRedirects) redirects"))
+            }
+            guard visited.insert("\(next.method) \(next.url.absoluteString)").inserted else {
+                throw RestingError.transportFailed(
+                    TransportError(kind: .redirectLoop, code: response.status, domain: "HTTP",
+                                   message: "redirect loop back to \(RedactedURL.string(next.url))"))
+            }
+            current = next
+        }
+    }
+
+    /// The request a redirect response asks for, or `nil` when `response` is not one to follow.
+    func nextRequest(after response: HTTPDataResponse, for request: HTTPRequest) -> HTTPRequest? {
+        guard Self.redirectStatuses.contains(response.status), let location = response.headers["Location"],
+            let url = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+
+        var next = request
+        next.url = url
+        let becomesGet =
+            (response.status == 303 && request.method != .head)
+            || ((response.status == 301 || response.status == 302) && request.method == .post)
+        if becomesGet {
+            next.method = .get
+            next.body = .empty
+            for name in ["Content-Type", "Content-Length", "Transfer-Encoding"] { next.headers.remove(name: name) }
+        }
+        if !Self.sameOrigin(request.url, url) {
+            for name in Self.credentialHeaders { next.headers.remove(name: name) }
+        }
+        return next
+    }
+
+    static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
+        first.scheme?.lowercased() == second.scheme?.lowercased()
+            && first.host?.lowercased() == second.host?.lowercased()
+            && effectivePort(first) == effectivePort(second)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+}

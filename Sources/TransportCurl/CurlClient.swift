@@ -1,0 +1,57 @@
+import Foundation
+import RestingCore
+
+/// An ``HTTPClient`` directly on libcurl's multi interface: the fast transport on Linux, and the one with
+/// TLS pinning, client certificates, proxies, Unix sockets and per-phase timings.
+///
+/// ```swift
+/// let transport = try CurlClient()
+/// let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport)
+///
+/// // The fast path for request loops: run them on the transport's own thread.
+/// let posts = try await Task(executorPreference: transport.executor) {
+///     try await client.perform(RestingRequest(endpoint: listPosts)).value.body
+/// }.value
+/// ```
+///
+/// One thread per client drives every transfer (see ``executor``); connections, TLS sessions and DNS
+/// answers are cached and reused, and HTTP/2 is multiplexed over TLS. Redirects are followed by
+/// ``RedirectFollower``, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
+/// bypassed by redirecting to another host). Keep one client for the life of your app.
+public final class CurlClient: HTTPClient {
+    public let configuration: Configuration
+    private let driver: CurlDriver
+
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        driver = try CurlDriver(configuration: configuration)
+    }
+
+    deinit { driver.stop() }
+
+    /// The thread that drives libcurl, as a `TaskExecutor`. Tasks that prefer it — `Task(executorPreference:)`,
+    /// `group.addTask(executorPreference:)` — run between transfers on that thread, which is what lets a
+    /// request loop reach the speed of a plain C loop. Never block on it: a synchronous wait there stalls
+    /// every transfer of the client.
+    public var executor: (any TaskExecutor)? { driver }
+
+    public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        try request.validate()
+        return try await RedirectFollower(maximumRedirects: configuration.maximumRedirects).send(request) { hop in
+            try await exchange(hop, progress: progress)
+        }
+    }
+
+    /// One request and its response, without following redirects.
+    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        let transfer = CurlTransfer(request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.continuation = continuation
+                driver.submit(transfer)
+            }
+        } onCancel: {
+            driver.cancel(transfer)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import RestingCore
+
+extension CurlClient {
+    /// How a ``CurlClient`` connects, verifies and limits its transfers.
+    ///
+    /// ```swift
+    /// var configuration = CurlClient.Configuration()
+    /// configuration.connectTimeout = .seconds(5)
+    /// configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
+    /// configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", "127.0.0.1"])
+    /// let client = try CurlClient(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The longest a connection may take to establish (TCP and TLS).
+        public var connectTimeout: Duration = .seconds(30)
+        /// The longest a whole exchange may take, unless the request sets its own `timeout`; `nil` for none.
+        public var totalTimeout: Duration? = nil
+        /// A transfer that moves no byte for this long fails as timed out (libcurl counts whole seconds);
+        /// `nil` for none.
+        public var idleTimeout: Duration? = .seconds(60)
+        /// Response bodies longer than this fail with ``RestingError/responseTooLarge(limit:)``.
+        public var maximumResponseSize: Int64 = 64 * 1024 * 1024
+        /// Redirects followed per request, by RestingKit itself so that bodies, methods and credentials are
+        /// handled the same on every transport; 0 returns 3xx responses as they are.
+        public var maximumRedirects = 10
+        /// Ask for gzip, deflate, brotli or zstd and decode the response transparently.
+        public var automaticDecompression = true
+        /// Connections kept open per host; 0 for no limit.
+        public var maximumConnectionsPerHost = 0
+        /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue.
+        public var maximumConnections = 0
+        public var httpVersion: HTTPVersion = .http2OverTLS
+        public var proxy: Proxy = .none
+        /// Talk to the server over this Unix domain socket instead of TCP (the URL's host still names it).
+        public var unixSocketPath: String? = nil
+        public var tls = TLS()
+        /// Sent when a request has no `User-Agent` of its own.
+        public var userAgent: String? = "RestingKit"
+
+        public init() {}
+    }
+
+    public enum HTTPVersion: Sendable {
+        /// HTTP/1.1 only.
+        case http1_1
+        /// HTTP/2 when TLS negotiates it (ALPN), HTTP/1.1 otherwise. Requests to one host share a connection.
+        case http2OverTLS
+        /// HTTP/2 with prior knowledge, also over plain TCP.
+        case http2PriorKnowledge
+    }
+
+    public enum Proxy: Sendable {
+        /// Direct connections, whatever the environment says.
+        case none
+        /// libcurl's reading of `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`.
+        case environment
+        /// One proxy (`http://`, `https://`, `socks5://` …) except for the hosts in `noProxy`.
+        case url(String, noProxy: [String] = [])
+    }
+
+    /// Server verification and client identity. Verification is on unless you turn it off.
+    public struct TLS: Sendable {
+        /// Certificate authorities to trust instead of the system's, as a PEM file…
+        public var caFile: String? = nil
+        /// …or as PEM bytes in memory.
+        public var caPEM: Data? = nil
+        /// SPKI SHA-256 pins (`sha256//<base64>`): the server's public key must match one of them, on every
+        /// host a request reaches, redirects included.
+        public var pinnedPublicKeys: [String] = []
+        public var clientCertificate: ClientCertificate? = nil
+        public var minimumVersion: MinimumVersion = .tls1_2
+        /// Whether the server's certificate chain and name are checked. Turn off only for tests.
+        public var verifiesPeer = true
+
+        public init() {}
+    }
+
+    public enum ClientCertificate: Sendable {
+        /// A PEM certificate and its PEM private key (files), for mutual TLS.
+        case pem(certificateFile: String, keyFile: String, keyPassword: String? = nil)
+        /// A PKCS#12 bundle (file) holding both.
+        case pkcs12(file: String, password: String? = nil)
+    }
+
+    public enum MinimumVersion: Sendable {
+        case tls1_2
+        case tls1_3
+    }
+}

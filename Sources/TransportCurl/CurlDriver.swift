@@ -1,0 +1,254 @@
+import CCurl
+import Dispatch
+import Foundation
+import RestingCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The thread that drives one libcurl multi handle, and the `TaskExecutor` that runs Swift tasks on it.
+///
+/// Only this thread calls libcurl (but for `curl_multi_wakeup`, which is thread-safe). A task that prefers
+/// this executor runs between libcurl calls: when its transfer finishes, its continuation is resumed right
+/// here, its next request goes straight to `curl_multi_add_handle`, and the thread sleeps in
+/// `curl_multi_poll` only when nothing is runnable — the scheduling of a plain C loop, with tasks in it.
+/// (`shared/notes/curl-async-bridge.md` measures why this matters.)
+///
+/// Other threads talk to it through one locked mailbox: jobs, submitted transfers, cancellations. A sender
+/// wakes the thread only if it is asleep (the `isSleeping` flag is set and read under the same lock, so no
+/// wake-up is lost).
+final class CurlDriver: TaskExecutor, @unchecked Sendable {
+    private struct Mailbox {
+        var jobs: [UnownedJob] = []
+        var submissions: [CurlTransfer] = []
+        var cancellations: [CurlTransfer] = []
+        var isSleeping = false
+        var isStopping = false
+        var hasStopped = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let configuration: CurlClient.Configuration
+    private let mailbox = Locked(Mailbox())
+
+    // Touched by the driver thread only.
+    private var localJobs: [UnownedJob] = []
+    private var idleHandles: [EasyHandle] = []
+    private var activeTransfers = 0
+
+    /// Marks the driver's own thread, so that `enqueue` can tell it needs no lock and no wake-up.
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    init(configuration: CurlClient.Configuration) throws(RestingError) {
+        CurlGlobal.initialize()
+        guard let multi = curl_multi_init() else {
+            throw .transportFailed(TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_multi_init failed"))
+        }
+        self.multi = multi
+        self.configuration = configuration
+        _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
+        _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumConnections)
+        _ = rk_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let thread = Thread { [self] in run() }
+        thread.name = "RestingKit.curl"
+        thread.start()
+    }
+
+    private var isCurrentThread: Bool {
+        pthread_getspecific(Self.threadKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    // MARK: From any thread
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if isCurrentThread {
+            localJobs.append(job)
+            return
+        }
+        let delivered = post { mailbox in mailbox.jobs.append(job) }
+        if !delivered {
+            // The driver has stopped: run late jobs elsewhere rather than lose their tasks.
+            DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+    }
+
+    /// Starts `transfer` (directly when called on the driver thread).
+    func submit(_ transfer: CurlTransfer) {
+        if isCurrentThread {
+            start(transfer)
+        } else if !post({ $0.submissions.append(transfer) }) {
+            transfer.continuation?.resume(throwing: RestingError.cancelled)
+        }
+    }
+
+    /// Asks the driver to cancel `transfer`, whatever state it is in.
+    func cancel(_ transfer: CurlTransfer) {
+        _ = post { $0.cancellations.append(transfer) }
+    }
+
+    /// Lets the thread finish its transfers and exit.
+    func stop() {
+        _ = post { $0.isStopping = true }
+    }
+
+    /// Puts a message in the mailbox and wakes the driver if it sleeps; `false` once the driver has stopped.
+    private func post(_ message: (inout Mailbox) -> Void) -> Bool {
+        let (delivered, wake) = mailbox.withLock { mailbox -> (Bool, Bool) in
+            guard !mailbox.hasStopped else { return (false, false) }
+            message(&mailbox)
+            defer { mailbox.isSleeping = false }
+            return (true, mailbox.isSleeping)
+        }
+        if wake { curl_multi_wakeup(multi) }
+        return delivered
+    }
+
+    // MARK: The driver thread
+
+    private func run() {
+        pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
+        while true {
+            let mail = mailbox.withLock { mailbox in
+                defer {
+                    mailbox.jobs.removeAll(keepingCapacity: true)
+                    mailbox.submissions.removeAll(keepingCapacity: true)
+                    mailbox.cancellations.removeAll(keepingCapacity: true)
+                }
+                return mailbox
+            }
+            for job in mail.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            runLocalJobs()
+            for transfer in mail.submissions { start(transfer) }
+            for transfer in mail.cancellations { cancelOnDriver(transfer) }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var done: UnsafeMutableRawPointer?
+            var result = CURLE_OK
+            while rk_multi_info_read(multi, &done, &result) != 0 {
+                if let done { finish(done, result) }
+            }
+            if !localJobs.isEmpty { continue }
+            if mail.isStopping, activeTransfers == 0, shutDownIfIdle() { return }
+            sleepUntilWoken()
+        }
+    }
+
+    private func runLocalJobs() {
+        while !localJobs.isEmpty {
+            let jobs = localJobs
+            localJobs.removeAll(keepingCapacity: true)
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+
+    private func sleepUntilWoken() {
+        let sleeps = mailbox.withLock { mailbox in
+            let idle = mailbox.jobs.isEmpty && mailbox.submissions.isEmpty && mailbox.cancellations.isEmpty
+            mailbox.isSleeping = idle
+            return idle
+        }
+        guard sleeps else { return }
+        var timeout = -1
+        curl_multi_timeout(multi, &timeout)
+        curl_multi_poll(multi, nil, 0, Int32(timeout < 0 ? 1000 : min(timeout, 1000)), nil)
+        mailbox.withLock { $0.isSleeping = false }
+    }
+
+    /// Stops taking mail if nothing arrived since the last look; late jobs then run elsewhere.
+    private func shutDownIfIdle() -> Bool {
+        let stopped = mailbox.withLock { mailbox in
+            guard mailbox.jobs.isEmpty, mailbox.submissions.isEmpty, mailbox.cancellations.isEmpty else { return false }
+            mailbox.hasStopped = true
+            return true
+        }
+        if stopped {
+            idleHandles.removeAll()
+            curl_multi_cleanup(multi)
+        }
+        return stopped
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        switch transfer.lifecycle.start() {
+        case .start:
+            break
+        case .failCancelled:
+            return resume(transfer, with: .failure(.cancelled))
+        default:
+            return
+        }
+        guard let handle = idleHandles.popLast() ?? EasyHandle() else {
+            _ = transfer.lifecycle.failBeforeStart()
+            return resume(transfer, with: .failure(.transportFailed(
+                TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_easy_init failed"))))
+        }
+        // One retain per started transfer, for libcurl's pointers; released in `release(_:)` only.
+        let userdata = Unmanaged.passRetained(transfer).toOpaque()
+        do {
+            try transfer.configure(handle, configuration: configuration, userdata: userdata)
+            let added = curl_multi_add_handle(multi, handle.raw)
+            guard added == CURLM_OK else {
+                throw RestingError.transportFailed(
+                    TransportError(kind: .other, code: Int(added.rawValue), domain: "CURLMcode",
+                                   message: String(cString: curl_multi_strerror(added))))
+            }
+            activeTransfers += 1
+        } catch {
+            _ = transfer.lifecycle.failBeforeStart()
+            release(transfer)
+            resume(transfer, with: .failure(error as? RestingError ?? .cancelled))
+        }
+    }
+
+    private func cancelOnDriver(_ transfer: CurlTransfer) {
+        guard transfer.lifecycle.cancel() == .removeHandleAndFailCancelled else { return }
+        if let handle = transfer.handle { curl_multi_remove_handle(multi, handle.raw) }
+        activeTransfers -= 1
+        release(transfer)
+        resume(transfer, with: .failure(.cancelled))
+    }
+
+    private func finish(_ raw: UnsafeMutableRawPointer, _ code: CURLcode) {
+        var userdata: UnsafeMutableRawPointer?
+        guard rk_easy_getinfo_pointer(raw, CURLINFO_PRIVATE, &userdata) == CURLE_OK, let userdata else { return }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        guard transfer.lifecycle.complete() == .finish else { return }
+        curl_multi_remove_handle(multi, raw)
+        activeTransfers -= 1
+        let outcome = transfer.outcome(code)
+        release(transfer)
+        resume(transfer, with: outcome)
+    }
+
+    /// Gives the handle back to the pool and drops libcurl's retain of the transfer.
+    private func release(_ transfer: CurlTransfer) {
+        if let handle = transfer.detachHandle() {
+            handle.reset()
+            idleHandles.append(handle)
+        }
+        Unmanaged.passUnretained(transfer).release()
+    }
+
+    private func resume(_ transfer: CurlTransfer, with outcome: Result<HTTPDataResponse, RestingError>) {
+        let continuation = transfer.continuation
+        transfer.continuation = nil
+        continuation?.resume(with: outcome.mapError { $0 as any Error })
+    }
+}
+
+/// `curl_global_init`, once per process, before the first handle. Never cleaned up: other libraries in the
+/// process (FoundationNetworking) may still use libcurl at exit.
+enum CurlGlobal {
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+
+    static func initialize() { _ = initialized }
+}

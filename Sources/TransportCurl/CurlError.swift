@@ -1,0 +1,37 @@
+import CCurl
+import RestingCore
+
+/// Maps libcurl's result codes to RestingKit's errors, keeping the `CURLcode`.
+enum CurlError {
+    static let domain = "CURLcode"
+
+    static func restingError(_ code: CURLcode, detail: String) -> RestingError {
+        let kind: TransportError.Kind
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            kind = .dnsFailed
+        case CURLE_COULDNT_CONNECT:
+            kind = .connectionFailed
+        case CURLE_OPERATION_TIMEDOUT:
+            kind = .timedOut
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_ISSUER_ERROR,
+            CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_USE_SSL_FAILED,
+            CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
+            kind = .tlsFailed
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            kind = .connectionReset
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_PARTIAL_FILE, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2,
+            CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_UNSUPPORTED_PROTOCOL:
+            kind = .malformedResponse
+        case CURLE_UNKNOWN_OPTION, CURLE_NOT_BUILT_IN:
+            return .unsupported(feature: detail, transport: "CurlClient")
+        default:
+            kind = .other
+        }
+        let summary = String(cString: curl_easy_strerror(code))
+        return .transportFailed(
+            TransportError(kind: kind, code: Int(code.rawValue), domain: domain,
+                           message: detail.isEmpty ? summary : "\(summary): \(detail)"))
+    }
+}
