@@ -27,12 +27,18 @@ let package = Package(
             name: "RestingKitDemo", dependencies: ["RestingKit", "RestingServerHarness"], path: "Sources/Demo"),
         // Helpers shared by the test targets.
         .target(name: "RestingTestSupport", dependencies: ["RestingCore"], path: "Tests/Support"),
+        // The transport conformance suite: checks any HTTPClient against the conformance server.
+        .target(
+            name: "RestingTransportConformance",
+            dependencies: ["RestingCore", "RestingServerHarness", "RestingTestSupport"],
+            path: "Tests/Conformance", exclude: ["conformance_server.py"]),
         .testTarget(name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport"], path: "Tests/CoreTests"),
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),
         .testTarget(
-            name: "CurlTests", dependencies: ["RestingCurl", "RestingServerHarness", "RestingTestSupport"],
+            name: "CurlTests",
+            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
             path: "Tests/CurlTests"),
         .testTarget(
             name: "RestingKitTests", dependencies: ["RestingKit", "RestingServerHarness", "RestingTestSupport"],

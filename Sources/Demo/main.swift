@@ -8,13 +8,13 @@ import RestingServerHarness
 //   swift run RestingKitDemo --base-url http://127.0.0.1:9000
 
 let arguments = CommandLine.arguments
-var server: ImageServer?
+var server: LocalServer?
 let baseUrl: String
 if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
     baseUrl = arguments[index + 1]
 } else {
     do {
-        let started = try ImageServer()
+        let started = try LocalServer(script: LocalServer.imageServerScript)
         server = started
         baseUrl = started.baseURL
     } catch {

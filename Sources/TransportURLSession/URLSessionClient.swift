@@ -24,18 +24,31 @@ public final class URLSessionClient: HTTPClient {
     public static let shared = URLSessionClient()
 
     public let session: URLSession
+    /// Redirects followed per request (by ``RedirectFollower``, not by URLSession); 0 returns 3xx responses.
+    public let maximumRedirects: Int
 
     /// A client on a new session with `configuration`; keep the client for as long as you make calls.
-    public init(configuration: URLSessionConfiguration = .default) {
-        session = URLSession(configuration: configuration)
+    public init(configuration: URLSessionConfiguration = .default, maximumRedirects: Int = 10) {
+        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        self.maximumRedirects = maximumRedirects
     }
 
-    /// A client on a session you own.
-    public init(session: URLSession) {
+    /// A client on a session you own. Give it a delegate that refuses redirects (or none, and accept that
+    /// URLSession follows them itself — on Linux it then drops request bodies on 307/308).
+    public init(session: URLSession, maximumRedirects: Int = 10) {
         self.session = session
+        self.maximumRedirects = maximumRedirects
     }
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        try request.validate()
+        return try await RedirectFollower(maximumRedirects: maximumRedirects).send(request) { hop in
+            try await exchange(hop, progress: progress)
+        }
+    }
+
+    /// One request and its response; URLSession's own redirect handling is refused by the session delegate.
+    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let urlRequest = try Self.urlRequest(for: request)
         let bodyLength = Int64(urlRequest.httpBody?.count ?? 0)
         let (data, response) = try await data(for: urlRequest, timeout: request.timeout)
@@ -139,6 +152,17 @@ public final class URLSessionClient: HTTPClient {
         return .transportFailed(
             TransportError(kind: kind, code: urlError.code.rawValue, domain: NSURLErrorDomain,
                            message: urlError.localizedDescription))
+    }
+}
+
+/// Refuses URLSession's own redirects, so that ``RedirectFollower`` handles them the same as on every
+/// transport: FoundationNetworking drops bodies on 307/308 and keeps credentials across origins.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

@@ -69,10 +69,10 @@ struct APIError: Decodable, Sendable {
 
 @Suite("README examples, against image_server over URLSession")
 struct ReadmeExamples {
-    let server: ImageServer
+    let server: LocalServer
     var baseUrl: String { server.baseURL }
 
-    init() throws { server = try ImageServer.shared.get() }
+    init() throws { server = try LocalServer.sharedImageServer.get() }
 
     /// Runs `example` with its `print` output collected.
     private func run(_ example: () async throws -> Void) async throws -> Collector<String> {

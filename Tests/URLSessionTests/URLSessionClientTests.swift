@@ -24,10 +24,10 @@ struct Echo: Decodable {
 
 @Suite("URLSessionClient against image_server")
 struct URLSessionClientTests {
-    let server: ImageServer
+    let server: LocalServer
     let transport = URLSessionClient()
 
-    init() throws { server = try ImageServer.shared.get() }
+    init() throws { server = try LocalServer.sharedImageServer.get() }
 
     private func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: RequestBody = .empty,
                          timeout: Duration? = nil) throws -> HTTPRequest {
@@ -131,7 +131,7 @@ struct URLSessionClientTests {
 
     @Test("a refused connection is a typed connection failure")
     func connectionRefused() async throws {
-        let port = try ImageServer.unusedPort()
+        let port = try LocalServer.unusedPort()
         let refused = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(port)/")))
         do {
             _ = try await send(refused)

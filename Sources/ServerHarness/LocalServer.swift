@@ -1,18 +1,19 @@
 import Foundation
 
-/// The bundled `image_server/server.py`, started on a free loopback port for the demo and the tests.
+/// A bundled Python server — `image_server/server.py`, or the conformance suite's server — started on a free
+/// loopback port for the demo and the tests.
 ///
-/// The server is started with `--exit-with-stdin`: it exits when this process closes its standard input,
+/// The script prints `… listening on http://127.0.0.1:<port>` first. It is started with `--exit-with-stdin`: it exits when this process closes its standard input,
 /// which also happens when this process dies, so no server outlives the run that started it.
-public final class ImageServer: @unchecked Sendable {  // `process` and `input` are only touched in init and stop()
+public final class LocalServer: @unchecked Sendable {  // `process` and `input` are only touched in init and stop()
     public enum StartError: Error, CustomStringConvertible {
         case scriptNotFound(String)
         case didNotStart(String)
 
         public var description: String {
             switch self {
-            case .scriptNotFound(let path): "image_server not found at \(path)"
-            case .didNotStart(let output): "image_server did not start: \(output)"
+            case .scriptNotFound(let path): "server script not found at \(path)"
+            case .didNotStart(let output): "server did not start: \(output)"
             }
         }
     }
@@ -23,17 +24,23 @@ public final class ImageServer: @unchecked Sendable {  // `process` and `input` 
     private let process: Process
     private let input: Pipe
 
-    /// One server shared by every test of this process, started on first use.
-    public static let shared: Result<ImageServer, any Error> = Result { try ImageServer() }
-
-    /// The repository's `image_server/server.py`, found from this source file's location.
-    public static var defaultScript: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("image_server/server.py")
+    /// One image_server shared by every test of this process, started on first use.
+    public static let sharedImageServer: Result<LocalServer, any Error> = Result { try LocalServer(script: imageServerScript) }
+    /// One conformance server shared by every test of this process, started on first use.
+    public static let sharedConformanceServer: Result<LocalServer, any Error> = Result {
+        try LocalServer(script: repository.appendingPathComponent("Tests/Conformance/conformance_server.py"))
     }
 
+    /// The repository, found from this source file's location.
+    public static var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
+    public static var imageServerScript: URL { repository.appendingPathComponent("image_server/server.py") }
+
     /// Starts the server and waits until it listens.
-    public init(script: URL = ImageServer.defaultScript, verbose: Bool = false) throws {
+    public init(script: URL, verbose: Bool = false) throws {
         guard FileManager.default.fileExists(atPath: script.path) else { throw StartError.scriptNotFound(script.path) }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -45,7 +52,7 @@ public final class ImageServer: @unchecked Sendable {  // `process` and `input` 
         process.standardOutput = output
         try process.run()
 
-        // The first line is "image_server listening on http://127.0.0.1:<port>"; EOF means it failed.
+        // The first line is "<name> listening on http://127.0.0.1:<port>"; EOF means it failed.
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
@@ -72,7 +79,7 @@ public final class ImageServer: @unchecked Sendable {  // `process` and `input` 
     deinit { stop() }
 }
 
-extension ImageServer {
+extension LocalServer {
     /// A loopback port with nothing listening on it (bound, then released), for connection-refused tests.
     public static func unusedPort() throws -> Int {
         #if canImport(Glibc)
@@ -98,7 +105,7 @@ extension ImageServer {
     }
 }
 
-extension ImageServer {
+extension LocalServer {
     /// Waits until the server is delaying a `/delay/{ms}?tag=<tag>` request, by asking it (`GET /waiting`).
     public func waitUntilDelaying(tag: String, attempts: Int = 2_000) async throws {
         guard let url = URL(string: baseURL + "/waiting") else { throw StartError.didNotStart(baseURL) }

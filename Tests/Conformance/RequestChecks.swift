@@ -1,0 +1,67 @@
+import Foundation
+import RestingCore
+import RestingTestSupport
+import Testing
+
+extension TransportConformance {
+    /// Every standard method, and a custom one, reaches the server as sent.
+    public func methods() async throws {
+        for method: HTTPMethod in [.get, .post, .put, .patch, .delete, .options, "PURGE"] {
+            let echoed = try await echo(HTTPRequest(method: method, url: url("/echo/method")))
+            #expect(echoed.method == method.rawValue, "\(name): \(method)")
+        }
+        let head = try await send(HTTPRequest(method: .head, url: url("/echo/method")))
+        #expect(head.status == 200 && head.body.isEmpty, "\(name): HEAD has no body")
+    }
+
+    /// Request headers arrive in order, with repeats; names keep their case where the transport can.
+    public func requestHeaders() async throws {
+        var headers: HTTPHeaders = ["X-First": "1", "x-second-lower": "2"]
+        headers.add(name: "X-Repeat", value: "a")
+        headers.add(name: "X-Repeat", value: "b")
+        let echoed = try await echo(HTTPRequest(method: .get, url: url("/echo"), headers: headers))
+        let names = echoed.headers.map { $0[0] }
+        if capabilities.preservesRequestHeaderCase {
+            #expect(names.contains("X-First") && names.contains("x-second-lower"), "\(name): \(names)")
+            #expect(echoed.values(of: "X-Repeat") == ["a", "b"], "\(name)")
+            let order = ["X-First", "x-second-lower", "X-Repeat"].compactMap { names.firstIndex(of: $0) }
+            #expect(order == order.sorted(), "\(name): headers keep their order")
+        } else {
+            #expect(echoed.values(of: "x-first") == ["1"] && echoed.values(of: "X-SECOND-LOWER") == ["2"], "\(name)")
+            #expect(echoed.values(of: "x-repeat").joined(separator: ",").replacingOccurrences(of: " ", with: "") == "a,b", "\(name)")
+        }
+    }
+
+    /// Bodies of 0 B, 1 B and 1 MiB, from memory and from a file, arrive byte for byte; sending the same request
+    /// twice (a retry) reads its body again from the start.
+    public func requestBodies() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for size in [0, 1, 1024 * 1024] {
+            let content = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+            let file = directory.appendingPathComponent("\(size).bin")
+            try content.write(to: file)
+            for body in [RequestBody.bytes(content), .file(file)] {
+                let request = HTTPRequest(method: .put, url: try url("/echo/body"), body: body)
+                for attempt in 1...2 {
+                    let echoed = try await echo(request)
+                    #expect(echoed.bodyLength == size, "\(name): \(size) bytes, attempt \(attempt)")
+                    #expect(echoed.bodySHA256 == SHA256.hex(content), "\(name): \(size) bytes, attempt \(attempt)")
+                }
+            }
+        }
+    }
+
+    /// Many requests at once all complete.
+    public func concurrentRequests(count: Int = 1000) async throws {
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                let request = HTTPRequest(method: .get, url: try url("/bytes/\(index % 100)"))
+                group.addTask { try await send(request).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == count && statuses.allSatisfy { $0 == 200 }, "\(name)")
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import RestingCore
+import Testing
+
+extension TransportConformance {
+    /// 204, 304, 404 and 500, with and without a body, are responses, never errors.
+    public func statuses() async throws {
+        for status in [204, 304, 404, 500] {
+            for withBody in [false, true] {
+                let response = try await send(HTTPRequest(method: .get, url: url("/status/\(status)?body=\(withBody ? 1 : 0)")))
+                #expect(response.status == status, "\(name): \(status)")
+                let expected = withBody && status != 204 && status != 304 ? "status \(status)" : ""
+                #expect(String(decoding: response.body, as: UTF8.self) == expected, "\(name): \(status) body")
+            }
+        }
+    }
+
+    /// Repeated response headers are all received.
+    public func responseHeaders() async throws {
+        let response = try await send(HTTPRequest(method: .get, url: url("/headers")))
+        #expect(response.headers["x-mixed-case"] == "Value", "\(name)")
+        if capabilities.preservesRepeatedResponseHeaders {
+            #expect(response.headers.values(for: "X-Multi") == ["a", "b"], "\(name)")
+            #expect(response.headers.values(for: "Set-Cookie") == ["a=1", "b=2"], "\(name)")
+        } else {
+            // Merged into one field, in an order the transport does not keep.
+            let multi = response.headers.values(for: "X-Multi").joined(separator: ",").replacingOccurrences(of: " ", with: "")
+            #expect(multi.split(separator: ",").sorted() == ["a", "b"], "\(name): \(multi)")
+        }
+    }
+
+    /// gzip and deflate bodies are decoded transparently.
+    public func decompression() async throws {
+        for encoding in ["gzip", "deflate"] {
+            let response = try await send(HTTPRequest(method: .get, url: url("/\(encoding)")))
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"compressed":"\#(encoding)"}"#, "\(name): \(encoding)")
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import RestingCore
+import RestingServerHarness
+import RestingTestSupport
+import Testing
+
+/// The conformance suite every ``HTTPClient`` passes, against the conformance server on 127.0.0.1.
+///
+/// ```swift
+/// @Test func myTransportConforms() async throws {
+///     let suite = try TransportConformance(name: "MyTransport", capabilities: .init()) { _ in try MyTransport() }
+///     try await suite.methods()
+/// }
+/// ```
+///
+/// Each check is one behaviour of the `HTTPClient` contract and records its failures with `#expect`.
+public struct TransportConformance: Sendable, CustomStringConvertible {
+    /// What a transport can and cannot do; anything it cannot do must fail as `.unsupported`, never silently.
+    public struct Capabilities: Sendable {
+        /// Header names are sent in the case given and repeats are sent as separate fields.
+        public var preservesRequestHeaderCase = true
+        /// Repeated response headers arrive as separate fields, in order.
+        public var preservesRepeatedResponseHeaders = true
+        public init() {}
+    }
+
+    /// Settings a check needs from the transport it makes.
+    public struct Settings: Sendable {
+        /// Fail a transfer that receives nothing for this long.
+        public var idleTimeout: Duration?
+        public init(idleTimeout: Duration? = nil) { self.idleTimeout = idleTimeout }
+    }
+
+    public let name: String
+    public let capabilities: Capabilities
+    public let server: LocalServer
+    let makeTransport: @Sendable (Settings) throws -> any HTTPClient
+    private let transport: any HTTPClient
+
+    public init(
+        name: String, capabilities: Capabilities, makeTransport: @escaping @Sendable (Settings) throws -> any HTTPClient
+    ) throws {
+        self.name = name
+        self.capabilities = capabilities
+        self.makeTransport = makeTransport
+        server = try LocalServer.sharedConformanceServer.get()
+        transport = try makeTransport(Settings())
+    }
+
+    public var description: String { name }
+
+    // MARK: Helpers
+
+    func url(_ path: String, host: String = "127.0.0.1") throws -> URL {
+        try #require(URL(string: "http://\(host):\(server.port)\(path)"))
+    }
+
+    func send(_ request: HTTPRequest, on transport: (any HTTPClient)? = nil) async throws -> HTTPDataResponse {
+        try await (transport ?? self.transport).send(request) { _ in }
+    }
+
+    func echo(_ request: HTTPRequest) async throws -> Echo {
+        let response = try await send(request)
+        #expect(response.status == 200)
+        return try JSONDecoder().decode(Echo.self, from: response.body)
+    }
+
+    /// The error `operation` fails with, as a `RestingError`; records an issue when it succeeds or fails otherwise.
+    func failure(_ operation: () async throws -> HTTPDataResponse, sourceLocation: SourceLocation = #_sourceLocation) async -> RestingError? {
+        do {
+            let response = try await operation()
+            Issue.record("\(name): expected a failure, got HTTP \(response.status)", sourceLocation: sourceLocation)
+        } catch let error as RestingError {
+            return error
+        } catch {
+            Issue.record("\(name): expected a RestingError, got \(error)", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+
+
+}
+
+/// What the conformance server's `/echo` returns.
+struct Echo: Decodable {
+    let method: String
+    let path: String
+    let query: [[String]]
+    let headers: [[String]]
+    let bodyLength: Int
+    let bodySHA256: String
+    let body: String?
+
+    func values(of name: String) -> [String] {
+        headers.filter { $0[0].lowercased() == name.lowercased() }.map { $0[1] }
+    }
+}

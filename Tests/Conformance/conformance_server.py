@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The transport conformance server: well-behaved routes, and faults on purpose.
+
+Python 3 standard library, raw sockets, one request per connection (every response says Connection: close),
+so that each fault is exactly the bytes written here. Prints its address on the first line; with
+--exit-with-stdin it exits when standard input closes.
+
+Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}
+               /redirect/{code}?to=URL  /loop  /chain/{n}  /delay/{ms}[?tag=T]  /waiting
+               /slow-download, /slow-read: 10 MiB sent, or the body read, 64 KiB every 20 ms ([?tag=T] shows in /waiting)
+Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-status  /huge-header
+               /drip (a byte a second)  /silent (never answers)
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import socket
+import socketserver
+import struct
+import sys
+import threading
+import time
+import zlib
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+WAITING, WAITING_LOCK = set(), threading.Lock()
+
+
+class Request:
+    def __init__(self, method, target, headers, body):
+        self.method, self.target, self.headers, self.body = method, target, headers, body
+        url = urlsplit(target)
+        self.path, self.query = url.path, url.query
+
+    def header(self, name):
+        for key, value in self.headers:
+            if key.lower() == name.lower():
+                return value
+        return None
+
+
+def read_request(stream, read_body=True):
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = stream.readline(65537)
+        if not chunk:
+            return None
+        head += chunk
+        if len(head) > 1 << 20:
+            return None
+    lines = head.decode("latin-1").split("\r\n")
+    method, target, _ = lines[0].split(" ", 2)
+    headers = [tuple(part.strip() for part in line.split(":", 1)) for line in lines[1:] if ":" in line]
+    request = Request(method, target, headers, b"")
+    if read_body:
+        request.body = read_body_of(stream, request)
+    return request
+
+
+def read_body_of(stream, request):
+    if (request.header("Transfer-Encoding") or "").lower() == "chunked":
+        body = b""
+        while True:
+            size = int(stream.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while stream.readline().strip():
+                    pass
+                return body
+            body += stream.read(size)
+            stream.readline()
+    length = int(request.header("Content-Length") or 0)
+    return stream.read(length) if length else b""
+
+
+class Handler(socketserver.StreamRequestHandler):
+    def handle(self):
+        # /slow-read must not read the body before it decides how fast to read it.
+        request = read_request(self.rfile, read_body=False)
+        if request is None:
+            return
+        if request.path != "/slow-read":
+            request.body = read_body_of(self.rfile, request)
+        route = getattr(self, "route_" + request.path.strip("/").split("/")[0].replace("-", "_"), None)
+        if route is None:
+            return self.respond(404, b"no such route")
+        route(request)
+
+    # Plumbing
+
+    def respond(self, status, body=b"", headers=(), reason="Status"):
+        lines = [f"HTTP/1.1 {status} {reason}"]
+        lines += [f"{name}: {value}" for name, value in headers]
+        if status >= 200 and status not in (204, 304):
+            lines.append(f"Content-Length: {len(body)}")
+        lines.append("Connection: close")
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        if status not in (204, 304) and body:
+            self.wfile.write(body)
+        self.wfile.flush()
+
+    def json(self, value, status=200):
+        self.respond(status, json.dumps(value).encode(), [("Content-Type", "application/json")])
+
+    def reset(self):
+        """Abort the connection with a TCP RST rather than a clean close."""
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+
+    # Well-behaved routes
+
+    def route_echo(self, request):
+        body = request.body
+        self.json({
+            "method": request.method,
+            "path": request.path,
+            "query": parse_qsl(request.query, keep_blank_values=True),
+            "headers": [[name, value] for name, value in request.headers],
+            "bodyLength": len(body),
+            "bodySHA256": hashlib.sha256(body).hexdigest(),
+            "body": body.decode("utf-8", "replace") if len(body) <= 65536 else None,
+        })
+
+    def route_status(self, request):
+        code = int(request.path.split("/")[2])
+        with_body = dict(parse_qsl(request.query)).get("body") == "1"
+        self.respond(code, f"status {code}".encode() if with_body else b"")
+
+    def route_bytes(self, request):
+        count = int(request.path.split("/")[2])
+        self.respond(200, bytes(i % 251 for i in range(count)), [("Content-Type", "application/octet-stream")])
+
+    def route_headers(self, request):
+        self.respond(200, b"ok", [("X-Multi", "a"), ("x-multi", "b"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"),
+                                  ("X-Mixed-Case", "Value")])
+
+    def route_gzip(self, request):
+        compressor = zlib.compressobj(wbits=31)
+        body = compressor.compress(b'{"compressed":"gzip"}') + compressor.flush()
+        self.respond(200, body, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+
+    def route_deflate(self, request):
+        self.respond(200, zlib.compress(b'{"compressed":"deflate"}'),
+                     [("Content-Type", "application/json"), ("Content-Encoding", "deflate")])
+
+    def route_redirect(self, request):
+        code = int(request.path.split("/")[2])
+        target = dict(parse_qsl(request.query))["to"]
+        self.respond(code, b"", [("Location", target)])
+
+    def route_loop(self, request):
+        self.respond(302, b"", [("Location", "/loop")])
+
+    def route_chain(self, request):
+        hops = int(request.path.split("/")[2])
+        if hops == 0:
+            return self.route_echo(request)
+        self.respond(302, b"", [("Location", f"/chain/{hops - 1}")])
+
+    def route_delay(self, request):
+        tag = dict(parse_qsl(request.query)).get("tag")
+        if tag:
+            with WAITING_LOCK:
+                WAITING.add(tag)
+        try:
+            time.sleep(min(int(request.path.split("/")[2]), 60_000) / 1000)
+        finally:
+            if tag:
+                with WAITING_LOCK:
+                    WAITING.discard(tag)
+        try:
+            self.json({"delayed": True})
+        except OSError:
+            pass
+
+    def route_waiting(self, request):
+        with WAITING_LOCK:
+            self.json(sorted(WAITING))
+
+    def mark_waiting(self, request):
+        tag = dict(parse_qsl(request.query)).get("tag")
+        if tag:
+            with WAITING_LOCK:
+                WAITING.add(tag)
+
+    def route_slow_download(self, request):
+        self.mark_waiting(request)
+        total, chunk = 10 * 1024 * 1024, bytes(64 * 1024)
+        self.wfile.write(f"HTTP/1.1 200 OK\r\nContent-Length: {total}\r\nConnection: close\r\n\r\n".encode())
+        try:
+            for _ in range(total // len(chunk)):
+                self.wfile.write(chunk)
+                self.wfile.flush()
+                time.sleep(0.02)
+        except OSError:
+            pass
+
+    def route_slow_read(self, request):
+        self.mark_waiting(request)
+        remaining = int(request.header("Content-Length") or 0)
+        try:
+            while remaining > 0:
+                data = self.rfile.read(min(remaining, 64 * 1024))
+                if not data:
+                    return
+                remaining -= len(data)
+                time.sleep(0.02)
+            self.respond(200, b"read")
+        except OSError:
+            pass
+
+    # Faults
+
+    def route_reset_headers(self, request):
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Le")
+        self.reset()
+
+    def route_reset_body(self, request):
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + bytes(1000))
+        self.reset()
+
+    def route_short_body(self, request):
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n" + bytes(50))
+
+    def route_bad_chunked(self, request):
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\nhello\r\n0\r\n\r\n")
+
+    def route_garbage_status(self, request):
+        self.wfile.write(b"GARBAGE NOT HTTP\r\n\r\n")
+
+    def route_huge_header(self, request):
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Huge: " + b"a" * (1024 * 1024) + b"\r\nContent-Length: 2\r\n\r\nok")
+
+    def route_drip(self, request):
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n")
+            for _ in range(100):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(1)
+        except OSError:
+            pass
+
+    def route_silent(self, request):
+        # Read nothing more, write nothing: the client's timeout must end it.
+        self.connection.settimeout(120)
+        try:
+            self.connection.recv(1)
+        except OSError:
+            pass
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 1024
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--exit-with-stdin", action="store_true")
+    args = parser.parse_args()
+    server = Server((args.host, args.port), Handler)
+    host, port = server.server_address[:2]
+    print(f"conformance_server listening on http://{host}:{port}", flush=True)
+    if args.exit_with_stdin:
+        def watch():
+            while sys.stdin.buffer.read(4096):
+                pass
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+import Foundation
+import RestingCore
+import RestingCurl
+import RestingTransportConformance
+import RestingURLSession
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transports that run the conformance suite.
+enum Transports {
+    static func curl() throws -> TransportConformance {
+        try TransportConformance(name: "CurlClient", capabilities: .init()) { settings in
+            var configuration = CurlClient.Configuration()
+            configuration.idleTimeout = settings.idleTimeout ?? .seconds(60)
+            return try CurlClient(configuration: configuration)
+        }
+    }
+
+    static func urlSession() throws -> TransportConformance {
+        var capabilities = TransportConformance.Capabilities()
+        capabilities.preservesRequestHeaderCase = false
+        capabilities.preservesRepeatedResponseHeaders = false
+        return try TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
+            let configuration = URLSessionConfiguration.ephemeral
+            if let idle = settings.idleTimeout { configuration.timeoutIntervalForRequest = Double(idle.components.seconds) }
+            return URLSessionClient(configuration: configuration)
+        }
+    }
+
+    static let all: [@Sendable () throws -> TransportConformance] = [curl, urlSession]
+}
+
+@Suite("Transport conformance", .timeLimit(.minutes(2)))
+struct ConformanceTests {
+    static let names = ["CurlClient", "URLSessionClient"]
+
+    private func suite(_ name: String) throws -> TransportConformance {
+        name == "CurlClient" ? try Transports.curl() : try Transports.urlSession()
+    }
+
+    @Test("every method reaches the server", arguments: names)
+    func methods(_ name: String) async throws { try await suite(name).methods() }
+
+    @Test("request headers keep order, repeats and (where possible) case", arguments: names)
+    func requestHeaders(_ name: String) async throws { try await suite(name).requestHeaders() }
+
+    @Test("bodies of 0 B, 1 B and 1 MiB from memory and from a file arrive whole, twice", arguments: names)
+    func requestBodies(_ name: String) async throws { try await suite(name).requestBodies() }
+
+    @Test("1000 concurrent requests all complete", arguments: names)
+    func concurrentRequests(_ name: String) async throws { try await suite(name).concurrentRequests() }
+
+    @Test("204, 304, 404 and 500 are responses, with or without bodies", arguments: names)
+    func statuses(_ name: String) async throws { try await suite(name).statuses() }
+
+    @Test("repeated response headers are received", arguments: names)
+    func responseHeaders(_ name: String) async throws { try await suite(name).responseHeaders() }
+
+    @Test("gzip and deflate responses are decoded", arguments: names)
+    func decompression(_ name: String) async throws { try await suite(name).decompression() }
+
+    @Test("redirects change or keep method and body by status", arguments: names)
+    func redirectMethodsAndBodies(_ name: String) async throws { try await suite(name).redirectMethodsAndBodies() }
+
+    @Test("redirect chains are limited and loops detected", arguments: names)
+    func redirectLimitsAndLoops(_ name: String) async throws { try await suite(name).redirectLimitsAndLoops() }
+
+    @Test("credentials are dropped on a cross-origin redirect", arguments: names)
+    func redirectCredentials(_ name: String) async throws { try await suite(name).redirectCredentials() }
+
+    @Test("total and idle timeouts are typed", arguments: names)
+    func timeouts(_ name: String) async throws { try await suite(name).timeouts() }
+
+    @Test("cancelling mid-request, mid-upload and mid-download is prompt and typed", arguments: names)
+    func cancellation(_ name: String) async throws { try await suite(name).cancellation() }
+
+    @Test("a misbehaving server always ends in a typed error", arguments: names)
+    func faults(_ name: String) async throws { try await suite(name).faults() }
+}
