@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the system packages RestingKit's demo and tests need, and only those that are missing.
-#   Debian/Ubuntu: apt-get (as root, or through sudo).   macOS: Homebrew.
+# Installs the system packages RestingKit needs, and only those that are missing.
+#   scripts/install-deps.sh            what `make demo` and `make test` need
+#   scripts/install-deps.sh bench      plus what `make bench` needs (nginx)
+# Debian/Ubuntu: apt-get (as root, or through sudo). macOS: Homebrew.
 # The Swift toolchain itself is not in Debian's archive: it must be on PATH already (swift.org toolchains).
 set -euo pipefail
 
@@ -11,11 +13,11 @@ fi
 
 case "$(uname -s)" in
 Linux)
-    # Debian package → a command or file that proves it is installed.
-    declare -A wanted=([python3]="python3")
+    packages=(python3 libcurl4-openssl-dev openssl)
+    [ "${1:-}" = "bench" ] && packages+=(nginx-light)
     missing=()
-    for package in "${!wanted[@]}"; do
-        command -v "${wanted[$package]}" >/dev/null 2>&1 || missing+=("$package")
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     if [ ${#missing[@]} -gt 0 ]; then
         if ! command -v apt-get >/dev/null 2>&1; then
@@ -26,13 +28,15 @@ Linux)
         [ "$(id -u)" -eq 0 ] || sudo="sudo"
         echo "Installing ${missing[*]} with apt-get"
         $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     fi
     ;;
 Darwin)
-    if ! command -v python3 >/dev/null 2>&1; then
-        command -v brew >/dev/null 2>&1 || { echo "error: python3 is missing; install it (brew install python)." >&2; exit 1; }
-        brew install python
-    fi
+    # Homebrew's curl (keg-only) is found through pkg-config; Python 3 ships with the developer tools.
+    packages=(curl pkg-config)
+    [ "${1:-}" = "bench" ] && packages+=(nginx)
+    for package in "${packages[@]}"; do
+        brew list "$package" >/dev/null 2>&1 || brew install "$package"
+    done
     ;;
 esac

@@ -21,6 +21,7 @@ import RestingCore
 public final class CurlClient: HTTPClient {
     public let configuration: Configuration
     private let driver: CurlDriver
+    package let census = TransferCensus()
 
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
@@ -44,7 +45,8 @@ public final class CurlClient: HTTPClient {
 
     /// One request and its response, without following redirects.
     private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        let transfer = CurlTransfer(request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize)
+        let transfer = CurlTransfer(request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
+                                    census: census)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation

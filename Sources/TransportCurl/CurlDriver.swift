@@ -116,19 +116,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     private func run() {
         pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
         while true {
-            let mail = mailbox.withLock { mailbox in
-                defer {
-                    mailbox.jobs.removeAll(keepingCapacity: true)
-                    mailbox.submissions.removeAll(keepingCapacity: true)
-                    mailbox.cancellations.removeAll(keepingCapacity: true)
-                }
-                return mailbox
-            }
-            for job in mail.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
-            runLocalJobs()
-            for transfer in mail.submissions { start(transfer) }
-            for transfer in mail.cancellations { cancelOnDriver(transfer) }
-
+            let isStopping = processMail()
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             var done: UnsafeMutableRawPointer?
@@ -137,9 +125,27 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
                 if let done { finish(done, result) }
             }
             if !localJobs.isEmpty { continue }
-            if mail.isStopping, activeTransfers == 0, shutDownIfIdle() { return }
+            if isStopping, activeTransfers == 0, shutDownIfIdle() { return }
             sleepUntilWoken()
         }
+    }
+
+    /// Runs the jobs and handles the transfers posted since the last look; returns whether to stop.
+    /// (The snapshot lives only here, so the driver never holds a record while it sleeps.)
+    private func processMail() -> Bool {
+        let mail = mailbox.withLock { mailbox in
+            defer {
+                mailbox.jobs.removeAll(keepingCapacity: true)
+                mailbox.submissions.removeAll(keepingCapacity: true)
+                mailbox.cancellations.removeAll(keepingCapacity: true)
+            }
+            return mailbox
+        }
+        for job in mail.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        runLocalJobs()
+        for transfer in mail.submissions { start(transfer) }
+        for transfer in mail.cancellations { cancelOnDriver(transfer) }
+        return mail.isStopping
     }
 
     private func runLocalJobs() {
@@ -239,9 +245,12 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     }
 
     private func resume(_ transfer: CurlTransfer, with outcome: Result<HTTPDataResponse, RestingError>) {
-        let continuation = transfer.continuation
+        guard let continuation = transfer.continuation else {
+            transfer.census.record { $0.doubleResumes += 1 }
+            return
+        }
         transfer.continuation = nil
-        continuation?.resume(with: outcome.mapError { $0 as any Error })
+        continuation.resume(with: outcome.mapError { $0 as any Error })
     }
 }
 

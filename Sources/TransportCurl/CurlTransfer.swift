@@ -30,14 +30,22 @@ final class CurlTransfer: @unchecked Sendable {
     static let maximumHeaderBytes = 256 * 1024
     static let progressInterval = Duration.milliseconds(50)
 
-    init(request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64) {
+    /// The client's count of live transfers and double resumes.
+    let census: TransferCensus
+
+    init(request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64, census: TransferCensus) {
+        census.record { $0.live += 1 }
+        self.census = census
         self.request = request
         self.progress = progress
         self.maximumResponseSize = maximumResponseSize
         uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
     }
 
-    deinit { releaseRequestResources() }
+    deinit {
+        releaseRequestResources()
+        census.record { $0.live -= 1 }
+    }
 
     // MARK: Setting up the handle
 
@@ -276,6 +284,21 @@ final class CurlTransfer: @unchecked Sendable {
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
     }
+}
+
+/// Transfers alive right now, and continuations resumed twice (must stay 0), per client: what the leak and
+/// cancellation stress tests assert.
+package final class TransferCensus: Sendable {
+    package struct Counts: Sendable, Equatable {
+        package var live = 0
+        package var doubleResumes = 0
+    }
+
+    private let counts = Locked(Counts())
+
+    func record(_ change: (inout Counts) -> Void) { counts.withLock(change) }
+
+    package var current: Counts { counts.withLock { $0 } }
 }
 
 private func transfer(_ userdata: UnsafeMutableRawPointer?) -> CurlTransfer? {
