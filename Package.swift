@@ -36,6 +36,10 @@ let package = Package(
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),
+        // `make bench`: the small-request benchmark's Swift side (Benchmarks/bench.py drives it).
+        .executableTarget(
+            name: "RestingKitBenchmarks", dependencies: ["RestingCore", "RestingCurl", "RestingURLSession"],
+            path: "Benchmarks/Swift"),
         .testTarget(
             name: "CurlTests",
             dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],

@@ -25,6 +25,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// A failure a callback decided on (body unreadable, response too large), which wins over the CURLcode.
     private var failure: RestingError?
     private var lastProgressReport = ContinuousClock.now - .seconds(1)
+    private var lastReported: (downloaded: Int64, uploaded: Int64) = (0, 0)
 
     /// All the response header bytes a server may send before the transfer fails.
     static let maximumHeaderBytes = 256 * 1024
@@ -101,7 +102,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func configureHeaders(_ handle: EasyHandle, configuration: CurlClient.Configuration) throws(RestingError) {
         // libcurl frames the body itself; a caller's framing headers could only contradict it.
         let framing = ["Content-Length", "Transfer-Encoding", "Expect"]
-        for field in request.headers where !framing.contains(where: { $0.caseInsensitiveCompare(field.name) == .orderedSame }) {
+        for field in request.headers where !framing.contains(where: field.name.caseInsensitiveEquals) {
             // "Name;" is libcurl's way of sending a header with an empty value.
             append(header: field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
@@ -194,16 +195,15 @@ final class CurlTransfer: @unchecked Sendable {
                                message: "response headers larger than \(Self.maximumHeaderBytes) bytes"))
             return 0
         }
-        let line = String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        if line.hasPrefix("HTTP/") {
+        let line = UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
+        if line.starts(with: "HTTP/".utf8) {
             // A new response begins (after a 100 Continue, say): forget the previous one's headers.
             headers = HTTPHeaders()
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            let name = String(decoding: HeaderLine.trimmed(line[..<colon]), as: UTF8.self)
+            let value = String(decoding: HeaderLine.trimmed(line[(colon + 1)...]), as: UTF8.self)
             headers.add(name: name, value: value)
-            if name.caseInsensitiveCompare("Content-Length") == .orderedSame, let length = Int64(value), length > 0 {
+            if name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), length > 0 {
                 body.reserveCapacity(Int(min(length, maximumResponseSize, 16 * 1024 * 1024)))
             }
         }
@@ -232,6 +232,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) {
+        // libcurl calls this often, also when nothing moved; only a change is worth reading the clock for.
+        guard downloaded != lastReported.downloaded || uploaded != lastReported.uploaded else { return }
+        lastReported = (downloaded, uploaded)
         let now = ContinuousClock.now
         guard now - lastProgressReport >= Self.progressInterval else { return }
         lastProgressReport = now
@@ -260,8 +263,9 @@ final class CurlTransfer: @unchecked Sendable {
                                   totalBytesToReceive: Int64(body.count)))
         return .success(
             HTTPDataResponse(
-                status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers, body: body,
-                url: handle.string(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? request.url, metrics: metrics))
+                // libcurl never follows redirects here (RedirectFollower does), so the URL is the request's.
+                status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers, body: body, url: request.url,
+                metrics: metrics))
     }
 
     private func tlsHandshake(_ handle: EasyHandle) -> Duration? {
@@ -299,6 +303,17 @@ package final class TransferCensus: Sendable {
     func record(_ change: (inout Counts) -> Void) { counts.withLock(change) }
 
     package var current: Counts { counts.withLock { $0 } }
+}
+
+enum HeaderLine {
+    /// `bytes` without leading and trailing spaces, tabs, CR and LF.
+    static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return bytes[bytes.startIndex..<bytes.startIndex]
+        }
+        return bytes[first...last]
+    }
 }
 
 private func transfer(_ userdata: UnsafeMutableRawPointer?) -> CurlTransfer? {

@@ -62,10 +62,4 @@ final class EasyHandle {
         var value: curl_off_t = 0
         return rk_easy_getinfo_offset(raw, info, &value) == CURLE_OK ? Int64(value) : nil
     }
-
-    func string(_ info: CURLINFO) -> String? {
-        var value: UnsafePointer<CChar>?
-        guard rk_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
-        return String(cString: value)
-    }
 }

@@ -25,11 +25,13 @@ public struct RedirectFollower: Sendable {
         _ request: HTTPRequest, exchange: (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         var current = request
-        var visited: Set<String> = ["\(request.method) \(request.url.absoluteString)"]
+        // Built at the first redirect only: most requests are never redirected.
+        var visited: Set<String> = []
         var hops = 0
         while true {
             let response = try await exchange(current)
             guard maximumRedirects > 0, let next = nextRequest(after: response, for: current) else { return response }
+            if visited.isEmpty { visited.insert("\(request.method) \(request.url.absoluteString)") }
             hops += 1
             guard hops <= maximumRedirects else {
                 throw RestingError.transportFailed(

@@ -78,26 +78,28 @@ public struct RestingRequestConverter: RequestConverter {
             (request.pathVariables[name] ?? provided[name])?.description
         }
         var address: String
-        if Self.isAbsolute(path) {
+        if Self.httpSchemeLength(path) != nil {
             address = path
         } else {
-            guard let base = URLComponents(string: baseUrl), base.scheme != nil, base.host != nil else {
-                throw .invalidURL(baseUrl, reason: "the base URL needs a scheme and a host")
+            // A cheap shape check on every request; `URL(string:)` below validates the whole address.
+            guard let schemeLength = Self.httpSchemeLength(baseUrl), baseUrl.utf8.count > schemeLength else {
+                throw .invalidURL(baseUrl, reason: "the base URL needs an http(s) scheme and a host")
             }
             address = Self.joined(Self.joined(Self.trimmingTrailingSlash(baseUrl), configuration.contextPath), path)
         }
         if !queryItems.isEmpty {
             address += (address.contains("?") ? "&" : "?") + URLQueryEncoder.percentEncoded(queryItems)
         }
-        guard let url = URL(string: address), url.scheme != nil else {
+        guard let url = URL(string: address), url.host != nil else {
             throw .invalidURL(address, reason: "not a valid URL")
         }
         return url
     }
 
-    private static func isAbsolute(_ path: String) -> Bool {
-        let lowered = path.prefix(8).lowercased()
-        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    /// 7 for `http://…`, 8 for `https://…` (any case), `nil` for anything else.
+    private static func httpSchemeLength(_ address: String) -> Int? {
+        let prefix = address.prefix(8).lowercased()
+        return prefix.hasPrefix("http://") ? 7 : prefix == "https://" ? 8 : nil
     }
 
     private static func trimmingTrailingSlash(_ text: String) -> String {

@@ -1,0 +1,122 @@
+import Foundation
+import RestingCore
+import RestingCurl
+import RestingURLSession
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// One benchmark run, printing "requests seconds cpu_seconds voluntary_switches" like c/multi_get.c.
+//   RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]
+// Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), raw-urlsession,
+//        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing).
+
+struct Post: Decodable, Sendable {
+    let id: Int
+    let userId: Int
+    let title: String
+    let body: String
+}
+
+/// Does nothing, as three interceptors of a real app would do something cheap.
+struct PassThrough: RestingInterceptor {
+    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        try await execution(request)
+    }
+}
+
+struct Usage {
+    let seconds: Double
+    let switches: Int
+
+    static var now: Usage {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+        return Usage(seconds: cpu, switches: Int(usage.ru_nvcsw))
+    }
+}
+
+/// Runs `concurrency` loops that together complete `total` calls of `call`, on `executor` when given.
+func measure(concurrency: Int, total: Int, executor: (any TaskExecutor)?, _ call: @escaping @Sendable () async throws -> Void) async throws {
+    let usage = Usage.now
+    let start = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<concurrency {
+            let count = total / concurrency + (worker < total % concurrency ? 1 : 0)
+            group.addTask(executorPreference: executor) {
+                for _ in 0..<count { try await call() }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let used = Usage.now
+    print(String(format: "%d %.6f %.6f %d", total, seconds, used.seconds - usage.seconds, used.switches - usage.switches))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 5, let concurrency = Int(arguments[3]), let total = Int(arguments[4]), let url = URL(string: arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]\n".utf8))
+    exit(2)
+}
+let mode = arguments[1]
+let base = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
+let endpoint = Endpoint<Nothing, Post>(.get, url.path, encoding: .query)
+let request = RestingRequest(endpoint: endpoint)
+
+func pipeline(_ transport: any HTTPClient) -> RestingClient {
+    RestingClient(baseUrl: base, httpClient: transport, interceptors: [PassThrough(), PassThrough(), PassThrough()])
+}
+
+switch mode {
+case "curl-executor", "curl-pool":
+    let client = pipeline(try CurlClient())
+    try await measure(concurrency: concurrency, total: total, executor: mode == "curl-executor" ? client.executor : nil) {
+        _ = try await client.perform(request).value
+    }
+case "transport-executor":
+    // The transport alone, without converter, interceptors or decoding: where the pipeline's cost starts.
+    let transport = try CurlClient()
+    let httpRequest = HTTPRequest(method: .get, url: url)
+    try await measure(concurrency: concurrency, total: total, executor: transport.executor) {
+        _ = try await transport.send(httpRequest) { _ in }
+    }
+case "urlsession":
+    let configuration = URLSessionConfiguration.default
+    configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)
+    let client = pipeline(URLSessionClient(configuration: configuration))
+    try await measure(concurrency: concurrency, total: total, executor: nil) { _ = try await client.perform(request).value }
+case "raw-urlsession":
+    let configuration = URLSessionConfiguration.default
+    configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)
+    let session = URLSession(configuration: configuration)
+    let urlRequest = URLRequest(url: url)
+    try await measure(concurrency: concurrency, total: total, executor: nil) {
+        let (data, _) = try await session.data(for: urlRequest)
+        _ = try JSONDecoder().decode(Post.self, from: data)
+    }
+case "h2":
+    var configuration = CurlClient.Configuration()
+    configuration.tls.caFile = arguments.count > 5 ? arguments[5] : nil
+    let transport = try CurlClient(configuration: configuration)
+    let versions = try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<concurrency {
+            group.addTask { try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }.status }
+        }
+        var statuses: [Int] = []
+        for try await status in group { statuses.append(status) }
+        return statuses
+    }
+    print("statuses \(versions.map(String.init).joined(separator: ","))")
+default:
+    FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+    exit(2)
+}
