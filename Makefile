@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Zero warnings is a rule of the project: the build that precedes the tests treats them as errors.
 STRICT := -Xswiftc -warnings-as-errors
 
-.PHONY: deps demo build test clean
+.PHONY: deps demo build test bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,6 +18,11 @@ build: deps
 
 test: build
 	$(SWIFT) test $(STRICT)
+
+# Small-request benchmark against nginx on loopback (installs nginx); see Benchmarks/bench.py.
+bench:
+	@scripts/install-deps.sh bench
+	python3 Benchmarks/bench.py
 
 clean:
 	$(SWIFT) package clean

@@ -65,7 +65,10 @@ final class CurlTransfer: @unchecked Sendable {
         if configuration.automaticDecompression { try handle.set(CURLOPT_ACCEPT_ENCODING, "", "decompression") }
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maximumResponseSize, "maximum response size")
         try handle.set(CURLOPT_HTTP_VERSION, configuration.httpVersion.curlValue, "HTTP version")
-        try handle.set(CURLOPT_PIPEWAIT, 1, "multiplexing")
+        // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
+        if request.url.scheme == "https" || configuration.httpVersion == .http2PriorKnowledge {
+            try handle.set(CURLOPT_PIPEWAIT, 1, "multiplexing")
+        }
         try configureProxy(handle, configuration.proxy)
         if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
         try configureTLS(handle, configuration.tls)

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""`make bench`: small JSON GETs through the whole RestingKit pipeline, against nginx on loopback.
+
+Clients, measured in the same run and interleaved round by round (ratios are medians of per-round ratios):
+  c                 plain C libcurl multi loop (Benchmarks/c/multi_get.c)            baseline for curl
+  curl-executor     RestingClient + CurlClient, request loops on the client's executor
+  curl-pool         the same, request loops on the global concurrent pool
+  raw-urlsession    URLSession data(for:) + JSONDecoder                              baseline for urlsession
+  urlsession        RestingClient + URLSessionClient
+Pipeline = converter + 3 no-op interceptors + status check + JSON decoding. Then an HTTP/2 check: 8 requests at once
+over TLS to nginx must share one connection. Ends with `RESULT <name> <value>` lines.
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+CONCURRENCY = [1, 8, 32]
+REQUESTS = {"c": 20000, "curl-executor": 20000, "curl-pool": 20000, "raw-urlsession": 2000, "urlsession": 2000}
+BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
+
+NGINX_CONF = """
+worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  keepalive_requests 1000000;
+  server {{
+    listen 127.0.0.1:{port};
+    location = /post.json {{ default_type application/json; return 200 '{body}'; }}
+  }}
+  log_format h2 '$connection $server_protocol';
+  server {{
+    listen 127.0.0.1:{tls_port} ssl http2;
+    ssl_certificate {dir}/server.pem;
+    ssl_certificate_key {dir}/server.key;
+    access_log {dir}/h2.log h2;
+    location = /post.json {{ default_type application/json; return 200 '{body}'; }}
+  }}
+}}
+"""
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(command):
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def make_certificates(directory):
+    run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=RestingKit bench CA",
+         "-keyout", f"{directory}/ca.key", "-out", f"{directory}/ca.pem"])
+    run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+         "-keyout", f"{directory}/server.key", "-out", f"{directory}/server.csr"])
+    with open(f"{directory}/ext.cnf", "w") as ext:
+        ext.write("subjectAltName=IP:127.0.0.1\n")
+    run(["openssl", "x509", "-req", "-in", f"{directory}/server.csr", "-CA", f"{directory}/ca.pem",
+         "-CAkey", f"{directory}/ca.key", "-CAcreateserial", "-days", "2", "-extfile", f"{directory}/ext.cnf",
+         "-out", f"{directory}/server.pem"])
+
+
+def measure(client, url, concurrency):
+    binary = "/tmp/restingkit-multi-get" if client == "c" else f"{ROOT}/.build/release/RestingKitBenchmarks"
+    command = [binary, url, str(concurrency), str(REQUESTS[client])]
+    if client != "c":
+        command.insert(1, client)
+    requests, seconds, cpu, switches = run(command).split()
+    requests = int(requests)
+    return {"rps": requests / float(seconds), "cpu_us": float(cpu) / requests * 1e6,
+            "switches": int(switches) / requests}
+
+
+def main():
+    print("Building (release)…", flush=True)
+    subprocess.run(["swift", "build", "-c", "release", "--product", "RestingKitBenchmarks"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cc", "-O2", "-o", "/tmp/restingkit-multi-get", f"{ROOT}/Benchmarks/c/multi_get.c", "-lcurl"],
+                   check=True)
+    directory = tempfile.mkdtemp(prefix="restingkit-bench-")
+    make_certificates(directory)
+    port, tls_port = free_port(), free_port()
+    with open(f"{directory}/nginx.conf", "w") as conf:
+        conf.write(NGINX_CONF.format(dir=directory, port=port, tls_port=tls_port, body=BODY))
+    nginx = subprocess.Popen(["nginx", "-c", f"{directory}/nginx.conf", "-p", directory])
+    try:
+        for _ in range(100):
+            try:
+                run(["curl", "-sf", f"http://127.0.0.1:{port}/post.json"])
+                break
+            except subprocess.CalledProcessError:
+                time.sleep(0.05)
+        url = f"http://127.0.0.1:{port}/post.json"
+        results = {}  # (client, concurrency) -> list of per-round measurements
+        for round_index in range(ROUNDS):
+            print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
+            for concurrency in CONCURRENCY:
+                for client in REQUESTS:
+                    results.setdefault((client, concurrency), []).append(measure(client, url, concurrency))
+        report(results)
+        check_http2(directory, tls_port)
+    finally:
+        nginx.terminate()
+        nginx.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def ratio(results, client, baseline, concurrency):
+    return statistics.median(
+        measured["rps"] / base["rps"]
+        for measured, base in zip(results[(client, concurrency)], results[(baseline, concurrency)]))
+
+
+def report(results):
+    baselines = {"c": "c", "curl-executor": "c", "curl-pool": "c", "raw-urlsession": "c", "urlsession": "raw-urlsession"}
+    print(f"\n{'client':<16}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")
+    for concurrency in CONCURRENCY:
+        for client, baseline in baselines.items():
+            runs = results[(client, concurrency)]
+            print(f"{client:<16}{concurrency:>10}{statistics.median(r['rps'] for r in runs):>10.0f}"
+                  f"{statistics.median(r['cpu_us'] for r in runs):>12.1f}"
+                  f"{statistics.median(r['switches'] for r in runs):>14.2f}"
+                  f"{ratio(results, client, baseline, concurrency):>8.2f}  {baseline}")
+    print()
+    for concurrency in CONCURRENCY:
+        print(f"RESULT curl_get_c{concurrency}_ratio {ratio(results, 'curl-executor', 'c', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT curl_get_pool_c{concurrency}_ratio {ratio(results, 'curl-pool', 'c', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT urlsession_get_c{concurrency}_ratio_vs_raw "
+              f"{ratio(results, 'urlsession', 'raw-urlsession', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT raw_urlsession_get_c{concurrency}_ratio_vs_c {ratio(results, 'raw-urlsession', 'c', concurrency):.2f}")
+
+
+def check_http2(directory, tls_port):
+    """8 requests at once over TLS: with HTTP/2 multiplexing they share one connection."""
+    run([f"{ROOT}/.build/release/RestingKitBenchmarks", "h2", f"https://127.0.0.1:{tls_port}/post.json", "8", "8",
+         f"{directory}/ca.pem"])
+    time.sleep(0.2)  # nginx writes its access log asynchronously to the response
+    with open(f"{directory}/h2.log") as log:
+        lines = [line.split() for line in log if line.strip()]
+    connections = {connection for connection, _ in lines}
+    protocols = {protocol for _, protocol in lines}
+    print(f"HTTP/2 check: {len(lines)} requests over {len(connections)} connection(s), protocols {sorted(protocols)}")
+    print(f"RESULT curl_h2_requests {len(lines)}")
+    print(f"RESULT curl_h2_connections {len(connections)}")
+    print(f"RESULT curl_h2_protocol_is_http2 {1 if protocols == {'HTTP/2.0'} else 0}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
