@@ -31,7 +31,7 @@ let package = Package(
         .target(
             name: "RestingTransportConformance",
             dependencies: ["RestingCore", "RestingServerHarness", "RestingTestSupport"],
-            path: "Tests/Conformance", exclude: ["conformance_server.py"]),
+            path: "Tests/Conformance", exclude: ["conformance_server.py", "make_certificates.sh"]),
         .testTarget(name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport"], path: "Tests/CoreTests"),
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],

@@ -40,12 +40,12 @@ public final class LocalServer: @unchecked Sendable {  // `process` and `input` 
     public static var imageServerScript: URL { repository.appendingPathComponent("image_server/server.py") }
 
     /// Starts the server and waits until it listens.
-    public init(script: URL, verbose: Bool = false) throws {
+    public init(script: URL, arguments: [String] = [], verbose: Bool = false) throws {
         guard FileManager.default.fileExists(atPath: script.path) else { throw StartError.scriptNotFound(script.path) }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, "--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"]
-            + (verbose ? ["--verbose"] : [])
+            + arguments + (verbose ? ["--verbose"] : [])
         input = Pipe()
         let output = Pipe()
         process.standardInput = input

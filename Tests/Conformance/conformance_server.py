@@ -18,6 +18,7 @@ import json
 import os
 import socket
 import socketserver
+import ssl
 import struct
 import sys
 import threading
@@ -75,7 +76,17 @@ def read_body_of(stream, request):
 
 
 class Handler(socketserver.StreamRequestHandler):
+    def setup(self):
+        if isinstance(self.request, ssl.SSLSocket):
+            try:
+                self.request.do_handshake()
+            except (ssl.SSLError, OSError):
+                self.handshake_failed = True
+        super().setup()
+
     def handle(self):
+        if getattr(self, "handshake_failed", False):
+            return
         # /slow-read must not read the body before it decides how fast to read it.
         request = read_request(self.rfile, read_body=False)
         if request is None:
@@ -115,6 +126,7 @@ class Handler(socketserver.StreamRequestHandler):
         body = request.body
         self.json({
             "method": request.method,
+            "target": request.target,
             "path": request.path,
             "query": parse_qsl(request.query, keep_blank_values=True),
             "headers": [[name, value] for name, value in request.headers],
@@ -256,6 +268,14 @@ class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 1024
+    tls = None  # an ssl.SSLContext when serving HTTPS
+
+    def get_request(self):
+        connection, address = super().get_request()
+        if self.tls:
+            # The handshake happens in the handler's thread, so a slow or failing client blocks no one else.
+            connection = self.tls.wrap_socket(connection, server_side=True, do_handshake_on_connect=False)
+        return connection, address
 
 
 def main():
@@ -263,10 +283,29 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--exit-with-stdin", action="store_true")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
+    parser.add_argument("--client-ca", help="require client certificates signed by this CA (PEM)")
+    parser.add_argument("--tls-max-version", choices=["1.2", "1.3"], help="the newest TLS version offered")
+    parser.add_argument("--unix-socket", help="also serve on this Unix domain socket")
     args = parser.parse_args()
     server = Server((args.host, args.port), Handler)
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        if args.client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.client_ca)
+        if args.tls_max_version == "1.2":
+            context.maximum_version = ssl.TLSVersion.TLSv1_2
+        server.tls = context
+    if args.unix_socket:
+        class UnixServer(socketserver.ThreadingUnixStreamServer):
+            daemon_threads = True
+        unix = UnixServer(args.unix_socket, Handler)
+        threading.Thread(target=unix.serve_forever, daemon=True).start()
     host, port = server.server_address[:2]
-    print(f"conformance_server listening on http://{host}:{port}", flush=True)
+    print(f"conformance_server listening on {'https' if args.tls_cert else 'http'}://{host}:{port}", flush=True)
     if args.exit_with_stdin:
         def watch():
             while sys.stdin.buffer.read(4096):

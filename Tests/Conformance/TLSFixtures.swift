@@ -1,0 +1,42 @@
+import Foundation
+import RestingServerHarness
+
+/// Certificates made with `openssl` for the TLS tests (see `make_certificates.sh`), and HTTPS servers using them.
+public struct TLSFixtures: Sendable {
+    public let directory: URL
+
+    /// One set of certificates per test process, made on first use.
+    public static let shared: Result<TLSFixtures, any Error> = Result { try TLSFixtures() }
+
+    private init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("restingkit-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/make_certificates.sh")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script.path, directory.path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw LocalServer.StartError.didNotStart("make_certificates.sh exited with \(process.terminationStatus)")
+        }
+    }
+
+    /// The path of a fixture file, such as `ca.pem` or `client.p12`.
+    public func path(_ file: String) -> String { directory.appendingPathComponent(file).path }
+
+    /// The `sha256//…` pin of `server` or `other`.
+    public func pin(_ certificate: String) throws -> String {
+        try String(contentsOfFile: path("\(certificate).pin"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// An HTTPS conformance server presenting `certificate`, optionally requiring client certificates, optionally
+    /// limited to TLS 1.2. It stops when the returned value is released.
+    public func server(certificate: String = "server", requireClientCertificate: Bool = false, maximumVersion: String? = nil) throws -> LocalServer {
+        var arguments = ["--tls-cert", path("\(certificate).pem"), "--tls-key", path("\(certificate).key")]
+        if requireClientCertificate { arguments += ["--client-ca", path("ca.pem")] }
+        if let maximumVersion { arguments += ["--tls-max-version", maximumVersion] }
+        return try LocalServer(
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/conformance_server.py"), arguments: arguments)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import RestingCore
+import RestingCurl
+import RestingServerHarness
+import RestingTransportConformance
+import Testing
+
+@Suite("CurlClient TLS", .timeLimit(.minutes(1)))
+struct TLSTests {
+    let fixtures: TLSFixtures
+
+    init() throws { fixtures = try TLSFixtures.shared.get() }
+
+    private func get(_ server: LocalServer, _ path: String = "/echo", configure: (inout CurlClient.Configuration) -> Void) async throws -> HTTPDataResponse {
+        var configuration = CurlClient.Configuration()
+        configure(&configuration)
+        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)\(path)"))
+        return try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
+    }
+
+    private func expectTLSFailure(_ server: LocalServer, _ path: String = "/echo", sourceLocation: SourceLocation = #_sourceLocation,
+                                  configure: (inout CurlClient.Configuration) -> Void) async {
+        do {
+            let response = try await get(server, path, configure: configure)
+            Issue.record("expected a TLS failure, got HTTP \(response.status)", sourceLocation: sourceLocation)
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .tlsFailed || failure.kind == .connectionReset, "\(failure)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected a transport failure, got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("verification is on by default: a certificate from an unknown CA is refused")
+    func verificationIsOnByDefault() async throws {
+        let server = try fixtures.server()
+        await expectTLSFailure(server) { _ in }
+    }
+
+    @Test("a custom CA, from a file or from memory, is trusted, and metrics include the TLS handshake")
+    func customCA() async throws {
+        let server = try fixtures.server()
+        let fromFile = try await get(server) { $0.tls.caFile = fixtures.path("ca.pem") }
+        #expect(fromFile.status == 200)
+        #expect((fromFile.metrics?.tlsHandshake ?? .zero) > .zero)
+        let pem = try Data(contentsOf: URL(fileURLWithPath: fixtures.path("ca.pem")))
+        #expect(try await get(server) { $0.tls.caPEM = pem }.status == 200)
+    }
+
+    @Test("the right SPKI pin passes and a wrong one fails")
+    func pinning() async throws {
+        let server = try fixtures.server()
+        let rightPin = try fixtures.pin("server")
+        let wrongPin = try fixtures.pin("other")
+        #expect(try await get(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.pinnedPublicKeys = [rightPin] }.status == 200)
+        await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.pinnedPublicKeys = [wrongPin] }
+    }
+
+    @Test("a pin cannot be bypassed by a redirect to another host")
+    func pinningSurvivesRedirects() async throws {
+        let pinned = try fixtures.server()
+        let other = try fixtures.server(certificate: "other")
+        let target = "https://localhost:\(other.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let pin = try fixtures.pin("server")
+        await expectTLSFailure(pinned, "/redirect/302?to=\(target)") {
+            $0.tls.caFile = fixtures.path("ca.pem")
+            $0.tls.pinnedPublicKeys = [pin]
+        }
+    }
+
+    @Test("a server that requires a client certificate accepts PEM and PKCS#12 identities, and refuses none")
+    func mutualTLS() async throws {
+        let server = try fixtures.server(requireClientCertificate: true)
+        await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem") }
+        let pem = try await get(server) {
+            $0.tls.caFile = fixtures.path("ca.pem")
+            $0.tls.clientCertificate = .pem(certificateFile: fixtures.path("client.pem"), keyFile: fixtures.path("client.key"))
+        }
+        #expect(pem.status == 200)
+        let pkcs12 = try await get(server) {
+            $0.tls.caFile = fixtures.path("ca.pem")
+            $0.tls.clientCertificate = .pkcs12(file: fixtures.path("client.p12"), password: "secret")
+        }
+        #expect(pkcs12.status == 200)
+    }
+
+    @Test("an expired certificate is refused")
+    func expiredCertificate() async throws {
+        let server = try fixtures.server(certificate: "expired")
+        await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem") }
+    }
+
+    @Test("a minimum of TLS 1.3 refuses a server that stops at TLS 1.2")
+    func minimumVersion() async throws {
+        let server = try fixtures.server(maximumVersion: "1.2")
+        #expect(try await get(server) { $0.tls.caFile = fixtures.path("ca.pem") }.status == 200)
+        await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.minimumVersion = .tls1_3 }
+    }
+}
