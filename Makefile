@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Zero warnings is a rule of the project: the build that precedes the tests treats them as errors.
 STRICT := -Xswiftc -warnings-as-errors
 
-.PHONY: deps demo build test bench clean
+.PHONY: deps demo build test test-sanitize bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,6 +18,12 @@ build: deps
 
 test: build
 	$(SWIFT) test $(STRICT)
+
+# Every test under ThreadSanitizer, then AddressSanitizer (with LeakSanitizer; .ci/lsan.supp names the toolchain
+# libraries whose own leaks are not ours). A report fails the run.
+test-sanitize: deps
+	$(SWIFT) test --sanitize=thread
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 $(SWIFT) test --sanitize=address
 
 # Small-request benchmark against nginx on loopback (installs nginx); see Benchmarks/bench.py.
 bench:

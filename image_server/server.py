@@ -264,6 +264,7 @@ def main():
     args = parser.parse_args()
 
     Handler.store = PostStore()
+    ThreadingHTTPServer.request_queue_size = 128  # the default listen backlog of 5 drops bursts of connections
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
     server.verbose = args.verbose

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// A bundled Python server — `image_server/server.py`, or the conformance suite's server — started on a free
 /// loopback port for the demo and the tests.
 ///
@@ -25,10 +29,22 @@ public final class LocalServer: @unchecked Sendable {  // `process` and `input` 
     private let input: Pipe
 
     /// One image_server shared by every test of this process, started on first use.
-    public static let sharedImageServer: Result<LocalServer, any Error> = Result { try LocalServer(script: imageServerScript) }
+    public static let sharedImageServer = Task { try await start(script: imageServerScript) }
     /// One conformance server shared by every test of this process, started on first use.
-    public static let sharedConformanceServer: Result<LocalServer, any Error> = Result {
-        try LocalServer(script: repository.appendingPathComponent("Tests/Conformance/conformance_server.py"))
+    public static let sharedConformanceServer = Task { try await start(script: conformanceServerScript) }
+
+    public static var conformanceServerScript: URL {
+        repository.appendingPathComponent("Tests/Conformance/conformance_server.py")
+    }
+
+    /// Starts a server without blocking the caller's thread: the start-up waits on a Dispatch thread, never on
+    /// the cooperative pool, which has as few threads as the machine has cores.
+    public static func start(script: URL, arguments: [String] = []) async throws -> LocalServer {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try LocalServer(script: script, arguments: arguments) })
+            }
+        }
     }
 
     /// The repository, found from this source file's location.
@@ -69,11 +85,10 @@ public final class LocalServer: @unchecked Sendable {  // `process` and `input` 
         baseURL = String(address)
     }
 
-    /// Stops the server and waits for it to exit.
+    /// Stops the server: it exits when its standard input closes, and Foundation reaps it. Nothing waits
+    /// here, so stopping never blocks a thread of the cooperative pool.
     public func stop() {
-        guard process.isRunning else { return }
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
     }
 
     deinit { stop() }
@@ -106,13 +121,12 @@ extension LocalServer {
 }
 
 extension LocalServer {
-    /// Waits until the server is delaying a `/delay/{ms}?tag=<tag>` request, by asking it (`GET /waiting`).
+    /// Waits until the server is holding a request tagged `?tag=<tag>`, by asking it (`GET /waiting`).
     public func waitUntilDelaying(tag: String, attempts: Int = 2_000) async throws {
         guard let url = URL(string: baseURL + "/waiting") else { throw StartError.didNotStart(baseURL) }
         for _ in 0..<attempts {
-            let tags = try JSONDecoder().decode([String].self, from: try Data(contentsOf: url))
-            if tags.contains(tag) { return }
-            await Task.yield()
+            let (data, _) = try await URLSession.shared.data(from: url)
+            if try JSONDecoder().decode([String].self, from: data).contains(tag) { return }
         }
         throw StartError.didNotStart("the server never received the request tagged \(tag)")
     }

@@ -88,24 +88,15 @@ public final class URLSessionClient: HTTPClient {
         }
     }
 
-    /// Runs a data task, cancelling it when the calling task is cancelled.
+    /// Runs a data task; cancelling the calling task ends the call at once (see ``DataTaskCall``).
     private func data(for urlRequest: URLRequest) async throws -> (Data, URLResponse) {
-        let cancellation = DataTaskCancellation()
+        let call = DataTaskCall()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: Self.restingError(error))
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: Self.restingError(URLError(.badServerResponse)))
-                    }
-                }
-                cancellation.start(task)
+                call.start(session: session, request: urlRequest, continuation: continuation)
             }
         } onCancel: {
-            cancellation.cancel()
+            call.cancel()
         }
     }
 
@@ -166,32 +157,71 @@ private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecke
     }
 }
 
-/// Hands a data task to a cancellation that may arrive before the task exists, exactly once.
-private final class DataTaskCancellation: Sendable {
+/// One data task and the caller waiting for it, resumed exactly once: with the task's outcome, or with
+/// `.cancelled` as soon as the call is cancelled — without waiting for FoundationNetworking to report the
+/// cancellation, which under load takes seconds. The task is then cancelled for cleanup.
+private final class DataTaskCall: Sendable {
+    typealias Continuation = CheckedContinuation<(Data, URLResponse), any Error>
+
     private enum State {
-        case waiting
-        case running(URLSessionDataTask)
-        case cancelled
+        case idle
+        case running(URLSessionDataTask, Continuation)
+        case cancelledBeforeStart
+        case finished
     }
 
-    private let state = Locked(State.waiting)
+    private let state = Locked(State.idle)
 
-    func start(_ task: URLSessionDataTask) {
-        let cancelledFirst = state.withLock { state in
-            if case .cancelled = state { return true }
-            state = .running(task)
+    func start(session: URLSession, request: URLRequest, continuation: Continuation) {
+        if case .cancelledBeforeStart = state.withLock({ $0 }) {
+            // Never create a task only to cancel it: that costs FoundationNetworking a transfer.
+            return continuation.resume(throwing: RestingError.cancelled)
+        }
+        let task = session.dataTask(with: request) { data, response, error in
+            if let error {
+                self.finish(.failure(URLSessionClient.restingError(error)))
+            } else if let response {
+                self.finish(.success((data ?? Data(), response)))
+            } else {
+                self.finish(.failure(URLSessionClient.restingError(URLError(.badServerResponse))))
+            }
+        }
+        let cancelledMeanwhile = state.withLock { state in
+            if case .cancelledBeforeStart = state { return true }
+            state = .running(task, continuation)
             return false
         }
-        if cancelledFirst { task.cancel() }
         task.resume()
+        if cancelledMeanwhile {
+            task.cancel()
+            continuation.resume(throwing: RestingError.cancelled)
+        }
     }
 
     func cancel() {
-        let task: URLSessionDataTask? = state.withLock { state in
-            defer { state = .cancelled }
-            if case .running(let task) = state { return task }
-            return nil
+        let running: (URLSessionDataTask, Continuation)? = state.withLock { state in
+            switch state {
+            case .idle:
+                state = .cancelledBeforeStart
+                return nil
+            case .running(let task, let continuation):
+                state = .finished
+                return (task, continuation)
+            case .cancelledBeforeStart, .finished:
+                return nil
+            }
         }
-        task?.cancel()
+        guard let (task, continuation) = running else { return }
+        continuation.resume(throwing: RestingError.cancelled)
+        task.cancel()
+    }
+
+    private func finish(_ outcome: Result<(Data, URLResponse), RestingError>) {
+        let continuation: Continuation? = state.withLock { state in
+            guard case .running(_, let continuation) = state else { return nil }
+            state = .finished
+            return continuation
+        }
+        continuation?.resume(with: outcome.mapError { $0 as any Error })
     }
 }

@@ -6,20 +6,23 @@ public struct TLSFixtures: Sendable {
     public let directory: URL
 
     /// One set of certificates per test process, made on first use.
-    public static let shared: Result<TLSFixtures, any Error> = Result { try TLSFixtures() }
+    public static let shared = Task { try await TLSFixtures.make() }
 
-    private init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("restingkit-tls-\(UUID().uuidString)")
+    private init(directory: URL) { self.directory = directory }
+
+    /// Runs `make_certificates.sh`, waiting for it without holding a thread.
+    private static func make() async throws -> TLSFixtures {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restingkit-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/make_certificates.sh")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, directory.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw LocalServer.StartError.didNotStart("make_certificates.sh exited with \(process.terminationStatus)")
+        process.arguments = [LocalServer.repository.appendingPathComponent("Tests/Conformance/make_certificates.sh").path, directory.path]
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
         }
+        guard status == 0 else { throw LocalServer.StartError.didNotStart("make_certificates.sh exited with \(status)") }
+        return TLSFixtures(directory: directory)
     }
 
     /// The path of a fixture file, such as `ca.pem` or `client.p12`.
@@ -32,11 +35,10 @@ public struct TLSFixtures: Sendable {
 
     /// An HTTPS conformance server presenting `certificate`, optionally requiring client certificates, optionally
     /// limited to TLS 1.2. It stops when the returned value is released.
-    public func server(certificate: String = "server", requireClientCertificate: Bool = false, maximumVersion: String? = nil) throws -> LocalServer {
+    public func server(certificate: String = "server", requireClientCertificate: Bool = false, maximumVersion: String? = nil) async throws -> LocalServer {
         var arguments = ["--tls-cert", path("\(certificate).pem"), "--tls-key", path("\(certificate).key")]
         if requireClientCertificate { arguments += ["--client-ca", path("ca.pem")] }
         if let maximumVersion { arguments += ["--tls-max-version", maximumVersion] }
-        return try LocalServer(
-            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/conformance_server.py"), arguments: arguments)
+        return try await LocalServer.start(script: LocalServer.conformanceServerScript, arguments: arguments)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 ///
 /// ```swift
 /// @Test func myTransportConforms() async throws {
-///     let suite = try TransportConformance(name: "MyTransport", capabilities: .init()) { _ in try MyTransport() }
+///     let suite = try await TransportConformance(name: "MyTransport", capabilities: .init()) { _ in try MyTransport() }
 ///     try await suite.methods()
 /// }
 /// ```
@@ -39,11 +39,11 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
 
     public init(
         name: String, capabilities: Capabilities, makeTransport: @escaping @Sendable (Settings) throws -> any HTTPClient
-    ) throws {
+    ) async throws {
         self.name = name
         self.capabilities = capabilities
         self.makeTransport = makeTransport
-        server = try LocalServer.sharedConformanceServer.get()
+        server = try await LocalServer.sharedConformanceServer.value
         transport = try makeTransport(Settings())
     }
 

@@ -7,7 +7,8 @@ so that each fault is exactly the bytes written here. Prints its address on the 
 
 Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}
                /redirect/{code}?to=URL  /loop  /chain/{n}  /delay/{ms}[?tag=T]  /waiting
-               /slow-download, /slow-read: 10 MiB sent, or the body read, 64 KiB every 20 ms ([?tag=T] shows in /waiting)
+               /slow-download: 47 MiB sent 16 KiB every 20 ms; /slow-read: the body read 64 KiB every 200 ms
+               (both minute-long, for cancellation; with ?tag=T they show in /waiting)
 Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-status  /huge-header
                /drip (a byte a second)  /silent (never answers)
 """
@@ -199,7 +200,9 @@ class Handler(socketserver.StreamRequestHandler):
 
     def route_slow_download(self, request):
         self.mark_waiting(request)
-        total, chunk = 10 * 1024 * 1024, bytes(64 * 1024)
+        # Long enough (about a minute) that a client under load cancels it before it ends, and smaller than
+        # the clients' default response limit (64 MiB).
+        total, chunk = 3000 * 16 * 1024, bytes(16 * 1024)
         self.wfile.write(f"HTTP/1.1 200 OK\r\nContent-Length: {total}\r\nConnection: close\r\n\r\n".encode())
         try:
             for _ in range(total // len(chunk)):
@@ -218,7 +221,7 @@ class Handler(socketserver.StreamRequestHandler):
                 if not data:
                     return
                 remaining -= len(data)
-                time.sleep(0.02)
+                time.sleep(0.2)
             self.respond(200, b"read")
         except OSError:
             pass

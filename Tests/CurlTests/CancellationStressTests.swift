@@ -9,7 +9,7 @@ import Testing
 struct CancellationStressTests {
     @Test("random cancels at 1, 8 and 32 in flight never resume twice and leak no transfer", arguments: [1, 8, 32])
     func randomCancels(inFlight: Int) async throws {
-        let server = try LocalServer.sharedConformanceServer.get()
+        let server = try await LocalServer.sharedConformanceServer.value
         var outcomes = (completed: 0, cancelled: 0)
         let transport = try CurlClient()
         do {

@@ -11,34 +11,32 @@ import FoundationNetworking
 
 /// The transports that run the conformance suite.
 enum Transports {
-    static func curl() throws -> TransportConformance {
-        try TransportConformance(name: "CurlClient", capabilities: .init()) { settings in
+    static func curl() async throws -> TransportConformance {
+        try await TransportConformance(name: "CurlClient", capabilities: .init()) { settings in
             var configuration = CurlClient.Configuration()
             configuration.idleTimeout = settings.idleTimeout ?? .seconds(60)
             return try CurlClient(configuration: configuration)
         }
     }
 
-    static func urlSession() throws -> TransportConformance {
+    static func urlSession() async throws -> TransportConformance {
         var capabilities = TransportConformance.Capabilities()
         capabilities.preservesRequestHeaderCase = false
         capabilities.preservesRepeatedResponseHeaders = false
-        return try TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
+        return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
             if let idle = settings.idleTimeout { configuration.timeoutIntervalForRequest = Double(idle.components.seconds) }
             return URLSessionClient(configuration: configuration)
         }
     }
-
-    static let all: [@Sendable () throws -> TransportConformance] = [curl, urlSession]
 }
 
 @Suite("Transport conformance", .timeLimit(.minutes(2)))
 struct ConformanceTests {
     static let names = ["CurlClient", "URLSessionClient"]
 
-    private func suite(_ name: String) throws -> TransportConformance {
-        name == "CurlClient" ? try Transports.curl() : try Transports.urlSession()
+    private func suite(_ name: String) async throws -> TransportConformance {
+        name == "CurlClient" ? try await Transports.curl() : try await Transports.urlSession()
     }
 
     @Test("every method reaches the server", arguments: names)

@@ -14,7 +14,7 @@ private struct Arrival: Decodable {
 struct ConnectionOptionTests {
     let server: LocalServer
 
-    init() throws { server = try LocalServer.sharedConformanceServer.get() }
+    init() async throws { server = try await LocalServer.sharedConformanceServer.value }
 
     private func arrival(_ url: String, _ configure: (inout CurlClient.Configuration) -> Void) async throws -> Arrival {
         var configuration = CurlClient.Configuration()
@@ -40,9 +40,7 @@ struct ConnectionOptionTests {
     @Test("a Unix domain socket replaces TCP")
     func unixSocket() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID().uuidString.prefix(8)).sock").path
-        let unixServer = try LocalServer(
-            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/conformance_server.py"),
-            arguments: ["--unix-socket", path])
+        let unixServer = try await LocalServer.start(script: LocalServer.conformanceServerScript, arguments: ["--unix-socket", path])
         defer {
             unixServer.stop()
             try? FileManager.default.removeItem(atPath: path)

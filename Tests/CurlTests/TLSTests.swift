@@ -9,7 +9,7 @@ import Testing
 struct TLSTests {
     let fixtures: TLSFixtures
 
-    init() throws { fixtures = try TLSFixtures.shared.get() }
+    init() async throws { fixtures = try await TLSFixtures.shared.value }
 
     private func get(_ server: LocalServer, _ path: String = "/echo", configure: (inout CurlClient.Configuration) -> Void) async throws -> HTTPDataResponse {
         var configuration = CurlClient.Configuration()
@@ -32,13 +32,13 @@ struct TLSTests {
 
     @Test("verification is on by default: a certificate from an unknown CA is refused")
     func verificationIsOnByDefault() async throws {
-        let server = try fixtures.server()
+        let server = try await fixtures.server()
         await expectTLSFailure(server) { _ in }
     }
 
     @Test("a custom CA, from a file or from memory, is trusted, and metrics include the TLS handshake")
     func customCA() async throws {
-        let server = try fixtures.server()
+        let server = try await fixtures.server()
         let fromFile = try await get(server) { $0.tls.caFile = fixtures.path("ca.pem") }
         #expect(fromFile.status == 200)
         #expect((fromFile.metrics?.tlsHandshake ?? .zero) > .zero)
@@ -48,7 +48,7 @@ struct TLSTests {
 
     @Test("the right SPKI pin passes and a wrong one fails")
     func pinning() async throws {
-        let server = try fixtures.server()
+        let server = try await fixtures.server()
         let rightPin = try fixtures.pin("server")
         let wrongPin = try fixtures.pin("other")
         #expect(try await get(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.pinnedPublicKeys = [rightPin] }.status == 200)
@@ -57,8 +57,8 @@ struct TLSTests {
 
     @Test("a pin cannot be bypassed by a redirect to another host")
     func pinningSurvivesRedirects() async throws {
-        let pinned = try fixtures.server()
-        let other = try fixtures.server(certificate: "other")
+        let pinned = try await fixtures.server()
+        let other = try await fixtures.server(certificate: "other")
         let target = "https://localhost:\(other.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let pin = try fixtures.pin("server")
         await expectTLSFailure(pinned, "/redirect/302?to=\(target)") {
@@ -69,7 +69,7 @@ struct TLSTests {
 
     @Test("a server that requires a client certificate accepts PEM and PKCS#12 identities, and refuses none")
     func mutualTLS() async throws {
-        let server = try fixtures.server(requireClientCertificate: true)
+        let server = try await fixtures.server(requireClientCertificate: true)
         await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem") }
         let pem = try await get(server) {
             $0.tls.caFile = fixtures.path("ca.pem")
@@ -85,13 +85,13 @@ struct TLSTests {
 
     @Test("an expired certificate is refused")
     func expiredCertificate() async throws {
-        let server = try fixtures.server(certificate: "expired")
+        let server = try await fixtures.server(certificate: "expired")
         await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem") }
     }
 
     @Test("a minimum of TLS 1.3 refuses a server that stops at TLS 1.2")
     func minimumVersion() async throws {
-        let server = try fixtures.server(maximumVersion: "1.2")
+        let server = try await fixtures.server(maximumVersion: "1.2")
         #expect(try await get(server) { $0.tls.caFile = fixtures.path("ca.pem") }.status == 200)
         await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.minimumVersion = .tls1_3 }
     }

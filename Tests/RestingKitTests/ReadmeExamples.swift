@@ -72,7 +72,7 @@ struct ReadmeExamples {
     let server: LocalServer
     var baseUrl: String { server.baseURL }
 
-    init() throws { server = try LocalServer.sharedImageServer.get() }
+    init() async throws { server = try await LocalServer.sharedImageServer.value }
 
     /// Runs `example` with its `print` output collected.
     private func run(_ example: () async throws -> Void) async throws -> Collector<String> {
