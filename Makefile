@@ -11,7 +11,9 @@ deps:
 	@scripts/install-deps.sh
 
 demo: deps
-	$(SWIFT) run RestingKitDemo
+	$(SWIFT) build --product RestingKitDemo
+	$(SWIFT) run --skip-build RestingKitDemo --transport curl
+	$(SWIFT) run --skip-build RestingKitDemo --transport urlsession
 
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests

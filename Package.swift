@@ -24,7 +24,8 @@ let package = Package(
         // Starts and stops the bundled image_server for the demo and the tests; not part of any product.
         .target(name: "RestingServerHarness", path: "Sources/ServerHarness"),
         .executableTarget(
-            name: "RestingKitDemo", dependencies: ["RestingKit", "RestingServerHarness"], path: "Sources/Demo"),
+            name: "RestingKitDemo", dependencies: ["RestingKit", "RestingCurl", "RestingServerHarness"],
+            path: "Sources/Demo"),
         // Helpers shared by the test targets.
         .target(name: "RestingTestSupport", dependencies: ["RestingCore"], path: "Tests/Support"),
         // The transport conformance suite: checks any HTTPClient against the conformance server.
@@ -45,7 +46,8 @@ let package = Package(
             dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
             path: "Tests/CurlTests"),
         .testTarget(
-            name: "RestingKitTests", dependencies: ["RestingKit", "RestingServerHarness", "RestingTestSupport"],
+            name: "RestingKitTests",
+            dependencies: ["RestingKit", "RestingCurl", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/RestingKitTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -8,9 +8,18 @@ struct Demo {
     }
 
     let baseUrl: String
+    let transport: any HTTPClient
+    let transportName: String
+
+    /// A client on the demo's transport.
+    private func client(
+        converter: RestingRequestConverter = RestingRequestConverter(), interceptors: [any RestingInterceptor] = []
+    ) -> RestingClient {
+        RestingClient(baseUrl: baseUrl, httpClient: transport, requestConverter: converter, interceptors: interceptors)
+    }
 
     func run() async throws {
-        print("RestingKit demo against \(baseUrl) (URLSession transport)")
+        print("RestingKit demo against \(baseUrl), on \(transportName)")
         try await typedCRUD()
         try await pathTemplates()
         try await providers()
@@ -28,7 +37,7 @@ struct Demo {
 
     private func typedCRUD() async throws {
         section("1. Typed CRUD on /posts")
-        let client = RestingClient(baseUrl: baseUrl)
+        let client = client()
         let posts = try await client.perform(RestingRequest(endpoint: API.listPosts, body: PostFilter(userId: 1))).value.body
         print("  GET /posts?userId=1 → \(posts.count) posts, first: \"\(posts.first?.title ?? "-")\"")
 
@@ -62,7 +71,7 @@ struct Demo {
 
     private func pathTemplates() async throws {
         section("2. Path templates: values are encoded as one segment, missing ones are errors")
-        let client = RestingClient(baseUrl: baseUrl)
+        let client = client()
         let echoed = try await client.perform(
             RestingRequest(endpoint: API.echoFile, pathVariables: ["userId": 7, "name": "../secrets?x=1#top"])
         ).value.body
@@ -83,7 +92,7 @@ struct Demo {
         let pathVariableProvider = RestingPathVariableProvider(providers: ["userId": { 42 }])
         let converter = RestingRequestConverter(
             configuration: .init(headerProvider: headerProvider, pathVariableProvider: pathVariableProvider))
-        let client = RestingClient(baseUrl: baseUrl, requestConverter: converter)
+        let client = client(converter: converter)
         let echoed = try await client.perform(RestingRequest(endpoint: API.echoFile, pathVariables: ["name": "report.pdf"])).value.body
         print("  path \(echoed.path), device-id: \(echoed.values(of: "device-id").joined())")
         try check(echoed.path == "/echo/users/42/files/report.pdf", "the provider's userId should fill the template")
@@ -96,7 +105,7 @@ struct Demo {
 
     private func interceptors() async throws {
         section("4. Interceptors: DeviceIdInjector, then LogInterceptor (credentials redacted)")
-        let client = RestingClient(baseUrl: baseUrl, interceptors: [DeviceIdInjector(deviceId: "injected-42"), LogInterceptor()])
+        let client = client(interceptors: [DeviceIdInjector(deviceId: "injected-42"), LogInterceptor()])
         let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo", encoding: .query)
         let echoed = try await client.perform(RestingRequest(endpoint: echo, headers: ["Authorization": "Bearer s3cr3t-token"])).value.body
         try check(echoed.values(of: "device-id") == ["injected-42"], "the injected header should reach the server")
@@ -105,7 +114,7 @@ struct Demo {
 
     private func typedErrors() async throws {
         section("5. Typed API errors")
-        let client = RestingClient(baseUrl: baseUrl)
+        let client = client()
         do {
             _ = try await client.perform(RestingRequest(endpoint: API.getPost, pathVariables: ["post_id": 999])).value
             throw UnexpectedResult(description: "post 999 should not exist")
@@ -124,7 +133,7 @@ struct Demo {
 
     private func emptyResponses() async throws {
         section("6. Empty responses: an optional response is nil for an empty body")
-        let client = RestingClient(baseUrl: baseUrl)
+        let client = client()
         for status in [200, 204] {
             let body = try await client.perform(RestingRequest(endpoint: API.maybeEmpty, pathVariables: ["status": status])).value.body
             print("  GET /empty/\(status) as PostModel? → \(body.map { "\($0)" } ?? "nil")")
@@ -134,7 +143,7 @@ struct Demo {
 
     private func cancellationAndTimeouts() async throws {
         section("7. Cancellation and timeouts")
-        let client = RestingClient(baseUrl: baseUrl)
+        let client = client()
         let promise = client.perform(RestingRequest(endpoint: API.slow, pathVariables: ["ms": 30_000]))
         promise.cancel()
         do {

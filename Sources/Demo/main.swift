@@ -1,35 +1,61 @@
 import Foundation
+import RestingCurl
 import RestingKit
 import RestingServerHarness
 
-// The RestingKit demo: walks through the README's usage against image_server, over the URLSession transport.
+// The RestingKit demo: walks through the README's usage against image_server.
 //
-//   swift run RestingKitDemo                          # starts image_server on a free port
+//   swift run RestingKitDemo                          # starts image_server on a free port; libcurl transport
+//   swift run RestingKitDemo --transport urlsession   # the same on URLSession
 //   swift run RestingKitDemo --base-url http://127.0.0.1:9000
 
-let arguments = CommandLine.arguments
+/// The value after `name` on the command line.
+func option(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    return arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+
+func fail(_ message: String) -> Never {
+    print(message)
+    exit(1)
+}
+
 var server: LocalServer?
 let baseUrl: String
-if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
-    baseUrl = arguments[index + 1]
+if let given = option("--base-url") {
+    baseUrl = given
 } else {
     do {
         let started = try LocalServer(script: LocalServer.imageServerScript)
         server = started
         baseUrl = started.baseURL
     } catch {
-        print("Could not start image_server: \(error)")
-        exit(1)
+        fail("Could not start image_server: \(error)")
     }
 }
 
-let demo = Demo(baseUrl: baseUrl)
+let transport: any HTTPClient
+let transportName: String
+switch option("--transport") ?? "curl" {
+case "curl":
+    do {
+        transport = try CurlClient()
+    } catch {
+        fail("Could not start the libcurl transport: \(error)")
+    }
+    transportName = "CurlClient (libcurl)"
+case "urlsession":
+    transport = URLSessionClient.shared
+    transportName = "URLSessionClient"
+case let other:
+    fail("Unknown transport \(other): use curl or urlsession")
+}
+
 do {
-    try await demo.run()
+    try await Demo(baseUrl: baseUrl, transport: transport, transportName: transportName).run()
     print("\nAll demo steps succeeded.")
     server?.stop()
 } catch {
-    print("\nDemo failed: \(error)")
     server?.stop()
-    exit(1)
+    fail("\nDemo failed: \(error)")
 }

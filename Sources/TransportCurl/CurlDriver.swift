@@ -100,15 +100,20 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     }
 
     /// Puts a message in the mailbox and wakes the driver if it sleeps; `false` once the driver has stopped.
+    ///
+    /// The wake-up happens under the lock: the driver marks itself stopped under the same lock before it
+    /// frees the multi handle, so a wake-up can never reach a freed handle. (`curl_multi_wakeup` is
+    /// thread-safe and only writes to a socket.)
     private func post(_ message: (inout Mailbox) -> Void) -> Bool {
-        let (delivered, wake) = mailbox.withLock { mailbox -> (Bool, Bool) in
-            guard !mailbox.hasStopped else { return (false, false) }
+        mailbox.withLock { mailbox in
+            guard !mailbox.hasStopped else { return false }
             message(&mailbox)
-            defer { mailbox.isSleeping = false }
-            return (true, mailbox.isSleeping)
+            if mailbox.isSleeping {
+                mailbox.isSleeping = false
+                curl_multi_wakeup(multi)
+            }
+            return true
         }
-        if wake { curl_multi_wakeup(multi) }
-        return delivered
     }
 
     // MARK: The driver thread

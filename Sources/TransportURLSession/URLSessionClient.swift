@@ -9,7 +9,11 @@ import FoundationNetworking
 ///
 /// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on
 /// Linux); share it, or use ``shared``. Bodies are sent from memory in this version: file and stream bodies
-/// are read whole before sending.
+/// are read whole before sending. Redirects are followed by ``RedirectFollower`` like on every transport.
+///
+/// What FoundationNetworking on Linux cannot do — pinning, client certificates, proxies, Unix sockets,
+/// per-phase metrics (``HTTPDataResponse/metrics`` is `nil`) — needs `CurlClient`; a proxy configured on the
+/// session fails with ``RestingError/unsupported(feature:transport:)`` rather than being ignored.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -26,11 +30,18 @@ public final class URLSessionClient: HTTPClient {
     public let session: URLSession
     /// Redirects followed per request (by ``RedirectFollower``, not by URLSession); 0 returns 3xx responses.
     public let maximumRedirects: Int
+    /// A setting of the session that this platform would silently ignore; every call fails with it.
+    private let unsupportedSetting: RestingError?
 
     /// A client on a new session with `configuration`; keep the client for as long as you make calls.
+    ///
+    /// On Linux, a configuration with a `connectionProxyDictionary` makes every call fail with
+    /// ``RestingError/unsupported(feature:transport:)``: FoundationNetworking would ignore it and connect
+    /// directly. Use `CurlClient`'s proxy settings there.
     public init(configuration: URLSessionConfiguration = .default, maximumRedirects: Int = 10) {
         session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
         self.maximumRedirects = maximumRedirects
+        unsupportedSetting = Self.unsupportedSetting(of: configuration)
     }
 
     /// A client on a session you own. Give it a delegate that refuses redirects (or none, and accept that
@@ -38,9 +49,20 @@ public final class URLSessionClient: HTTPClient {
     public init(session: URLSession, maximumRedirects: Int = 10) {
         self.session = session
         self.maximumRedirects = maximumRedirects
+        unsupportedSetting = Self.unsupportedSetting(of: session.configuration)
+    }
+
+    private static func unsupportedSetting(of configuration: URLSessionConfiguration) -> RestingError? {
+        #if canImport(FoundationNetworking)
+        if let proxies = configuration.connectionProxyDictionary, !proxies.isEmpty {
+            return .unsupported(feature: "proxies (connectionProxyDictionary) on Linux", transport: "URLSessionClient")
+        }
+        #endif
+        return nil
     }
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        if let unsupportedSetting { throw unsupportedSetting }
         try request.validate()
         return try await RedirectFollower(maximumRedirects: maximumRedirects).send(request) { hop in
             try await exchange(hop, progress: progress)

@@ -5,7 +5,9 @@ struct ReadmeSnippetTests {
     @Test("every Swift example in the README is compiled and run by a test, word for word")
     func readmeMatchesTheTests() throws {
         let readme = try Snippets.inReadme()
-        let tested = try Snippets.inSources(["Tests/RestingKitTests/ReadmeExamples.swift"])
+        let tested = try Snippets.inSources([
+            "Tests/RestingKitTests/ReadmeExamples.swift", "Tests/RestingKitTests/ReadmeTransportExamples.swift",
+        ])
         #expect(!readme.isEmpty)
         for (name, text) in readme.sorted(by: { $0.key < $1.key }) {
             guard let compiled = tested[name] else {

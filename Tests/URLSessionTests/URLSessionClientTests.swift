@@ -155,3 +155,21 @@ struct URLSessionClientTests {
 struct AnyJSON: Decodable {
     init(from decoder: any Decoder) throws {}
 }
+
+@Suite("URLSessionClient settings Linux cannot honour")
+struct URLSessionUnsupportedTests {
+    #if canImport(FoundationNetworking)
+    @Test("a proxy on the session configuration fails every call as unsupported instead of being ignored")
+    func proxyIsUnsupported() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.connectionProxyDictionary = ["HTTPEnable": true, "HTTPProxy": "127.0.0.1", "HTTPPort": 3128]
+        let client = URLSessionClient(configuration: configuration)
+        do {
+            _ = try await client.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:1/")))) { _ in }
+            Issue.record("expected .unsupported")
+        } catch RestingError.unsupported(let feature, let transport) {
+            #expect(feature.contains("proxies") && transport == "URLSessionClient")
+        }
+    }
+    #endif
+}

@@ -1,0 +1,74 @@
+import Foundation
+import RestingCurl
+import RestingKit
+import RestingServerHarness
+import Testing
+
+// The README's transport examples, verbatim between the snippet markers.
+
+@Suite("README transport examples")
+struct ReadmeTransportExamples {
+    let server: LocalServer
+    var baseUrl: String { server.baseURL }
+
+    init() async throws { server = try await LocalServer.sharedImageServer.value }
+
+    @Test("the libcurl transport, with request loops and fan-out on its executor")
+    func curlTransport() async throws {
+        // snippet: curl-client
+        let transport = try CurlClient()
+        let restingClient = RestingClient(baseUrl: baseUrl, httpClient: transport)
+        // end snippet
+        #expect(restingClient.executor != nil)
+
+        // snippet: executor-loop
+        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
+        let titles = try await Task(executorPreference: restingClient.executor) {
+            var titles: [String] = []
+            for id in 1...5 {
+                titles.append(try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value.body.title)
+            }
+            return titles
+        }.value
+        // end snippet
+        #expect(titles == (1...5).map { "Post \($0)" })
+
+        // snippet: fan-out
+        let posts = try await withThrowingTaskGroup(of: PostModel.self) { group in
+            for id in 1...5 {
+                group.addTask(executorPreference: restingClient.executor) {
+                    try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value.body
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // end snippet
+        #expect(Set(posts.map(\.id)) == Set(1...5))
+    }
+
+    @Test("TLS, proxy and limit settings")
+    func configurations() throws {
+        do {
+            // snippet: curl-tls
+            var configuration = CurlClient.Configuration()
+            configuration.tls.caFile = "/etc/myapp/internal-ca.pem"
+            configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
+            configuration.tls.clientCertificate = .pem(certificateFile: "/etc/myapp/client.pem", keyFile: "/etc/myapp/client.key")
+            configuration.tls.minimumVersion = .tls1_3
+            let secureTransport = try CurlClient(configuration: configuration)
+            // end snippet
+            #expect(secureTransport.configuration.tls.verifiesPeer)
+        }
+        // snippet: curl-proxy-limits
+        var configuration = CurlClient.Configuration()
+        configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", "127.0.0.1"])
+        configuration.maximumConnectionsPerHost = 6
+        configuration.maximumConnections = 64
+        configuration.connectTimeout = .seconds(5)
+        configuration.idleTimeout = .seconds(30)
+        configuration.maximumResponseSize = 16 * 1024 * 1024
+        let proxiedTransport = try CurlClient(configuration: configuration)
+        // end snippet
+        #expect(proxiedTransport.configuration.maximumConnections == 64)
+    }
+}
