@@ -197,15 +197,21 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         default:
             return
         }
-        guard let handle = idleHandles.popLast() ?? EasyHandle() else {
-            _ = transfer.lifecycle.failBeforeStart()
-            return resume(transfer, with: .failure(.transportFailed(
-                TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_easy_init failed"))))
+        let handle: EasyHandle
+        if let idle = idleHandles.popLast() {
+            handle = idle
+        } else {
+            do {
+                handle = try EasyHandle.make(for: configuration)
+            } catch {
+                _ = transfer.lifecycle.failBeforeStart()
+                return resume(transfer, with: .failure(error))
+            }
         }
         // One retain per started transfer, for libcurl's pointers; released in `release(_:)` only.
         let userdata = Unmanaged.passRetained(transfer).toOpaque()
         do {
-            try transfer.configure(handle, configuration: configuration, userdata: userdata)
+            try transfer.configure(handle, userdata: userdata)
             let added = curl_multi_add_handle(multi, handle.raw)
             guard added == CURLM_OK else {
                 throw RestingError.transportFailed(
@@ -243,7 +249,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     /// Gives the handle back to the pool and drops libcurl's retain of the transfer.
     private func release(_ transfer: CurlTransfer) {
         if let handle = transfer.detachHandle() {
-            handle.reset()
+            handle.prepareForReuse()
             idleHandles.append(handle)
         }
         Unmanaged.passUnretained(transfer).release()

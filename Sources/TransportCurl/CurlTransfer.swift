@@ -50,44 +50,33 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Setting up the handle
 
-    /// Configures `handle` for this transfer. `userdata` is the transfer's retained pointer.
-    func configure(
-        _ handle: EasyHandle, configuration: CurlClient.Configuration, userdata: UnsafeMutableRawPointer
-    ) throws(RestingError) {
+    /// Sets this transfer's options on `handle`, which already carries the client-wide ones (see
+    /// `EasyHandle.make(for:)`). `userdata` is the transfer's retained pointer.
+    func configure(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
         self.handle = handle
         try handle.set(CURLOPT_URL, request.url.absoluteString, "URL")
-        try handle.set(CURLOPT_PRIVATE, pointer: userdata, "private data")
-        try handle.set(CURLOPT_NOSIGNAL, 1, "no signals")
-        try configureMethodAndBody(handle, userdata: userdata)
-        try configureHeaders(handle, configuration: configuration)
-        try configureCallbacks(handle, userdata: userdata)
-        try configureTimeouts(handle, configuration: configuration)
-        if configuration.automaticDecompression { try handle.set(CURLOPT_ACCEPT_ENCODING, "", "decompression") }
-        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: maximumResponseSize, "maximum response size")
-        try handle.set(CURLOPT_HTTP_VERSION, configuration.httpVersion.curlValue, "HTTP version")
-        // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
-        if request.url.scheme == "https" || configuration.httpVersion == .http2PriorKnowledge {
-            try handle.set(CURLOPT_PIPEWAIT, 1, "multiplexing")
+        for option in [CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA, CURLOPT_READDATA, CURLOPT_SEEKDATA] {
+            try handle.set(option, pointer: userdata, "callback data")
         }
-        try configureProxy(handle, configuration.proxy)
-        if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
-        try configureTLS(handle, configuration.tls)
+        try configureMethodAndBody(handle)
+        try configureHeaders(handle)
+        // 0 means no limit; a reused handle must not keep the previous request's.
+        try handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map { max(1, $0.milliseconds) } ?? handle.defaultTimeout, "timeout")
+        // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
+        try handle.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
     }
 
-    private func configureMethodAndBody(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
+    private func configureMethodAndBody(_ handle: EasyHandle) throws(RestingError) {
         let hasBody = !request.body.isEmpty
-        if hasBody {
-            reader = try request.body.makeReader()
-            try handle.set(CURLOPT_READDATA, pointer: userdata, "body reader")
-            try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_READFUNCTION, readCallback), "body reader")
-            try handle.set(CURLOPT_SEEKDATA, pointer: userdata, "body rewind")
-            try handle.check(rk_easy_setopt_seek_callback(handle.raw, seekCallback), "body rewind")
-        }
+        if hasBody { reader = try request.body.makeReader() }
+        // Back to a plain GET first: a reused handle keeps the previous request's method options.
+        try handle.set(CURLOPT_HTTPGET, 1, "GET")
+        try handle.set(CURLOPT_CUSTOMREQUEST, pointer: nil, "method")
         // Unknown lengths (-1) are sent chunked.
         let length = uploadLength ?? -1
         switch request.method {
         case .get:
-            try handle.set(CURLOPT_HTTPGET, 1, "GET")
+            break
         case .head:
             try handle.set(CURLOPT_NOBODY, 1, "HEAD")
         case .post:
@@ -102,7 +91,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    private func configureHeaders(_ handle: EasyHandle, configuration: CurlClient.Configuration) throws(RestingError) {
+    private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {
         // libcurl frames the body itself; a caller's framing headers could only contradict it.
         let framing = ["Content-Length", "Transfer-Encoding", "Expect"]
         for field in request.headers where !framing.contains(where: field.name.caseInsensitiveEquals) {
@@ -112,71 +101,11 @@ final class CurlTransfer: @unchecked Sendable {
         // No `Expect: 100-continue` round trip before uploads, and no form Content-Type invented for a POST.
         append(header: "Expect:")
         if request.method == .post, !request.headers.contains("Content-Type") { append(header: "Content-Type:") }
-        if let userAgent = configuration.userAgent, !request.headers.contains("User-Agent") {
-            try handle.set(CURLOPT_USERAGENT, userAgent, "user agent")
-        }
         try handle.set(CURLOPT_HTTPHEADER, pointer: headerList, "headers")
     }
 
     private func append(header: String) {
         headerList = header.withCString { curl_slist_append(headerList, $0) }
-    }
-
-    private func configureCallbacks(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
-        try handle.set(CURLOPT_WRITEDATA, pointer: userdata, "body sink")
-        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, writeCallback), "body sink")
-        try handle.set(CURLOPT_HEADERDATA, pointer: userdata, "header sink")
-        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, headerCallback), "header sink")
-        try handle.set(CURLOPT_XFERINFODATA, pointer: userdata, "progress")
-        try handle.check(rk_easy_setopt_progress_callback(handle.raw, progressCallback), "progress")
-        try handle.set(CURLOPT_NOPROGRESS, 0, "progress")
-    }
-
-    private func configureTimeouts(_ handle: EasyHandle, configuration: CurlClient.Configuration) throws(RestingError) {
-        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds, "connect timeout")
-        if let total = request.timeout ?? configuration.totalTimeout {
-            try handle.set(CURLOPT_TIMEOUT_MS, max(1, total.milliseconds), "timeout")
-        }
-        if let idle = configuration.idleTimeout {
-            try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1, "idle timeout")
-            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.milliseconds + 999) / 1000), "idle timeout")
-        }
-    }
-
-    private func configureProxy(_ handle: EasyHandle, _ proxy: CurlClient.Proxy) throws(RestingError) {
-        switch proxy {
-        case .none:
-            try handle.set(CURLOPT_PROXY, "", "proxy")
-        case .environment:
-            break
-        case .url(let url, let noProxy):
-            try handle.set(CURLOPT_PROXY, url, "proxy")
-            if !noProxy.isEmpty { try handle.set(CURLOPT_NOPROXY, noProxy.joined(separator: ","), "no-proxy list") }
-        }
-    }
-
-    private func configureTLS(_ handle: EasyHandle, _ tls: CurlClient.TLS) throws(RestingError) {
-        try handle.set(CURLOPT_SSL_VERIFYPEER, tls.verifiesPeer ? 1 : 0, "peer verification")
-        try handle.set(CURLOPT_SSL_VERIFYHOST, tls.verifiesPeer ? 2 : 0, "host verification")
-        try handle.set(CURLOPT_SSLVERSION, tls.minimumVersion.curlValue, "minimum TLS version")
-        if let caFile = tls.caFile { try handle.set(CURLOPT_CAINFO, caFile, "CA file") }
-        if let caPEM = tls.caPEM { try handle.set(CURLOPT_CAINFO_BLOB, blob: Array(caPEM), "in-memory CA") }
-        if !tls.pinnedPublicKeys.isEmpty {
-            try handle.set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"), "public key pinning")
-        }
-        switch tls.clientCertificate {
-        case .none:
-            break
-        case .pem(let certificateFile, let keyFile, let password):
-            try handle.set(CURLOPT_SSLCERTTYPE, "PEM", "client certificate")
-            try handle.set(CURLOPT_SSLCERT, certificateFile, "client certificate")
-            try handle.set(CURLOPT_SSLKEY, keyFile, "client key")
-            if let password { try handle.set(CURLOPT_KEYPASSWD, password, "client key password") }
-        case .pkcs12(let file, let password):
-            try handle.set(CURLOPT_SSLCERTTYPE, "P12", "client certificate")
-            try handle.set(CURLOPT_SSLCERT, file, "client certificate")
-            if let password { try handle.set(CURLOPT_KEYPASSWD, password, "client certificate password") }
-        }
     }
 
     // MARK: libcurl callbacks (driver thread)
@@ -323,27 +252,27 @@ private func transfer(_ userdata: UnsafeMutableRawPointer?) -> CurlTransfer? {
     userdata.map { Unmanaged<CurlTransfer>.fromOpaque($0).takeUnretainedValue() }
 }
 
-private let writeCallback: rk_data_callback = { bytes, size, count, userdata in
+let writeCallback: rk_data_callback = { bytes, size, count, userdata in
     guard let bytes, let transfer = transfer(userdata) else { return 0 }
     return transfer.receiveBody(bytes, size * count)
 }
 
-private let headerCallback: rk_data_callback = { bytes, size, count, userdata in
+let headerCallback: rk_data_callback = { bytes, size, count, userdata in
     guard let bytes, let transfer = transfer(userdata) else { return 0 }
     return transfer.receiveHeader(bytes, size * count)
 }
 
-private let readCallback: rk_data_callback = { bytes, size, count, userdata in
+let readCallback: rk_data_callback = { bytes, size, count, userdata in
     guard let bytes, let transfer = transfer(userdata) else { return Int(CURL_READFUNC_ABORT) }
     return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: bytes, count: size * count))
 }
 
-private let seekCallback: rk_seek_callback = { userdata, offset, origin in
+let seekCallback: rk_seek_callback = { userdata, offset, origin in
     guard offset == 0, origin == SEEK_SET, let transfer = transfer(userdata) else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
     return transfer.rewindBody()
 }
 
-private let progressCallback: rk_progress_callback = { userdata, downloadTotal, downloaded, _, uploaded in
+let progressCallback: rk_progress_callback = { userdata, downloadTotal, downloaded, _, uploaded in
     transfer(userdata)?.reportProgress(downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))
     return 0
 }
@@ -351,24 +280,5 @@ private let progressCallback: rk_progress_callback = { userdata, downloadTotal, 
 extension Duration {
     var milliseconds: Int {
         Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
-    }
-}
-
-extension CurlClient.HTTPVersion {
-    var curlValue: Int {
-        switch self {
-        case .http1_1: Int(CURL_HTTP_VERSION_1_1)
-        case .http2OverTLS: Int(CURL_HTTP_VERSION_2TLS)
-        case .http2PriorKnowledge: Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
-        }
-    }
-}
-
-extension CurlClient.MinimumVersion {
-    var curlValue: Int {
-        switch self {
-        case .tls1_2: Int(CURL_SSLVERSION_TLSv1_2)
-        case .tls1_3: Int(CURL_SSLVERSION_TLSv1_3)
-        }
     }
 }

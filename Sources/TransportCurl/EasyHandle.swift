@@ -2,15 +2,23 @@ import CCurl
 import RestingCore
 
 /// One libcurl easy handle and its error buffer, reused from transfer to transfer by the driver thread.
+/// It keeps the client-wide options for its whole life (see `make(for:)`).
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// `CURLOPT_TIMEOUT_MS` for requests without a timeout of their own (0: none).
+    let defaultTimeout: Int
+    /// Whether plain-HTTP requests may wait to share a connection (HTTP/2 with prior knowledge).
+    let multiplexesPlainHTTP: Bool
 
-    init?() {
+    init?(configuration: CurlClient.Configuration) {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        reset()
+        errorBuffer[0] = 0
+        defaultTimeout = configuration.totalTimeout.map { max(1, $0.milliseconds) } ?? 0
+        multiplexesPlainHTTP = configuration.httpVersion == .http2PriorKnowledge
+        _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
     deinit {
@@ -18,11 +26,9 @@ final class EasyHandle {
         errorBuffer.deallocate()
     }
 
-    /// Back to libcurl's defaults (live connections, DNS and TLS session caches are kept), ready for reuse.
-    func reset() {
-        curl_easy_reset(raw)
+    /// Ready for the next transfer: the last one's error text is forgotten, its options stay.
+    func prepareForReuse() {
         errorBuffer[0] = 0
-        _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
     /// libcurl's own explanation of the last failure, if it wrote one.

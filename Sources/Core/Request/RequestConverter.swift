@@ -73,9 +73,12 @@ public struct RestingRequestConverter: RequestConverter {
     private func makeURL<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String, queryItems: [URLQueryItem]
     ) throws(RestingError) -> URL {
-        let provided = configuration.pathVariableProvider.variables()
+        // The provider's closures run only when the request lacks a variable the template needs.
+        var provided: [String: any PathVariableValue]?
         let path = try request.endpoint.template.get().render { name in
-            (request.pathVariables[name] ?? provided[name])?.description
+            if let value = request.pathVariables[name] { return value.description }
+            if provided == nil { provided = configuration.pathVariableProvider.variables() }
+            return provided?[name]?.description
         }
         var address: String
         if Self.httpSchemeLength(path) != nil {

@@ -10,27 +10,31 @@ import Darwin
 ///
 /// The project's one lock type. It is pthread-based rather than `Synchronization.Mutex` because
 /// ThreadSanitizer on Linux does not see `Mutex` hand-offs, and every sanitizer report must mean a real bug.
-/// Never call out to user code while holding it.
-package final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    package init(_ value: Value) {
-        self.value = value
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+/// The value and the mutex share one allocation. Never call out to user code while holding it.
+package struct Locked<Value>: @unchecked Sendable {
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        // ManagedBuffer destroys the header (the value) itself; the tail-allocated mutex is ours.
+        deinit {
+            withUnsafeMutablePointerToElements { mutex in _ = pthread_mutex_destroy(mutex) }
+        }
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+    private let storage: Storage
+
+    package init(_ value: Value) {
+        let buffer = Storage.create(minimumCapacity: 1) { _ in value }
+        storage = unsafeDowncast(buffer, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            _ = pthread_mutex_init(mutex, nil)
+        }
     }
 
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
     }
 }

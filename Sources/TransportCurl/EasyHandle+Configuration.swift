@@ -1,0 +1,88 @@
+import CCurl
+import RestingCore
+
+extension EasyHandle {
+    /// A handle carrying the client-wide options — callbacks, timeouts, decompression, HTTP version, proxy,
+    /// Unix socket, TLS — set once for its whole life: transfers then set only what their request changes.
+    static func make(for configuration: CurlClient.Configuration) throws(RestingError) -> EasyHandle {
+        guard let handle = EasyHandle(configuration: configuration) else {
+            throw .transportFailed(TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_easy_init failed"))
+        }
+        try handle.set(CURLOPT_NOSIGNAL, 1, "no signals")
+        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, writeCallback), "body sink")
+        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, headerCallback), "header sink")
+        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_READFUNCTION, readCallback), "body reader")
+        try handle.check(rk_easy_setopt_seek_callback(handle.raw, seekCallback), "body rewind")
+        try handle.check(rk_easy_setopt_progress_callback(handle.raw, progressCallback), "progress")
+        try handle.set(CURLOPT_NOPROGRESS, 0, "progress")
+        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds, "connect timeout")
+        if let idle = configuration.idleTimeout {
+            try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1, "idle timeout")
+            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.milliseconds + 999) / 1000), "idle timeout")
+        }
+        if configuration.automaticDecompression { try handle.set(CURLOPT_ACCEPT_ENCODING, "", "decompression") }
+        try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maximumResponseSize, "maximum response size")
+        try handle.set(CURLOPT_HTTP_VERSION, configuration.httpVersion.curlValue, "HTTP version")
+        // A request's own User-Agent header replaces this one.
+        if let userAgent = configuration.userAgent { try handle.set(CURLOPT_USERAGENT, userAgent, "user agent") }
+        try handle.apply(configuration.proxy)
+        if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
+        try handle.apply(configuration.tls)
+        return handle
+    }
+
+    private func apply(_ proxy: CurlClient.Proxy) throws(RestingError) {
+        switch proxy {
+        case .none:
+            try set(CURLOPT_PROXY, "", "proxy")
+        case .environment:
+            break
+        case .url(let url, let noProxy):
+            try set(CURLOPT_PROXY, url, "proxy")
+            if !noProxy.isEmpty { try set(CURLOPT_NOPROXY, noProxy.joined(separator: ","), "no-proxy list") }
+        }
+    }
+
+    private func apply(_ tls: CurlClient.TLS) throws(RestingError) {
+        try set(CURLOPT_SSL_VERIFYPEER, tls.verifiesPeer ? 1 : 0, "peer verification")
+        try set(CURLOPT_SSL_VERIFYHOST, tls.verifiesPeer ? 2 : 0, "host verification")
+        try set(CURLOPT_SSLVERSION, tls.minimumVersion.curlValue, "minimum TLS version")
+        if let caFile = tls.caFile { try set(CURLOPT_CAINFO, caFile, "CA file") }
+        if let caPEM = tls.caPEM { try set(CURLOPT_CAINFO_BLOB, blob: Array(caPEM), "in-memory CA") }
+        if !tls.pinnedPublicKeys.isEmpty {
+            try set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"), "public key pinning")
+        }
+        switch tls.clientCertificate {
+        case .none:
+            break
+        case .pem(let certificateFile, let keyFile, let password):
+            try set(CURLOPT_SSLCERTTYPE, "PEM", "client certificate")
+            try set(CURLOPT_SSLCERT, certificateFile, "client certificate")
+            try set(CURLOPT_SSLKEY, keyFile, "client key")
+            if let password { try set(CURLOPT_KEYPASSWD, password, "client key password") }
+        case .pkcs12(let file, let password):
+            try set(CURLOPT_SSLCERTTYPE, "P12", "client certificate")
+            try set(CURLOPT_SSLCERT, file, "client certificate")
+            if let password { try set(CURLOPT_KEYPASSWD, password, "client certificate password") }
+        }
+    }
+}
+
+extension CurlClient.HTTPVersion {
+    var curlValue: Int {
+        switch self {
+        case .http1_1: Int(CURL_HTTP_VERSION_1_1)
+        case .http2OverTLS: Int(CURL_HTTP_VERSION_2TLS)
+        case .http2PriorKnowledge: Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+        }
+    }
+}
+
+extension CurlClient.MinimumVersion {
+    var curlValue: Int {
+        switch self {
+        case .tls1_2: Int(CURL_SSLVERSION_TLSv1_2)
+        case .tls1_3: Int(CURL_SSLVERSION_TLSv1_3)
+        }
+    }
+}
