@@ -89,6 +89,11 @@ case "transport-executor":
     try await measure(concurrency: concurrency, total: total, executor: transport.executor) {
         _ = try await transport.send(httpRequest) { _ in }
     }
+case "decode-only":
+    // JSONDecoder alone on the benchmark's body: the floor the pipeline's "decoding" step adds per request.
+    let body = Data(#"{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}"#.utf8)
+    let decoder = JSONDecoder()
+    try await measure(concurrency: 1, total: total, executor: nil) { _ = try decoder.decode(Post.self, from: body) }
 case "urlsession":
     let configuration = URLSessionConfiguration.default
     configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)

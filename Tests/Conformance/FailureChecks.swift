@@ -4,7 +4,8 @@ import RestingServerHarness
 import Testing
 
 extension TransportConformance {
-    /// A request slower than its timeout fails as timed out; a server that goes silent fails on the idle timeout.
+    /// A request slower than its timeout fails as timed out; a server that goes silent fails on the idle timeout;
+    /// a connection that never completes fails on the connect timeout.
     public func timeouts() async throws {
         let total = await failure { try await send(HTTPRequest(method: .get, url: url("/delay/10000"), timeout: .milliseconds(300))) }
         guard case .transportFailed(let timedOut) = total, timedOut.kind == .timedOut else {
@@ -15,6 +16,14 @@ extension TransportConformance {
         let idle = await failure { try await send(HTTPRequest(method: .get, url: url("/silent")), on: idleTransport) }
         guard case .transportFailed(let silent) = idle, silent.kind == .timedOut else {
             Issue.record("\(name): expected an idle timeout, got \(String(describing: idle))")
+            return
+        }
+        let unresponsive = try UnresponsiveListener()
+        let connectTransport = try makeTransport(Settings(connectTimeout: .milliseconds(500)))
+        let neverConnects = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(unresponsive.port)/")))
+        let connect = await failure { try await send(neverConnects, on: connectTransport) }
+        guard case .transportFailed(let stalled) = connect, stalled.kind == .timedOut else {
+            Issue.record("\(name): expected a connect timeout, got \(String(describing: connect))")
             return
         }
     }

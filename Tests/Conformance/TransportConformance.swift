@@ -28,7 +28,12 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
     public struct Settings: Sendable {
         /// Fail a transfer that receives nothing for this long.
         public var idleTimeout: Duration?
-        public init(idleTimeout: Duration? = nil) { self.idleTimeout = idleTimeout }
+        /// Fail a connection that does not complete within this long.
+        public var connectTimeout: Duration?
+        public init(idleTimeout: Duration? = nil, connectTimeout: Duration? = nil) {
+            self.idleTimeout = idleTimeout
+            self.connectTimeout = connectTimeout
+        }
     }
 
     public let name: String

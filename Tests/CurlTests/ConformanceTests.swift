@@ -15,6 +15,7 @@ enum Transports {
         try await TransportConformance(name: "CurlClient", capabilities: .init()) { settings in
             var configuration = CurlClient.Configuration()
             configuration.idleTimeout = settings.idleTimeout ?? .seconds(60)
+            if let connectTimeout = settings.connectTimeout { configuration.connectTimeout = connectTimeout }
             return try CurlClient(configuration: configuration)
         }
     }
@@ -25,7 +26,10 @@ enum Transports {
         capabilities.preservesRepeatedResponseHeaders = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
-            if let idle = settings.idleTimeout { configuration.timeoutIntervalForRequest = Double(idle.components.seconds) }
+            // FoundationNetworking has no separate connect timeout: its request timeout (whole seconds) bounds both.
+            if let idle = settings.idleTimeout ?? settings.connectTimeout {
+                configuration.timeoutIntervalForRequest = max(1, Double(idle.components.seconds))
+            }
             return URLSessionClient(configuration: configuration)
         }
     }
@@ -69,7 +73,7 @@ struct ConformanceTests {
     @Test("credentials are dropped on a cross-origin redirect", arguments: names)
     func redirectCredentials(_ name: String) async throws { try await suite(name).redirectCredentials() }
 
-    @Test("total and idle timeouts are typed", arguments: names)
+    @Test("total, idle and connect timeouts are typed", arguments: names)
     func timeouts(_ name: String) async throws { try await suite(name).timeouts() }
 
     @Test("cancelling mid-request, mid-upload and mid-download is prompt and typed", arguments: names)
