@@ -3,11 +3,13 @@
 
 Clients, measured in the same run and interleaved round by round (ratios are medians of per-round ratios):
   c                 plain C libcurl multi loop (Benchmarks/c/multi_get.c)            baseline for curl
+  curl-transport    CurlClient.send alone (no converter, interceptors or decoding), on its executor
   curl-executor     RestingClient + CurlClient, request loops on the client's executor
   curl-pool         the same, request loops on the global concurrent pool
   raw-urlsession    URLSession data(for:) + JSONDecoder                              baseline for urlsession
   urlsession        RestingClient + URLSessionClient
-Pipeline = converter + 3 no-op interceptors + status check + JSON decoding. Then an HTTP/2 check: 8 requests at once
+Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
+own share. Then an HTTP/2 check: 8 requests at once
 over TLS to nginx must share one connection. Ends with `RESULT <name> <value>` lines.
 """
 import os
@@ -21,7 +23,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 CONCURRENCY = [1, 8, 32]
-REQUESTS = {"c": 20000, "curl-executor": 20000, "curl-pool": 20000, "raw-urlsession": 2000, "urlsession": 2000}
+REQUESTS = {"c": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "raw-urlsession": 2000, "urlsession": 2000}
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
 NGINX_CONF = """
@@ -76,7 +78,7 @@ def measure(client, url, concurrency):
     binary = "/tmp/restingkit-multi-get" if client == "c" else f"{ROOT}/.build/release/RestingKitBenchmarks"
     command = [binary, url, str(concurrency), str(REQUESTS[client])]
     if client != "c":
-        command.insert(1, client)
+        command.insert(1, "transport-executor" if client == "curl-transport" else client)
     requests, seconds, cpu, switches = run(command).split()
     requests = int(requests)
     return {"rps": requests / float(seconds), "cpu_us": float(cpu) / requests * 1e6,
@@ -124,7 +126,7 @@ def ratio(results, client, baseline, concurrency):
 
 
 def report(results):
-    baselines = {"c": "c", "curl-executor": "c", "curl-pool": "c", "raw-urlsession": "c", "urlsession": "raw-urlsession"}
+    baselines = {"c": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c", "raw-urlsession": "c", "urlsession": "raw-urlsession"}
     print(f"\n{'client':<16}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")
     for concurrency in CONCURRENCY:
         for client, baseline in baselines.items():
@@ -138,6 +140,8 @@ def report(results):
         print(f"RESULT curl_get_c{concurrency}_ratio {ratio(results, 'curl-executor', 'c', concurrency):.2f}")
     for concurrency in CONCURRENCY:
         print(f"RESULT curl_get_pool_c{concurrency}_ratio {ratio(results, 'curl-pool', 'c', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT curl_transport_get_c{concurrency}_ratio {ratio(results, 'curl-transport', 'c', concurrency):.2f}")
     for concurrency in CONCURRENCY:
         print(f"RESULT urlsession_get_c{concurrency}_ratio_vs_raw "
               f"{ratio(results, 'urlsession', 'raw-urlsession', concurrency):.2f}")

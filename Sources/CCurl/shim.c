@@ -1,3 +1,6 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+
 #include "CCurl.h"
 
 CURLcode rk_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -60,4 +63,12 @@ int rk_multi_info_read(CURLM *multi, CURL **handle, CURLcode *result) {
         }
     }
     return 0;
+}
+
+void rk_name_current_thread(const char *name) {
+#if defined(__APPLE__)
+    pthread_setname_np(name);
+#else
+    pthread_setname_np(pthread_self(), name);
+#endif
 }

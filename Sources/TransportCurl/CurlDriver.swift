@@ -56,9 +56,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
         _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumConnections)
         _ = rk_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        let thread = Thread { [self] in run() }
-        thread.name = "RestingKit.curl"
-        thread.start()
+        Thread { [self] in run() }.start()
     }
 
     private var isCurrentThread: Bool {
@@ -118,8 +116,13 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
 
     // MARK: The driver thread
 
+    /// The driver thread's name in debuggers, `top -H` and crash reports (Linux allows 15 characters).
+    static let threadName = "RestingKit.curl"
+
     private func run() {
         pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
+        // Foundation's `Thread.name` does not rename the thread on Linux, where it keeps its creator's name.
+        rk_name_current_thread(Self.threadName)
         while true {
             let isStopping = processMail()
             var running: Int32 = 0

@@ -5,7 +5,7 @@ Python 3 standard library, raw sockets, one request per connection (every respon
 so that each fault is exactly the bytes written here. Prints its address on the first line; with
 --exit-with-stdin it exits when standard input closes.
 
-Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}
+Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}  /json/{n}
                /redirect/{code}?to=URL  /loop  /chain/{n}  /delay/{ms}[?tag=T]  /waiting
                /slow-download: 47 MiB sent 16 KiB every 20 ms; /slow-read: the body read 64 KiB every 200 ms
                (both minute-long, for cancellation; with ?tag=T they show in /waiting)
@@ -144,6 +144,10 @@ class Handler(socketserver.StreamRequestHandler):
     def route_bytes(self, request):
         count = int(request.path.split("/")[2])
         self.respond(200, bytes(i % 251 for i in range(count)), [("Content-Type", "application/octet-stream")])
+
+    def route_json(self, request):
+        padding = int(request.path.split("/")[2])
+        self.json({"padding": "a" * padding})
 
     def route_headers(self, request):
         self.respond(200, b"ok", [("X-Multi", "a"), ("x-multi", "b"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"),

@@ -29,4 +29,7 @@ CURLMcode rk_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// The CURLMsg fields Swift needs, without the union.
 int rk_multi_info_read(CURLM *multi, CURL **handle, CURLcode *result);
 
+/// Names the calling thread (15 characters at most on Linux), for debuggers, `top -H` and crash reports.
+void rk_name_current_thread(const char *name);
+
 #endif

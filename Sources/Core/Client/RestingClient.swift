@@ -67,8 +67,8 @@ public final class RestingClient: Sendable {
         }
     }
 
-    /// The original RestingKit's name for calls that send a large body. Identical to ``perform(_:)``: every
-    /// body is streamed by the transport, so there is no separate upload path to choose.
+    /// The original RestingKit's name for calls that send a large body. Identical to ``perform(_:)``: how a
+    /// body travels is the transport's business (`CurlClient` streams it from disk), not a separate path.
     public func upload<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {

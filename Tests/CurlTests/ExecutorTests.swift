@@ -1,0 +1,33 @@
+import Foundation
+import RestingCore
+import RestingCurl
+import RestingServerHarness
+import Testing
+
+/// A response body that notes the thread it is decoded on.
+private struct ThreadRecordingBody: Decodable, Sendable {
+    let padding: String
+    let decodedOn: String?
+
+    init(from decoder: any Decoder) throws {
+        padding = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .padding)
+        decodedOn = Thread.current.name
+    }
+
+    enum CodingKeys: String, CodingKey { case padding }
+}
+
+@Suite("RestingClient on the curl executor")
+struct ExecutorTests {
+    @Test("the pipeline runs on the transport's thread, and bodies over 64 KiB are decoded off it")
+    func pipelineRunsOnTheExecutor() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let client = RestingClient(baseUrl: "http://127.0.0.1:\(server.port)", httpClient: try CurlClient())
+        let endpoint = Endpoint<Nothing, ThreadRecordingBody>(.get, "/json/{{size}}", encoding: .query)
+        let small = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["size": 100])).value.body
+        #expect(small.decodedOn == "RestingKit.curl")
+        let large = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["size": 100_000])).value.body
+        #expect(large.padding.count == 100_000)
+        #expect(large.decodedOn != "RestingKit.curl", "a large body must not hold up the transport's thread")
+    }
+}
