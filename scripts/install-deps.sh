@@ -13,7 +13,7 @@ fi
 
 case "$(uname -s)" in
 Linux)
-    packages=(python3 libcurl4-openssl-dev openssl)
+    packages=(python3 libcurl4-openssl-dev openssl curl)
     [ "${1:-}" = "bench" ] && packages+=(nginx-light)
     missing=()
     for package in "${packages[@]}"; do

@@ -37,18 +37,6 @@ public struct HTTPError: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "HTTP \(status) from \(url.map(RedactedURL.string) ?? "the server") with a \(body.count)-byte body"
-    }
-}
-
-/// A URL for messages, without the user-info part where credentials could sit.
-enum RedactedURL {
-    static func string(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            components.user != nil || components.password != nil
-        else { return url.absoluteString }
-        components.user = nil
-        components.password = nil
-        return components.string ?? url.absoluteString
+        "HTTP \(status) from \(url.map(RedactionPolicy.default.url) ?? "the server") with a \(body.count)-byte body"
     }
 }

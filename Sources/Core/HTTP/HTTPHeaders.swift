@@ -86,10 +86,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
-    /// `Name: value` lines with the values of credential headers replaced by `<redacted>`.
+    /// `Name: value` lines with the values of credential headers replaced by `<redacted>`
+    /// (``RedactionPolicy/default``).
     public var description: String {
-        fields.map { "\($0.name): \(Redaction.isSensitiveHeader($0.name) ? Redaction.placeholder : $0.value)" }
-            .joined(separator: "\n")
+        fields.map { "\($0.name): \(RedactionPolicy.default.value(ofHeader: $0))" }.joined(separator: "\n")
     }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
@@ -109,11 +109,4 @@ extension String {
             }
         }
     }
-}
-
-/// What RestingKit never prints: the values of credential-bearing headers.
-enum Redaction {
-    static let placeholder = "<redacted>"
-    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
-    static func isSensitiveHeader(_ name: String) -> Bool { sensitiveHeaders.contains(name.lowercased()) }
 }

@@ -40,7 +40,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 
     /// `METHOD url`, then the headers with credentials redacted; the body is summarised, never printed.
     public var description: String {
-        var lines = ["\(method) \(RedactedURL.string(url))"]
+        var lines = ["\(method) \(RedactionPolicy.default.url(url))"]
         if !headers.isEmpty { lines.append(headers.description) }
         if let length = body.contentLength, length > 0 { lines.append("<\(length)-byte body>") }
         return lines.joined(separator: "\n")

@@ -41,7 +41,7 @@ public struct RedirectFollower: Sendable {
             guard visited.insert("\(next.method) \(next.url.absoluteString)").inserted else {
                 throw RestingError.transportFailed(
                     TransportError(kind: .redirectLoop, code: response.status, domain: "HTTP",
-                                   message: "redirect loop back to \(RedactedURL.string(next.url))"))
+                                   message: "redirect loop back to \(RedactionPolicy.default.url(next.url))"))
             }
             current = next
         }

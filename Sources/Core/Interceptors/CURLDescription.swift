@@ -1,0 +1,45 @@
+import Foundation
+
+extension HTTPRequest {
+    /// A `curl` command that reproduces this request, with secrets redacted by `redaction`.
+    ///
+    /// ```swift
+    /// print(request.cURLDescription())                   // Authorization: <redacted>
+    /// print(request.cURLDescription(redaction: .none))   // pastes into a shell and replays the request
+    /// ```
+    ///
+    /// Text bodies are inlined, file bodies read with `--data-binary @path`; a body that is neither (binary
+    /// bytes, a stream) is named in a trailing comment, since a shell line cannot carry it.
+    public func cURLDescription(redaction: RedactionPolicy = .default) -> String {
+        var parts = ["curl", "-X", ShellQuote.quote(method.rawValue), ShellQuote.quote(redaction.url(url))]
+        for field in headers {
+            parts += ["-H", ShellQuote.quote("\(field.name): \(redaction.value(ofHeader: field))")]
+        }
+        var comment: String?
+        switch body.source {
+        case .empty:
+            break
+        case .bytes(let data):
+            if let redactedJSON = redaction.jsonIfRedacted(data) {
+                parts += ["--data-binary", ShellQuote.quote(redactedJSON)]
+            } else if let text = String(data: data, encoding: .utf8) {
+                parts += ["--data-binary", ShellQuote.quote(text)]
+            } else {
+                comment = "# a \(data.count)-byte binary body is not shown"
+            }
+        case .file(let file):
+            parts += ["--data-binary", ShellQuote.quote("@" + file.path)]
+        case .stream(let length, _):
+            comment = "# a streamed body\(length.map { " of \($0) bytes" } ?? "") is not shown"
+        }
+        return ([parts.joined(separator: " ")] + (comment.map { [$0] } ?? [])).joined(separator: " ")
+    }
+}
+
+/// POSIX shell quoting.
+enum ShellQuote {
+    /// `text` in single quotes, with embedded single quotes closed, escaped and reopened.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+@testable import RestingCore
+
+@Suite("Redaction")
+struct RedactionPolicyTests {
+    let request = HTTPRequest(
+        method: .post,
+        url: URL(string: "https://me:pw@api.example.com/login?user=ann&access_token=s3cr3t&api_key=k3y")!,
+        headers: ["Authorization": "Bearer s3cr3t", "Proxy-Authorization": "Basic s3cr3t", "Cookie": "id=s3cr3t",
+                  "Set-Cookie": "id=s3cr3t", "X-Visible": "shown"],
+        body: .bytes(Data(#"{"user":"ann","password":"s3cr3t","nested":{"refresh_token":"s3cr3t"}}"#.utf8)))
+
+    @Test("every listed secret is hidden from a cURL description: headers, query, user-info and JSON keys")
+    func curlDescriptionRedactsEverySecret() {
+        let command = request.cURLDescription()
+        #expect(!command.contains("s3cr3t") && !command.contains("k3y") && !command.contains("pw@"))
+        for shown in ["X-Visible: shown", "user=ann", "\"user\":\"ann\"", "Authorization: <redacted>", "access_token=<redacted>"] {
+            #expect(command.contains(shown), "\(shown) in \(command)")
+        }
+    }
+
+    @Test("configured header names, query parameters and JSON keys are hidden too")
+    func configurableNames() {
+        var policy = RedactionPolicy.default
+        policy.headerNames.insert("x-visible")
+        policy.queryParameters.insert("user")
+        policy.jsonBodyKeys.insert("user")
+        let command = request.cURLDescription(redaction: policy)
+        #expect(!command.contains("shown") && !command.contains("ann"))
+    }
+
+    @Test("without redaction the command carries the request exactly, body bytes included")
+    func noRedaction() {
+        let command = request.cURLDescription(redaction: .none)
+        #expect(command.contains("Authorization: Bearer s3cr3t"))
+        #expect(command.contains(#"'{"user":"ann","password":"s3cr3t","nested":{"refresh_token":"s3cr3t"}}'"#))
+    }
+
+    @Test("single quotes are escaped for the shell, and file and binary bodies are described")
+    func quotingAndBodies() {
+        var request = HTTPRequest(method: .put, url: URL(string: "https://h/it's")!, body: .bytes(Data("it's".utf8)))
+        #expect(request.cURLDescription() == #"curl -X 'PUT' 'https://h/it'\''s' --data-binary 'it'\''s'"#)
+        request.body = .file(URL(fileURLWithPath: "/tmp/photo.jpg"))
+        #expect(request.cURLDescription().hasSuffix("--data-binary '@/tmp/photo.jpg'"))
+        request.body = .bytes(Data([0xFF, 0xFE, 0x00]))
+        #expect(request.cURLDescription().hasSuffix("# a 3-byte binary body is not shown"))
+    }
+}
