@@ -1,0 +1,129 @@
+import Foundation
+
+/// How much ``LoggingInterceptor`` writes.
+public enum LogLevel: Int, Sendable, Comparable {
+    /// Nothing.
+    case none
+    /// Failures and responses outside 2xx, one line each.
+    case error
+    /// One line per exchange: method, URL, status, duration.
+    case info
+    /// The whole exchange as a tree: headers and bodies, redacted.
+    case verbose
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Where ``LoggingInterceptor`` writes. Bridge it to your logging system in a few lines; for swift-log:
+///
+/// ```swift
+/// struct SwiftLogBridge: RestingLogger {
+///     let logger: Logging.Logger
+///     func log(level: LogLevel, message: String) {
+///         logger.log(level: level == .error ? .error : level == .info ? .info : .debug, "\(message)")
+///     }
+/// }
+/// ```
+public protocol RestingLogger: Sendable {
+    func log(level: LogLevel, message: String)
+}
+
+/// Writes each message to standard error, the default logger.
+public struct StandardErrorLogger: RestingLogger {
+    public init() {}
+
+    public func log(level: LogLevel, message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+/// Logs every exchange that passes through it, with secrets redacted.
+///
+/// ```swift
+/// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
+///                            interceptors: [AuthInterceptor(...), LoggingInterceptor(level: .verbose)])
+/// ```
+///
+/// Place it last to log requests as they are sent (after other interceptors changed them). At `.verbose`,
+/// requests and responses print as trees with headers and bodies; JSON is pretty-printed; bodies are cut
+/// past `bodyLimit` bytes; files and streams are shown as their size, never read. ``RedactionPolicy/default``
+/// hides credentials in headers, query parameters and JSON keys unless you pass another policy.
+public struct LoggingInterceptor: RestingInterceptor {
+    public var level: LogLevel
+    public var logger: any RestingLogger
+    public var redaction: RedactionPolicy
+    /// Bytes of a body shown at `.verbose` before it is cut.
+    public var bodyLimit: Int
+
+    public init(
+        level: LogLevel = .info, logger: any RestingLogger = StandardErrorLogger(),
+        redaction: RedactionPolicy = .default, bodyLimit: Int = 4096
+    ) {
+        self.level = level
+        self.logger = logger
+        self.redaction = redaction
+        self.bodyLimit = bodyLimit
+    }
+
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        guard level > .none else { return try await execution(request) }
+        let started = ContinuousClock.now
+        let summary = "\(request.method) \(redaction.url(request.url))"
+        if level >= .verbose { logger.log(level: .verbose, message: tree("→ \(summary)", request.headers, body(of: request.body))) }
+        let response: HTTPDataResponse
+        do {
+            response = try await execution(request)
+        } catch {
+            logger.log(level: .error, message: "✕ \(summary) failed after \(Self.milliseconds(since: started)): \(error)")
+            throw error
+        }
+        let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started)))"
+        if level >= .verbose {
+            logger.log(level: .verbose, message: tree(line, response.headers, body(of: .bytes(response.body))))
+        } else if level >= .info || !response.isSuccessful {
+            logger.log(level: response.isSuccessful ? .info : .error, message: line)
+        }
+        return response
+    }
+
+    private func tree(_ title: String, _ headers: HTTPHeaders, _ body: String?) -> String {
+        var lines = ["┌ \(title)"]
+        if !headers.isEmpty {
+            lines.append("├ Headers")
+            lines += headers.map { "│   \($0.name): \(redaction.value(ofHeader: $0))" }
+        }
+        if let body {
+            lines.append("└ Body")
+            lines += body.split(separator: "\n", omittingEmptySubsequences: false).map { "    \($0)" }
+        } else {
+            lines.append("└ No body")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The body as it should be shown, or `nil` when there is none.
+    private func body(of body: RequestBody) -> String? {
+        switch body.source {
+        case .empty:
+            return nil
+        case .bytes(let data):
+            guard !data.isEmpty else { return nil }
+            let text = redaction.json(data, prettyPrinted: true) ?? String(data: data, encoding: .utf8)
+            guard let text else { return "<\(data.count) bytes of binary data>" }
+            guard text.utf8.count > bodyLimit else { return text }
+            return String(decoding: text.utf8.prefix(bodyLimit), as: UTF8.self) + "… (\(text.utf8.count - bodyLimit) more bytes)"
+        case .file(let url):
+            return "<file \(url.lastPathComponent), \(body.contentLength.map { "\($0) bytes" } ?? "size unknown")>"
+        case .stream(let length, _):
+            return "<streamed body, \(length.map { "\($0) bytes" } ?? "length unknown")>"
+        }
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> String {
+        let elapsed = ContinuousClock.now - start
+        return "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000) ms"
+    }
+}
+
+/// The original RestingKit's name for ``LoggingInterceptor``.
+public typealias RequestResponseLoggingInterceptor = LoggingInterceptor
