@@ -1,0 +1,17 @@
+import Foundation
+
+/// The time source of interceptors that wait (retry backoff) or read dates (`Retry-After`). Inject
+/// ``VirtualClock`` in tests so that backoff takes no real time.
+public protocol InterceptorClock: Sendable {
+    /// Waits `duration`; throws when the task is cancelled.
+    func sleep(for duration: Duration) async throws
+    /// The current wall-clock date, for HTTP dates.
+    var now: Date { get }
+}
+
+/// The real clock.
+public struct SystemClock: InterceptorClock {
+    public init() {}
+    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+    public var now: Date { Date() }
+}

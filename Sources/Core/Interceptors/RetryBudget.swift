@@ -1,0 +1,34 @@
+/// Caps retries to a fraction of requests, shared by every request of a client, so that an outage is not
+/// amplified by retries.
+///
+/// Each request deposits `ratio` tokens, each retry costs one, and the balance never exceeds `reserve`
+/// (which is also where it starts): a burst of up to `reserve` retries is allowed, and after that at most
+/// `ratio` retries per request.
+///
+/// ```swift
+/// let budget = RetryBudget(ratio: 0.1, reserve: 10)   // share one instance between interceptors
+/// ```
+public final class RetryBudget: Sendable {
+    public let ratio: Double
+    public let reserve: Double
+    private let balance: Locked<Double>
+
+    public init(ratio: Double = 0.2, reserve: Int = 10) {
+        self.ratio = ratio
+        self.reserve = Double(reserve)
+        balance = Locked(Double(reserve))
+    }
+
+    func recordRequest() {
+        balance.withLock { $0 = min(reserve, $0 + ratio) }
+    }
+
+    /// Takes the cost of one retry, or says no.
+    func withdraw() -> Bool {
+        balance.withLock { balance in
+            guard balance >= 1 else { return false }
+            balance -= 1
+            return true
+        }
+    }
+}

@@ -1,0 +1,103 @@
+/// Sends a request again when it failed in a way that may pass on a second try.
+///
+/// - **What is retried:** transport failures that are safe to repeat (connect, DNS, timeout, reset) and the
+///   statuses 408, 429, 500, 502, 503 and 504 — for idempotent methods only, unless the policy says otherwise.
+/// - **When:** exponential backoff with full jitter — a random delay between 0 and
+///   `min(maximumDelay, baseDelay × 2^(attempt − 1))` — or the server's `Retry-After` (seconds or HTTP date)
+///   when it sends one. A `Retry-After` beyond `maximumDelay` is not waited for: the response is returned.
+/// - **How often:** at most `maximumAttempts` sends per call, and only while the shared ``RetryBudget`` allows.
+/// - The body is read again from the start for every attempt.
+///
+/// ```swift
+/// let budget = RetryBudget(ratio: 0.2, reserve: 10)
+/// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
+///                            interceptors: [RetryInterceptor(budget: budget), LoggingInterceptor()])
+/// ```
+public struct RetryInterceptor: RestingInterceptor {
+    public struct Policy: Sendable {
+        /// Sends per call, the first included.
+        public var maximumAttempts = 3
+        public var baseDelay: Duration = .milliseconds(200)
+        /// No wait is longer, computed or asked for with `Retry-After`.
+        public var maximumDelay: Duration = .seconds(10)
+        public var retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+        public var retryableFailures: Set<TransportError.Kind> = [.connectionFailed, .dnsFailed, .timedOut, .connectionReset]
+        /// Retry `POST`, `PATCH` and other methods that may not be safe to repeat.
+        public var retriesNonIdempotentMethods = false
+
+        public init() {}
+    }
+
+    public var policy: Policy
+    public let budget: RetryBudget
+    private let clock: any InterceptorClock
+    private let onEvent: (@Sendable (RestingEvent) -> Void)?
+    private let randomFraction: @Sendable () -> Double
+
+    /// - Parameters:
+    ///   - budget: share one budget between the interceptors of a client (or of several clients of one API).
+    ///   - onEvent: told of every retry scheduled (``RestingEvent/retryScheduled(_:attempt:delay:)``).
+    public init(
+        policy: Policy = Policy(), budget: RetryBudget = RetryBudget(), clock: any InterceptorClock = SystemClock(),
+        onEvent: (@Sendable (RestingEvent) -> Void)? = nil
+    ) {
+        self.init(policy: policy, budget: budget, clock: clock, onEvent: onEvent) { Double.random(in: 0...1) }
+    }
+
+    init(
+        policy: Policy, budget: RetryBudget, clock: any InterceptorClock, onEvent: (@Sendable (RestingEvent) -> Void)?,
+        randomFraction: @escaping @Sendable () -> Double
+    ) {
+        self.policy = policy
+        self.budget = budget
+        self.clock = clock
+        self.onEvent = onEvent
+        self.randomFraction = randomFraction
+    }
+
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        budget.recordRequest()
+        var attempt = 1
+        while true {
+            let outcome: Result<HTTPDataResponse, any Error>
+            do {
+                outcome = .success(try await execution(request))
+            } catch {
+                outcome = .failure(error)
+            }
+            guard attempt < policy.maximumAttempts, let delay = delay(after: outcome, attempt: attempt, method: request.method),
+                budget.withdraw()
+            else { return try outcome.get() }
+            attempt += 1
+            onEvent?(.retryScheduled(request, attempt: attempt, delay: delay))
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                throw RestingError.cancelled
+            }
+        }
+    }
+
+    /// How long to wait before the next attempt, or `nil` when this outcome is not to be retried.
+    func delay(after outcome: Result<HTTPDataResponse, any Error>, attempt: Int, method: HTTPMethod) -> Duration? {
+        guard method.isIdempotent || policy.retriesNonIdempotentMethods else { return nil }
+        switch outcome {
+        case .failure(RestingError.transportFailed(let failure)) where policy.retryableFailures.contains(failure.kind):
+            return backoff(attempt: attempt)
+        case .failure:
+            return nil
+        case .success(let response):
+            guard policy.retryableStatuses.contains(response.status) else { return nil }
+            guard let header = response.headers["Retry-After"], let asked = RetryAfter.delay(header, now: clock.now) else {
+                return backoff(attempt: attempt)
+            }
+            return asked <= policy.maximumDelay ? asked : nil
+        }
+    }
+
+    /// Full jitter: uniformly random between 0 and the capped exponential delay.
+    func backoff(attempt: Int) -> Duration {
+        let exponential = policy.baseDelay * Double(1 << min(attempt - 1, 30))
+        return min(policy.maximumDelay, exponential) * randomFraction()
+    }
+}

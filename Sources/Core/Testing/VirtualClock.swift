@@ -1,0 +1,30 @@
+import Foundation
+
+/// A clock for tests: `sleep` returns at once, advancing ``now`` and recording the duration.
+///
+/// ```swift
+/// let clock = VirtualClock()
+/// let retry = RetryInterceptor(clock: clock)
+/// // … run requests, then:
+/// #expect(clock.sleeps == [.milliseconds(200)])
+/// ```
+public final class VirtualClock: InterceptorClock {
+    private let state: Locked<(now: Date, sleeps: [Duration])>
+
+    public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        state = Locked((now, []))
+    }
+
+    public func sleep(for duration: Duration) async throws {
+        try Task.checkCancellation()
+        state.withLock { state in
+            state.sleeps.append(duration)
+            state.now += Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+    }
+
+    public var now: Date { state.withLock { $0.now } }
+
+    /// Every duration slept, in order.
+    public var sleeps: [Duration] { state.withLock { $0.sleeps } }
+}
