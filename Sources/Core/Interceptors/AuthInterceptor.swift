@@ -1,0 +1,116 @@
+import Foundation
+
+/// Supplies the credential ``AuthInterceptor`` sends, and a new one when the server rejects it.
+///
+/// ```swift
+/// struct TokenStore: CredentialProvider {
+///     let session: SessionService
+///     func credential() async throws -> String { "Bearer \(try await session.accessToken())" }
+///     func refreshedCredential(after rejected: String) async throws -> String {
+///         "Bearer \(try await session.refreshAccessToken())"
+///     }
+/// }
+/// ```
+public protocol CredentialProvider: Sendable {
+    /// The header value to send, such as `Bearer abc`.
+    func credential() async throws -> String
+    /// A new header value after the server answered 401 to `rejected`; throw when none can be had.
+    func refreshedCredential(after rejected: String) async throws -> String
+}
+
+/// Adds a credential to every request and, when the server answers 401, refreshes it once for all the
+/// requests that were rejected at the same time, then sends each of them once more.
+///
+/// - **Single flight:** however many requests get a 401 together, the provider refreshes once; requests
+///   rejected with a credential that has already been replaced use the new one without another refresh.
+/// - **No loops:** a request is retried once; a second 401 is returned as the response.
+/// - **Failure:** when the refresh throws, `onAuthenticationFailure` is called (once per failed refresh —
+///   Harbor's `authFailed`) and the 401 is returned.
+///
+/// ```swift
+/// let auth = AuthInterceptor(provider: TokenStore(session: session)) { error in await session.signOut() }
+/// let client = RestingClient(baseUrl: baseUrl, httpClient: transport, interceptors: [auth])
+/// ```
+public struct AuthInterceptor: RestingInterceptor {
+    public let headerName: String
+    private let state: CredentialState
+
+    public init(
+        provider: any CredentialProvider, headerName: String = "Authorization",
+        onAuthenticationFailure: (@Sendable (any Error) async -> Void)? = nil
+    ) {
+        self.headerName = headerName
+        state = CredentialState(provider: provider, onFailure: onAuthenticationFailure)
+    }
+
+    /// HTTP Basic authentication with fixed credentials (Malibu's `authenticate(username:password:)`).
+    public static func basic(username: String, password: String) -> AuthInterceptor {
+        AuthInterceptor(provider: FixedCredential("Basic " + Data("\(username):\(password)".utf8).base64EncodedString()))
+    }
+
+    /// A fixed bearer token (Malibu's `authenticate(bearerToken:)`).
+    public static func bearer(token: String) -> AuthInterceptor {
+        AuthInterceptor(provider: FixedCredential("Bearer " + token))
+    }
+
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        let credential = try await state.current()
+        var authorized = request
+        authorized.headers[headerName] = credential
+        let response = try await execution(authorized)
+        guard response.status == 401, let refreshed = try? await state.refresh(rejected: credential) else { return response }
+        authorized.headers[headerName] = refreshed
+        return try await execution(authorized)
+    }
+}
+
+/// The current credential, and at most one fetch or refresh of it in flight.
+private actor CredentialState {
+    private let provider: any CredentialProvider
+    private let onFailure: (@Sendable (any Error) async -> Void)?
+    private var credential: String?
+    private var pending: Task<String, any Error>?
+
+    init(provider: any CredentialProvider, onFailure: (@Sendable (any Error) async -> Void)?) {
+        self.provider = provider
+        self.onFailure = onFailure
+    }
+
+    func current() async throws -> String {
+        if let credential { return credential }
+        return try await settle(pending ?? Task { [provider] in try await provider.credential() })
+    }
+
+    func refresh(rejected: String) async throws -> String {
+        if let credential, credential != rejected { return credential }  // already replaced by another refresh
+        if let pending { return try await pending.value }
+        do {
+            return try await settle(Task { [provider] in try await provider.refreshedCredential(after: rejected) })
+        } catch {
+            await onFailure?(error)
+            throw error
+        }
+    }
+
+    /// Waits for `task` as the one fetch in flight, and keeps its result.
+    private func settle(_ task: Task<String, any Error>) async throws -> String {
+        pending = task
+        defer { if pending == task { pending = nil } }
+        let value = try await task.value
+        credential = value
+        return value
+    }
+}
+
+/// A credential that never changes and cannot be refreshed.
+struct FixedCredential: CredentialProvider {
+    let value: String
+
+    init(_ value: String) { self.value = value }
+
+    func credential() async throws -> String { value }
+
+    func refreshedCredential(after rejected: String) async throws -> String {
+        throw RestingError.unsupported(feature: "refreshing a fixed credential", transport: "AuthInterceptor")
+    }
+}
