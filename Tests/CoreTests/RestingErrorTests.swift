@@ -21,6 +21,8 @@ struct RestingErrorTests {
             (.bodyUnreadable(reason: "cannot open /x"), "request body could not be read: cannot open /x"),
             (.transportFailed(TransportError(kind: .timedOut, code: 28, domain: "CURLcode", message: "timeout")), "transport failed: timedOut (CURLcode 28): timeout"),
             (.httpError(HTTPError(status: 404, headers: ["Set-Cookie": secret], body: Data(secret.utf8), url: url)), "HTTP 404 from https://api.example.com/posts/1 with a 6-byte body"),
+            (.validationFailed(HTTPError(status: 200, headers: [:], body: Data(secret.utf8), url: url), reason: "Content-Type 'text/html' is not acceptable"),
+             "validation failed for HTTP 200 from https://api.example.com/posts/1 with a 6-byte body: Content-Type 'text/html' is not acceptable"),
             (.decodingFailed(type: "Post", underlying: CocoaError(.coderReadCorrupt), body: Data(secret.utf8)), "could not decode Post from a 6-byte body: "),
             (.cancelled, "cancelled"),
             (.responseTooLarge(limit: 1024), "response body larger than the 1024-byte limit"),

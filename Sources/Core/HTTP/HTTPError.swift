@@ -23,7 +23,7 @@ public struct HTTPError: Sendable, CustomStringConvertible {
         self.url = url
     }
 
-    init(_ response: HTTPDataResponse) {
+    public init(_ response: HTTPDataResponse) {
         self.init(status: response.status, headers: response.headers, body: response.body, url: response.url)
     }
 

@@ -81,18 +81,24 @@ public struct RetryInterceptor: RestingInterceptor {
     /// How long to wait before the next attempt, or `nil` when this outcome is not to be retried.
     func delay(after outcome: Result<HTTPDataResponse, any Error>, attempt: Int, method: HTTPMethod) -> Duration? {
         guard method.isIdempotent || policy.retriesNonIdempotentMethods else { return nil }
+        let status: Int
+        let headers: HTTPHeaders
         switch outcome {
         case .failure(RestingError.transportFailed(let failure)) where policy.retryableFailures.contains(failure.kind):
             return backoff(attempt: attempt)
+        case .failure(RestingError.httpError(let error)), .failure(RestingError.validationFailed(let error, _)):
+            // An interceptor inside this one (validation, say) turned the response into an error.
+            (status, headers) = (error.status, error.headers)
         case .failure:
             return nil
         case .success(let response):
-            guard policy.retryableStatuses.contains(response.status) else { return nil }
-            guard let header = response.headers["Retry-After"], let asked = RetryAfter.delay(header, now: clock.now) else {
-                return backoff(attempt: attempt)
-            }
-            return asked <= policy.maximumDelay ? asked : nil
+            (status, headers) = (response.status, response.headers)
         }
+        guard policy.retryableStatuses.contains(status) else { return nil }
+        guard let header = headers["Retry-After"], let asked = RetryAfter.delay(header, now: clock.now) else {
+            return backoff(attempt: attempt)
+        }
+        return asked <= policy.maximumDelay ? asked : nil
     }
 
     /// Full jitter: uniformly random between 0 and the capped exponential delay.

@@ -36,6 +36,9 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     case transportFailed(TransportError)
     /// The server answered with a status the client does not accept (by default, anything but 2xx).
     case httpError(HTTPError)
+    /// A ``ValidationInterceptor`` rule refused the response (a content type the request did not accept, or
+    /// a custom check); the whole response is kept.
+    case validationFailed(HTTPError, reason: String)
     /// The response body does not decode into the endpoint's response type. The body is kept for diagnosis.
     case decodingFailed(type: String, underlying: any Error, body: Data)
     /// The call was cancelled, through its promise or the task awaiting it.
@@ -62,6 +65,7 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .bodyUnreadable(let reason): "request body could not be read: \(reason)"
         case .transportFailed(let failure): "transport failed: \(failure)"
         case .httpError(let error): error.description
+        case .validationFailed(let error, let reason): "validation failed for \(error.description): \(reason)"
         case .decodingFailed(let type, let underlying, let body):
             "could not decode \(type) from a \(body.count)-byte body: \(underlying)"
         case .cancelled: "cancelled"

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Adds headers and query parameters to every request that does not set them itself (SimpleNetworking's
+/// `additionalParameters`, Malibu's defaults).
+///
+/// ```swift
+/// DefaultsInterceptor(headers: ["X-Client": "ios/4.2"], queryItems: [URLQueryItem(name: "locale", value: "fr")])
+/// ```
+public struct DefaultsInterceptor: RestingInterceptor {
+    public let headers: HTTPHeaders
+    public let queryItems: [URLQueryItem]
+
+    public init(headers: HTTPHeaders = [:], queryItems: [URLQueryItem] = []) {
+        self.headers = headers
+        self.queryItems = queryItems
+    }
+
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        var request = request
+        request.headers.addMissing(from: headers)
+        let present = Set(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.map(\.name) ?? [])
+        let missing = queryItems.filter { !present.contains($0.name) }
+        if !missing.isEmpty {
+            let address = request.url.absoluteString
+            let separator = request.url.query == nil ? "?" : "&"
+            guard let url = URL(string: address + separator + URLQueryEncoder.percentEncoded(missing)) else {
+                throw RestingError.invalidURL(address, reason: "default query parameters made it invalid")
+            }
+            request.url = url
+        }
+        return try await execution(request)
+    }
+}
+
+/// Rewrites every request before it goes on: Malibu's `beforeEach`, as an interceptor.
+///
+/// ```swift
+/// RequestRewriter { request in
+///     var request = request
+///     request.headers["X-Request-Id"] = UUID().uuidString
+///     return request
+/// }
+/// ```
+public struct RequestRewriter: RestingInterceptor {
+    private let rewrite: @Sendable (HTTPRequest) async throws -> HTTPRequest
+
+    public init(_ rewrite: @escaping @Sendable (HTTPRequest) async throws -> HTTPRequest) { self.rewrite = rewrite }
+
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        try await execution(try await rewrite(request))
+    }
+}

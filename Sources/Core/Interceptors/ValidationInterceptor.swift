@@ -1,0 +1,74 @@
+import Foundation
+
+/// Checks each response against rules, turning a failure into an error right where it sits in the chain,
+/// so that interceptors placed around it (retry, auth, logging) see that error (Malibu's `validate()`).
+///
+/// ```swift
+/// let validation = ValidationInterceptor([
+///     .statusCodes(200..<300),
+///     .contentTypeMatchesAccept,
+///     .custom { _, response in
+///         if response.headers["X-Deprecated"] != nil { throw MyAPIError.deprecated }
+///     },
+/// ])
+/// ```
+public struct ValidationInterceptor: RestingInterceptor {
+    public enum Rule: Sendable {
+        /// The status must be in the range, else ``RestingError/httpError(_:)``.
+        case statusCodes(Range<Int>)
+        /// A response with a body must have a `Content-Type` that the request's `Accept` allows (requests
+        /// without `Accept` allow anything), else ``RestingError/validationFailed(_:reason:)``.
+        case contentTypeMatchesAccept
+        /// Any check; what it throws reaches the caller as it is.
+        case custom(@Sendable (HTTPRequest, HTTPDataResponse) throws -> Void)
+    }
+
+    public let rules: [Rule]
+
+    public init(_ rules: [Rule] = [.statusCodes(200..<300), .contentTypeMatchesAccept]) { self.rules = rules }
+
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        let response = try await execution(request)
+        for rule in rules { try check(rule, request, response) }
+        return response
+    }
+
+    private func check(_ rule: Rule, _ request: HTTPRequest, _ response: HTTPDataResponse) throws {
+        switch rule {
+        case .statusCodes(let range):
+            guard range.contains(response.status) else { throw RestingError.httpError(HTTPError(response)) }
+        case .contentTypeMatchesAccept:
+            guard !response.body.isEmpty, let accept = request.headers["Accept"] else { return }
+            let contentType = response.headers["Content-Type"] ?? ""
+            guard MediaRange.accepts(accept, contentType) else {
+                throw RestingError.validationFailed(
+                    HTTPError(response), reason: "Content-Type '\(contentType)' is not acceptable to Accept '\(accept)'")
+            }
+        case .custom(let validate):
+            try validate(request, response)
+        }
+    }
+}
+
+/// `Accept` media ranges (RFC 9110 §12.5.1) against a `Content-Type`.
+enum MediaRange {
+    static func accepts(_ accept: String, _ contentType: String) -> Bool {
+        let type = mediaType(contentType)
+        guard !type.isEmpty else { return false }
+        return accept.split(separator: ",").contains { range in
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let pattern = parts.first?.lowercased(), !parts.dropFirst().contains(where: isZeroQuality) else { return false }
+            if pattern == "*/*" || pattern == type { return true }
+            return pattern.hasSuffix("/*") && type.hasPrefix(pattern.dropLast())
+        }
+    }
+
+    private static func mediaType(_ contentType: String) -> String {
+        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+
+    private static func isZeroQuality(_ parameter: String) -> Bool {
+        let pair = parameter.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+        return pair.count == 2 && pair[0].lowercased() == "q" && (Double(pair[1]) ?? 1) == 0
+    }
+}
