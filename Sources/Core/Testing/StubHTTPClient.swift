@@ -30,7 +30,7 @@ public final class StubHTTPClient: HTTPClient {
     }
 
     private struct State {
-        var routes: [Route: [StubResponse]] = [:]
+        var routes: [Route: ResponseSequence] = [:]
         var order: [Route] = []
         var received: [ReceivedRequest] = []
     }
@@ -43,8 +43,11 @@ public final class StubHTTPClient: HTTPClient {
     public func register(_ method: HTTPMethod, _ path: String, _ responses: StubResponse...) {
         let route = Route(method: method, path: path)
         state.withLock { state in
-            if state.routes[route] == nil { state.order.append(route) }
-            state.routes[route, default: []].append(contentsOf: responses)
+            if state.routes[route] == nil {
+                state.order.append(route)
+                state.routes[route] = ResponseSequence()
+            }
+            state.routes[route]?.append(responses)
         }
     }
 
@@ -53,80 +56,19 @@ public final class StubHTTPClient: HTTPClient {
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let body = try request.body.collect()
-        progress(TransferProgress(bytesSent: Int64(body.count), totalBytesToSend: Int64(body.count)))
         let route = Route(method: request.method, path: Self.path(of: request.url))
-        let response: StubResponse? = state.withLock { state in
+        let sequence: ResponseSequence? = state.withLock { state in
             state.received.append(ReceivedRequest(request: request, body: body))
-            guard var queue = state.routes[route], let next = queue.first else { return nil }
-            if queue.count > 1 { queue.removeFirst() }
-            state.routes[route] = queue
-            return next
+            return state.routes[route]
         }
-        guard let response else {
+        guard let response = sequence?.next() else {
             let registered = state.withLock { $0.order.map(\.description) }
-            throw RestingError.transportFailed(
-                TransportError(
-                    kind: .other, code: 0, domain: "StubHTTPClient",
-                    message: "no stub for \(route); registered: \(registered.isEmpty ? "none" : registered.joined(separator: ", "))"))
+            throw StubResponse.noMatch("stub", for: "\(route)", registered: registered, domain: "StubHTTPClient")
         }
-        if let delay = response.delay {
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                throw RestingError.cancelled
-            }
-        }
-        try Task.checkCancellation()
-        if let error = response.error { throw error }
-        let length = Int64(response.body.count)
-        progress(TransferProgress(bytesSent: Int64(body.count), totalBytesToSend: Int64(body.count),
-                                  bytesReceived: length, totalBytesToReceive: length))
-        return HTTPDataResponse(status: response.status, headers: response.headers, body: response.body, url: request.url)
+        return try await response.serve(request, bodyLength: Int64(body.count), progress: progress)
     }
 
     private static func path(of url: URL) -> String {
         URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
-    }
-}
-
-/// A canned answer of ``StubHTTPClient``.
-public struct StubResponse: Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: Data
-    /// How long to wait before answering; cancellation ends the wait.
-    public var delay: Duration?
-    /// Thrown instead of answering.
-    public var error: RestingError?
-
-    public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration? = nil,
-                error: RestingError? = nil) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.delay = delay
-        self.error = error
-    }
-
-    /// A response with the given status and an optional body.
-    public static func status(_ status: Int, headers: HTTPHeaders = [:], body: Data = Data()) -> StubResponse {
-        StubResponse(status: status, headers: headers, body: body)
-    }
-
-    /// `value` encoded as JSON, with `Content-Type: application/json`.
-    public static func json(
-        _ value: some Encodable, status: Int = 200, encoder: JSONEncoder = JSONEncoder()
-    ) throws -> StubResponse {
-        StubResponse(status: status, headers: ["Content-Type": "application/json"], body: try encoder.encode(value))
-    }
-
-    /// A failure instead of a response, such as a timeout.
-    public static func failure(_ error: RestingError) -> StubResponse { StubResponse(error: error) }
-
-    /// The same response, answered after `delay`.
-    public func delayed(by delay: Duration) -> StubResponse {
-        var copy = self
-        copy.delay = delay
-        return copy
     }
 }
