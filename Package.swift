@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "RestingCore", targets: ["RestingCore"]),
         .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
         .library(name: "RestingCurl", targets: ["RestingCurl"]),
+        // For your test targets: mocks and record/replay.
+        .library(name: "RestingTesting", targets: ["RestingTesting"]),
         .executable(name: "RestingKitDemo", targets: ["RestingKitDemo"]),
     ],
     targets: [
@@ -20,6 +22,7 @@ let package = Package(
         // libcurl (Debian: libcurl4-openssl-dev); a C shim because curl_easy_setopt is variadic.
         .target(name: "CCurl", path: "Sources/CCurl"),
         .target(name: "RestingCurl", dependencies: ["RestingCore", "CCurl"], path: "Sources/TransportCurl"),
+        .target(name: "RestingTesting", dependencies: ["RestingCore"], path: "Sources/TestingKit"),
         .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
         // Starts and stops the bundled image_server for the demo and the tests; not part of any product.
         .target(name: "RestingServerHarness", path: "Sources/ServerHarness"),
@@ -47,7 +50,7 @@ let package = Package(
             path: "Tests/CurlTests"),
         .testTarget(
             name: "RestingKitTests",
-            dependencies: ["RestingKit", "RestingCurl", "RestingServerHarness", "RestingTestSupport"],
+            dependencies: ["RestingKit", "RestingCurl", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/RestingKitTests"),
     ],
     swiftLanguageModes: [.v6]

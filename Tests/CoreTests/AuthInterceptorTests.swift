@@ -4,14 +4,6 @@ import Testing
 
 @testable import RestingCore
 
-/// A transport answering with a closure.
-struct ClosureHTTPClient: HTTPClient {
-    let handler: @Sendable (HTTPRequest) async throws -> HTTPDataResponse
-    func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        try await handler(request)
-    }
-}
-
 /// Hands out `Bearer old` first and `Bearer new` after a refresh, counting refreshes.
 struct RotatingTokens: CredentialProvider {
     let refreshes = Collector<Int>()

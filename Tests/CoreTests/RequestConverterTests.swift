@@ -107,6 +107,15 @@ struct RequestConverterTests {
         #expect(customHeaders.values(for: "Content-Type") == ["application/vnd.api+json"])
     }
 
+    @Test("a JSON body is the same bytes every time it is encoded")
+    func jsonBodiesAreStable() throws {
+        struct Wide: Codable, Sendable { let a, b, c, d, e, f, g, h: Int; let nested: [String: Int] }
+        let endpoint = Endpoint<Wide, Nothing>(.post, "/wide", encoding: .json)
+        let value = Wide(a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, nested: ["z": 1, "y": 2, "x": 3])
+        let first = try convert(RestingRequest(endpoint: endpoint, body: value)).body.collect()
+        for _ in 0..<20 { #expect(try convert(RestingRequest(endpoint: endpoint, body: value)).body.collect() == first) }
+    }
+
     @Test("query encoding puts the body in the URL, before the request's own query items")
     func queryEncoding() throws {
         struct Search: Codable, Sendable { let term: String; let tags: [String] }

@@ -63,7 +63,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     /// The body to show where it must stay as sent unless a secret is in it: the redacted JSON when a key
     /// was hidden, `nil` otherwise.
-    func jsonIfRedacted(_ body: Data) -> String? {
+    public func jsonIfRedacted(_ body: Data) -> String? {
         guard let result = redactedJSON(body, prettyPrinted: false), result.hidSomething else { return nil }
         return result.text
     }

@@ -31,8 +31,16 @@ public struct RestingRequestConverter: RequestConverter {
         public var headerProvider: RestingHeaderProvider
         public var pathVariableProvider: RestingPathVariableProvider
 
+        /// A `JSONEncoder` with sorted keys: Foundation's key order otherwise changes from one encoding to the next.
+        public static func stableJSONEncoder() -> JSONEncoder {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return encoder
+        }
+
+        /// - Parameter jsonEncoder: by default sorts keys, so that a value's body is the same bytes on every run.
         public init(
-            jsonEncoder: JSONEncoder = JSONEncoder(), queryEncoder: URLQueryEncoder = URLQueryEncoder(),
+            jsonEncoder: JSONEncoder = Configuration.stableJSONEncoder(), queryEncoder: URLQueryEncoder = URLQueryEncoder(),
             contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
             pathVariableProvider: RestingPathVariableProvider = RestingPathVariableProvider()
         ) {
