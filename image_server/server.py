@@ -17,6 +17,10 @@ Routes (JSON unless said otherwise):
     ANY    /echo[/...]              returns method, path, query, headers and body as JSON
     ANY    /delay/{ms}[?tag=T]      answers after ms milliseconds
     GET    /waiting                 the tags of /delay requests being delayed right now (for cancellation tests)
+    POST   /auth/token              issues a new bearer token (and revokes the previous one)
+    GET    /auth/me                 200 with "Authorization: Bearer <current token>", else 401
+    ANY    /flaky/{key}?failures=N  503 for the first N requests with this key, then 200
+    ANY    /retry-after/{key}?seconds=S   503 with Retry-After: S the first time, then 200
 Errors are JSON objects {"error": message, "status": code}.
 """
 import argparse
@@ -71,6 +75,15 @@ class PostStore:
             return self.posts.pop(post_id, None) is not None
 
 
+class SharedState:
+    """Tokens and attempt counters of the auth and unreliable routes."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.token, self.token_serial = None, 0
+        self.attempts = {}
+
+
 POST_FIELDS = {"userId": int, "title": str, "body": str}
 
 
@@ -96,6 +109,9 @@ def validate_post(fields, partial):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's algorithm and the client's
+    # delayed ACK hold the body back for 40 ms.
+    disable_nagle_algorithm = True
     server_version = "image_server/1.0"
     store: PostStore  # set on the class at start-up
 
@@ -131,6 +147,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.status_route(parts[0], parts[1])
             elif len(parts) == 2 and parts[0] == "delay":
                 self.delay(int(parts[1]), dict(parse_qsl(url.query)).get("tag"))
+            elif parts[:1] == ["auth"]:
+                self.auth(parts[1:])
+            elif len(parts) == 2 and parts[0] in ("flaky", "retry-after"):
+                self.unreliable(parts[0], parts[1], dict(parse_qsl(url.query)))
             elif parts == ["waiting"]:
                 with self.server.waiting_lock:
                     self.send_json(200, sorted(self.server.waiting))
@@ -196,6 +216,34 @@ class Handler(BaseHTTPRequestHandler):
         if post is None:
             return self.send_error_json(404, f"post {post_id} not found")
         self.send_json(200, post)
+
+    def auth(self, rest):
+        state = self.server.state
+        if rest == ["token"] and self.command == "POST":
+            with state.lock:
+                state.token_serial += 1
+                state.token = f"token-{state.token_serial}"
+                token = state.token
+            return self.send_json(200, {"token": token})
+        if rest == ["me"]:
+            with state.lock:
+                valid = state.token is not None and self.headers.get("Authorization") == f"Bearer {state.token}"
+            if valid:
+                return self.send_json(200, {"user": "demo"})
+            return self.send_json(401, {"error": "token missing, expired or revoked", "status": 401},
+                                  {"WWW-Authenticate": "Bearer"})
+        self.send_error_json(404, "no such auth route")
+
+    def unreliable(self, kind, key, params):
+        state = self.server.state
+        with state.lock:
+            seen = state.attempts.get((kind, key), 0)
+            state.attempts[(kind, key)] = seen + 1
+        if kind == "flaky" and seen < int(params.get("failures", "2")):
+            return self.send_error_json(503, f"failing on purpose ({seen + 1})")
+        if kind == "retry-after" and seen == 0:
+            return self.send_json(503, {"error": "come back later", "status": 503}, {"Retry-After": params.get("seconds", "1")})
+        self.send_json(200, {"key": key, "attempts": seen + 1})
 
     def delay(self, delay_ms, tag):
         if tag:
@@ -269,6 +317,7 @@ def main():
     server.daemon_threads = True
     server.verbose = args.verbose
     server.waiting, server.waiting_lock = set(), threading.Lock()
+    server.state = SharedState()
     host, port = server.server_address[:2]
     print(f"image_server listening on http://{host}:{port}", flush=True)
 

@@ -12,7 +12,7 @@ struct Demo {
     let transportName: String
 
     /// A client on the demo's transport.
-    private func client(
+    func client(
         converter: RestingRequestConverter = RestingRequestConverter(), interceptors: [any RestingInterceptor] = []
     ) -> RestingClient {
         RestingClient(baseUrl: baseUrl, httpClient: transport, requestConverter: converter, interceptors: interceptors)
@@ -27,11 +27,12 @@ struct Demo {
         try await typedErrors()
         try await emptyResponses()
         try await cancellationAndTimeouts()
+        try await interceptorLibrary()
     }
 
-    private func section(_ title: String) { print("\n== \(title)") }
+    func section(_ title: String) { print("\n== \(title)") }
 
-    private func check(_ condition: Bool, _ message: String) throws {
+    func check(_ condition: Bool, _ message: String) throws {
         guard condition else { throw UnexpectedResult(description: message) }
     }
 
