@@ -24,7 +24,7 @@ struct RedactionPolicyTests {
     @Test("configured header names, query parameters and JSON keys are hidden too")
     func configurableNames() {
         var policy = RedactionPolicy.default
-        policy.headerNames.insert("x-visible")
+        policy.headerNames.insert("X-VISIBLE")  // any spelling
         policy.queryParameters.insert("user")
         policy.jsonBodyKeys.insert("user")
         let command = request.cURLDescription(redaction: policy)

@@ -9,7 +9,7 @@ import Foundation
 /// redaction.jsonBodyKeys.insert("ssn")
 /// ```
 public struct RedactionPolicy: Sendable, Equatable {
-    /// Header names, compared ignoring case.
+    /// Header names, compared ignoring case (however they are spelled here).
     public var headerNames: Set<String>
     /// Query parameter names, compared exactly.
     public var queryParameters: Set<String>
@@ -17,7 +17,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var jsonBodyKeys: Set<String>
 
     public init(headerNames: Set<String>, queryParameters: Set<String>, jsonBodyKeys: Set<String>) {
-        self.headerNames = Set(headerNames.map { $0.lowercased() })
+        self.headerNames = headerNames
         self.queryParameters = queryParameters
         self.jsonBodyKeys = jsonBodyKeys
     }
@@ -33,7 +33,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     public static let placeholder = "<redacted>"
 
-    public func redactsHeader(_ name: String) -> Bool { headerNames.contains(name.lowercased()) }
+    public func redactsHeader(_ name: String) -> Bool { headerNames.contains { $0.caseInsensitiveEquals(name) } }
 
     /// The value to print for a header.
     public func value(ofHeader field: HTTPHeaders.Field) -> String {

@@ -1,0 +1,132 @@
+import Foundation
+import RestingKit
+import RestingServerHarness
+import RestingTestSupport
+import RestingTesting
+import Testing
+
+// The README's interceptor-library and testing-kit examples, verbatim between the snippet markers.
+
+// snippet: token-store
+/// Fetches tokens from the API's token endpoint.
+struct TokenStore: CredentialProvider {
+    struct Token: Decodable, Sendable { let token: String }
+    let tokenClient: RestingClient
+
+    func credential() async throws -> String {
+        try await refreshedCredential(after: "")
+    }
+
+    func refreshedCredential(after rejected: String) async throws -> String {
+        let issueToken = Endpoint<Nothing, Token>(.post, "/auth/token", encoding: .json)
+        return "Bearer " + (try await tokenClient.perform(RestingRequest(endpoint: issueToken)).value.body.token)
+    }
+}
+// end snippet
+
+@Suite("README interceptor and testing-kit examples")
+struct ReadmeInterceptorExamples {
+    let server: LocalServer
+    var baseUrl: String { server.baseURL }
+
+    init() async throws { server = try await LocalServer.sharedImageServer.value }
+
+    struct Attempts: Decodable, Sendable { let attempts: Int }
+    struct Me: Decodable, Sendable { let user: String }
+
+    @Test("logging, redaction and cURL descriptions")
+    func logging() async throws {
+        // snippet: logging
+        var redaction = RedactionPolicy.default
+        redaction.headerNames.insert("X-Api-Key")
+        let logging = LoggingInterceptor(level: .info, logger: StandardErrorLogger(), redaction: redaction)
+        let loggingClient = RestingClient(baseUrl: baseUrl, interceptors: [logging])
+        // end snippet
+        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
+        #expect(try await loggingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.id == 1)
+
+        let request = HTTPRequest(method: .get, url: try #require(URL(string: baseUrl + "/posts/1")), headers: ["X-Api-Key": "k"])
+        // snippet: curl
+        print(request.cURLDescription())                   // X-Api-Key and Authorization are redacted by default…
+        print(request.cURLDescription(redaction: .none))   // …or not, to replay the request exactly
+        // end snippet
+        #expect(request.cURLDescription(redaction: redaction).contains("X-Api-Key: <redacted>"))
+    }
+
+    @Test("retry with backoff and a shared budget")
+    func retry() async throws {
+        // snippet: retry
+        var policy = RetryInterceptor.Policy()
+        policy.maximumAttempts = 4
+        policy.maximumDelay = .seconds(5)
+        let budget = RetryBudget(ratio: 0.2, reserve: 10)  // one budget for the whole client
+        let retryingClient = RestingClient(baseUrl: baseUrl, interceptors: [RetryInterceptor(policy: policy, budget: budget)])
+        // end snippet
+        let flaky = Endpoint<Nothing, Attempts>(.get, "/flaky/{{key}}?failures=2", encoding: .query)
+        let attempts = try await retryingClient.perform(RestingRequest(endpoint: flaky, pathVariables: ["key": UUID().uuidString])).value.body.attempts
+        #expect(attempts == 3)
+    }
+
+    @Test("auth with a single-flight refresh")
+    func auth() async throws {
+        let signOuts = Collector<Bool>()
+        // snippet: auth
+        let auth = AuthInterceptor(provider: TokenStore(tokenClient: RestingClient(baseUrl: baseUrl))) { error in
+            signOuts.append(true)  // the refresh failed: sign the user out
+        }
+        let authorizedClient = RestingClient(baseUrl: baseUrl, interceptors: [auth])
+        // end snippet
+        let me = Endpoint<Nothing, Me>(.get, "/auth/me", encoding: .query)
+        #expect(try await authorizedClient.perform(RestingRequest(endpoint: me)).value.body.user == "demo")
+        #expect(signOuts.all.isEmpty)
+    }
+
+    @Test("validation, defaults, rewriting and events")
+    func validationDefaultsAndEvents() async throws {
+        let seen = Collector<String>()
+        // snippet: validation-defaults-events
+        let events: @Sendable (RestingEvent) -> Void = { event in
+            if case .responseReceived(let request, let response, let duration) = event {
+                seen.append("\(request.method) \(response.status) in \(duration)")
+            }
+        }
+        let client = RestingClient(baseUrl: baseUrl, interceptors: [
+            EventMonitorInterceptor(events),
+            DefaultsInterceptor(headers: ["X-Client": "readme/1.0"], queryItems: [URLQueryItem(name: "locale", value: "fr")]),
+            RequestRewriter { request in
+                var request = request
+                request.headers["X-Request-Id"] = UUID().uuidString
+                return request
+            },
+            ValidationInterceptor([.statusCodes(200..<300), .contentTypeMatchesAccept]),
+        ])
+        // end snippet
+        let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo", encoding: .query)
+        let echoed = try await client.perform(RestingRequest(endpoint: echo)).value.body
+        #expect(echoed.values(of: "x-client") == ["readme/1.0"] && echoed.values(of: "x-request-id").count == 1)
+        #expect(seen.all.count == 1 && seen.all[0].hasPrefix("GET 200"))
+    }
+
+    @Test("mocks and record/replay")
+    func testingKit() async throws {
+        let fixtures = FileManager.default.temporaryDirectory.appendingPathComponent("readme-fixtures-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: fixtures) }
+        let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}", encoding: .query)
+        // snippet: mocks
+        let mocks = MockInterceptor()  // unmatched requests go to the network; `.fail` to forbid that
+        let getPostMock = mocks.register(getPostEndpoint, try .json(PostModel(id: 1, userId: 1, title: "Mocked", body: "")))
+        mocks.register(.post, "/posts", .status(503), .status(201))  // first 503, then 201
+        let mockedClient = RestingClient(baseUrl: baseUrl, interceptors: [mocks])
+        // end snippet
+        #expect(try await mockedClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 5])).value.body.title == "Mocked")
+        #expect(getPostMock.callCount == 1)
+
+        // snippet: record-replay
+        let recorder = RecordReplayInterceptor(directory: fixtures, mode: .replayOrRecord)  // `.replayOnly` in CI
+        let recordingClient = RestingClient(baseUrl: baseUrl, interceptors: [recorder])
+        // end snippet
+        let first = try await recordingClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 2])).value.body
+        let recordings = try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
+        #expect(first.title == "Post 2" && recordings.count == 1)
+    }
+}
