@@ -21,6 +21,8 @@ Routes (JSON unless said otherwise):
     GET    /auth/me                 200 with "Authorization: Bearer <current token>", else 401
     ANY    /flaky/{key}?failures=N  503 for the first N requests with this key, then 200
     ANY    /retry-after/{key}?seconds=S   503 with Retry-After: S the first time, then 200
+    GET    /counted/{key}[?delay_ms=N]    counts the hit, waits N ms, answers {"key", "hits"}
+    GET    /hits/{key}              how many times /counted/{key} was hit
 Errors are JSON objects {"error": message, "status": code}.
 """
 import argparse
@@ -82,6 +84,7 @@ class SharedState:
         self.lock = threading.Lock()
         self.token, self.token_serial = None, 0
         self.attempts = {}
+        self.hits = {}
 
 
 POST_FIELDS = {"userId": int, "title": str, "body": str}
@@ -151,6 +154,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.auth(parts[1:])
             elif len(parts) == 2 and parts[0] in ("flaky", "retry-after"):
                 self.unreliable(parts[0], parts[1], dict(parse_qsl(url.query)))
+            elif len(parts) == 2 and parts[0] in ("counted", "hits"):
+                self.counted(parts[0], parts[1], dict(parse_qsl(url.query)))
             elif parts == ["waiting"]:
                 with self.server.waiting_lock:
                     self.send_json(200, sorted(self.server.waiting))
@@ -244,6 +249,16 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "retry-after" and seen == 0:
             return self.send_json(503, {"error": "come back later", "status": 503}, {"Retry-After": params.get("seconds", "1")})
         self.send_json(200, {"key": key, "attempts": seen + 1})
+
+    def counted(self, kind, key, params):
+        state = self.server.state
+        with state.lock:
+            if kind == "counted":
+                state.hits[key] = state.hits.get(key, 0) + 1
+            hits = state.hits.get(key, 0)
+        if kind == "counted":
+            time.sleep(min(int(params.get("delay_ms", "0")), 10_000) / 1000)
+        self.send_json(200, {"key": key, "hits": hits})
 
     def delay(self, delay_ms, tag):
         if tag:

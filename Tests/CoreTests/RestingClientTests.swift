@@ -170,10 +170,6 @@ struct RestingClientTests {
 }
 
 extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-
     /// The failure as a `RestingError`, if it is one.
     var failure: RestingError? {
         if case .failure(let error) = self { return error as? RestingError }

@@ -1,0 +1,79 @@
+import Foundation
+import RestingTestSupport
+import Testing
+
+@testable import RestingCore
+
+@Suite("In-flight de-duplication", .timeLimit(.minutes(1)))
+struct DeduplicationInterceptorTests {
+    let stub = StubHTTPClient()
+    var client: RestingClient {
+        RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: [DeduplicationInterceptor()])
+    }
+
+    @Test("requests that differ by a header, or carry a body, are not shared")
+    func onlyIdenticalIdempotentRequestsAreShared() async throws {
+        stub.register(.get, "/thing", StubResponse.status(200).delayed(by: .milliseconds(50)))
+        stub.register(.post, "/thing", StubResponse.status(200).delayed(by: .milliseconds(50)))
+        let get = Endpoint<Nothing, Nothing>(.get, "/thing", encoding: .query)
+        let post = Endpoint<Data, Nothing>(.post, "/thing", encoding: .raw(contentType: "text/plain"))
+        let client = client
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "fr"])).value }
+            group.addTask { _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "en"])).value }
+            group.addTask { _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "en", "X-Request-Id": "2"])).value }
+            group.addTask { _ = try await client.perform(RestingRequest(endpoint: post, body: Data("a".utf8))).value }
+            group.addTask { _ = try await client.perform(RestingRequest(endpoint: post, body: Data("a".utf8))).value }
+            try await group.waitForAll()
+        }
+        let gets = stub.received.filter { $0.request.method == .get }.count
+        #expect(gets == 2 || gets == 3, "fr, and en shared with the one that differs only by an ignored header when they overlap")
+        #expect(stub.received.filter { $0.request.method == .post }.count == 2)
+    }
+
+    @Test("a caller that cancels stops at once; the others still get the response, even when it was the sender")
+    func oneCallerCancels() async throws {
+        let gate = AsyncStream.makeStream(of: Void.self)
+        let transport = ClosureHTTPClient { _ in
+            for await _ in gate.stream { break }
+            try Task.checkCancellation()  // like a real transport: a cancelled call gets no response
+            return HTTPDataResponse(status: 200, body: Data("shared".utf8))
+        }
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, interceptors: [DeduplicationInterceptor()])
+        let get = Endpoint<Nothing, Data>(.get, "/thing", encoding: .query)
+        let first = client.perform(RestingRequest(endpoint: get))
+        let second = client.perform(RestingRequest(endpoint: get))
+        first.cancel()
+        guard case .cancelled = await Result(catching: { try await first.value }).failure else {
+            Issue.record("the cancelled waiter must fail with .cancelled")
+            return
+        }
+        gate.continuation.yield()
+        #expect(try await second.value.body == Data("shared".utf8))
+    }
+
+    @Test("when every caller cancels, the request is cancelled")
+    func allWaitersCancel() async throws {
+        let sawCancellation = Collector<Bool>()
+        let transport = ClosureHTTPClient { _ in
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                sawCancellation.append(true)
+                throw RestingError.cancelled
+            }
+            return HTTPDataResponse(status: 200)
+        }
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, interceptors: [DeduplicationInterceptor()])
+        let get = Endpoint<Nothing, Data>(.get, "/thing", encoding: .query)
+        let waiters = (0..<5).map { _ in client.perform(RestingRequest(endpoint: get)) }
+        for waiter in waiters { waiter.cancel() }
+        for waiter in waiters {
+            guard case .cancelled = await Result(catching: { try await waiter.value }).failure else {
+                Issue.record("expected .cancelled")
+                continue
+            }
+        }
+        await sawCancellation.wait { !$0.isEmpty }
+    }
+}
