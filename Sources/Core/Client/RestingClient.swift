@@ -17,11 +17,16 @@ public final class RestingClient: Sendable {
     public let interceptors: [any RestingInterceptor]
     /// Statuses that resolve the promise; any other fails it with ``RestingError/httpError(_:)``.
     public let acceptedStatusCodes: Range<Int>
+    /// How many calls may be in flight at once; the others wait in order.
+    public let concurrency: ConcurrencyMode
+    private let limiter: CallLimiter?
+    private let calls = CallRegistry()
 
     public init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
         requestConverter: any RequestConverter = RestingRequestConverter(),
-        interceptors: [any RestingInterceptor] = [], acceptedStatusCodes: Range<Int> = 200..<300
+        interceptors: [any RestingInterceptor] = [], acceptedStatusCodes: Range<Int> = 200..<300,
+        concurrency: ConcurrencyMode = .unlimited
     ) {
         self.baseUrl = baseUrl
         self.decoder = decoder
@@ -29,7 +34,13 @@ public final class RestingClient: Sendable {
         self.requestConverter = requestConverter
         self.interceptors = interceptors
         self.acceptedStatusCodes = acceptedStatusCodes
+        self.concurrency = concurrency
+        limiter = concurrency.limit.map(CallLimiter.init(limit:))
     }
+
+    /// Cancels every call of this client that has not settled, waiting or running; each fails with
+    /// ``RestingError/cancelled``.
+    public func cancelAll() { calls.cancelAll() }
 
     /// The transport's executor, on which every call's pipeline runs (see ``HTTPClient/executor``). Run
     /// request loops on it with `Task(executorPreference: client.executor)` to avoid a thread hop per request.
@@ -45,7 +56,11 @@ public final class RestingClient: Sendable {
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
         let chain = InterceptorChain(interceptors: interceptors, transport: httpClient)
-        return ProgressablePromise(executorPreference: executor) { progress in
+        let id = calls.reserve()
+        let promise = ProgressablePromise(executorPreference: executor) { progress in
+            defer { self.calls.settle(id) }
+            if let limiter = self.limiter { try await limiter.acquire() }
+            defer { self.limiter?.release() }
             let httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
             let response = try await chain.proceed(httpRequest, progress: progress)
             guard self.acceptedStatusCodes.contains(response.status) else {
@@ -56,6 +71,8 @@ public final class RestingClient: Sendable {
                 status: response.status, headers: response.headers, body: body, url: response.url,
                 metrics: response.metrics)
         }
+        calls.register(id, cancel: promise.cancel)
+        return promise
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from body: Data) async throws -> T {

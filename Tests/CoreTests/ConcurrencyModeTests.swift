@@ -1,0 +1,114 @@
+import Foundation
+import RestingTestSupport
+import Testing
+
+@testable import RestingCore
+
+/// A transport that holds every request until released, and records the order and overlap of requests.
+final class HoldingTransport: HTTPClient {
+    let started = Collector<String>()
+    private let inFlight = Locked((now: 0, most: 0))
+    private let gate = Locked<[CheckedContinuation<Void, Never>]>([])
+
+    var mostInFlight: Int { inFlight.withLock { $0.most } }
+
+    func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        inFlight.withLock { state in
+            state.now += 1
+            state.most = max(state.most, state.now)
+        }
+        defer { inFlight.withLock { $0.now -= 1 } }
+        started.append(request.url.lastPathComponent)
+        await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } }
+        try Task.checkCancellation()
+        return HTTPDataResponse(status: 200, url: request.url)
+    }
+
+    /// Lets the held requests go.
+    func releaseAll() {
+        for continuation in gate.withLock({ held in defer { held = [] }; return held }) { continuation.resume() }
+    }
+}
+
+@Suite("Concurrency modes and cancel-all", .timeLimit(.minutes(1)))
+struct ConcurrencyModeTests {
+    let endpoint = Endpoint<Nothing, Nothing>(.get, "/item/{{n}}", encoding: .query)
+
+    @Test("a limit keeps at most n calls in flight and starts the others in order")
+    func limitedInOrder() async throws {
+        let transport = HoldingTransport()
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, concurrency: .limited(2))
+        var promises: [ProgressablePromise<HTTPResponse<Nothing>>] = []
+        for n in 0..<6 {
+            promises.append(client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": n])))
+            // Each call queues before the next is made, so the arrival order is known.
+            if n < 2 { await transport.started.wait { $0.count == n + 1 } } else { await Task.yield() }
+        }
+        for round in 1...3 {
+            await transport.started.wait { $0.count == round * 2 }
+            #expect(transport.mostInFlight == 2)
+            transport.releaseAll()
+        }
+        for promise in promises { _ = try await promise.value }
+        #expect(transport.started.all.count == 6 && transport.mostInFlight == 2)
+    }
+
+    @Test("waiters are admitted in the order they arrived")
+    func firstInFirstOut() async throws {
+        let limiter = CallLimiter(limit: 1)
+        try await limiter.acquire()
+        let admitted = Collector<String>()
+        var waiters: [Task<Void, any Error>] = []
+        for name in ["a", "b", "c", "d"] {
+            waiters.append(Task {
+                try await limiter.acquire()
+                admitted.append(name)
+            })
+            while limiter.queuedCount < waiters.count { await Task.yield() }
+        }
+        for round in 1...4 {
+            limiter.release()
+            await admitted.wait { $0.count == round }
+        }
+        #expect(admitted.all == ["a", "b", "c", "d"])
+    }
+
+    @Test("a queued call can be cancelled and never reaches the transport")
+    func cancelQueued() async throws {
+        let transport = HoldingTransport()
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, concurrency: .serial)
+        let running = client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": 1]))
+        await transport.started.wait { $0.count == 1 }
+        let queued = client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": 2]))
+        queued.cancel()
+        guard case .cancelled = await Result(catching: { try await queued.value }).failure else {
+            Issue.record("the queued call must fail with .cancelled")
+            return
+        }
+        transport.releaseAll()
+        _ = try await running.value
+        #expect(transport.started.all == ["1"])
+    }
+
+    @Test("cancelAll cancels queued and running calls alike")
+    func cancelAllQueuedAndRunning() async throws {
+        let transport = HoldingTransport()
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, concurrency: .limited(2))
+        let promises = (0..<5).map { client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": $0])) }
+        await transport.started.wait { $0.count == 2 }
+        client.cancelAll()
+        transport.releaseAll()  // running calls see their cancellation when they resume
+        for promise in promises {
+            guard case .cancelled = await Result(catching: { try await promise.value }).failure else {
+                Issue.record("every call must fail with .cancelled")
+                continue
+            }
+        }
+        #expect(transport.started.all.count == 2, "the three queued calls never started")
+        // The client still works afterwards.
+        let later = client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": 9]))
+        await transport.started.wait { $0.count == 3 }
+        transport.releaseAll()
+        #expect(try await later.value.status == 200)
+    }
+}
