@@ -23,6 +23,8 @@ Routes (JSON unless said otherwise):
     ANY    /retry-after/{key}?seconds=S   503 with Retry-After: S the first time, then 200
     GET    /counted/{key}[?delay_ms=N]    counts the hit, waits N ms, answers {"key", "hits"}
     GET    /hits/{key}              how many times /counted/{key} was hit
+    POST   /rpc                     JSON-RPC 2.0: subtract, sum, echo, fail, hello (a notification);
+                                    batch responses come back in reverse order, to test matching by id
 Errors are JSON objects {"error": message, "status": code}.
 """
 import argparse
@@ -85,6 +87,51 @@ class SharedState:
         self.token, self.token_serial = None, 0
         self.attempts = {}
         self.hits = {}
+        self.notifications = 0
+
+
+def rpc_error(request_id, code, message, data=None):
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "error": error, "id": request_id}
+
+
+def rpc_reply(message, state):
+    """One JSON-RPC 2.0 reply, or None for a notification."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        return rpc_error(message.get("id") if isinstance(message, dict) else None, -32600, "Invalid Request")
+    is_notification = "id" not in message
+    method, params, request_id = message["method"], message.get("params"), message.get("id")
+
+    def numbers(value):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    if method == "subtract":
+        if isinstance(params, list) and len(params) == 2 and all(map(numbers, params)):
+            result = params[0] - params[1]
+        elif isinstance(params, dict) and numbers(params.get("minuend")) and numbers(params.get("subtrahend")):
+            result = params["minuend"] - params["subtrahend"]
+        else:
+            return None if is_notification else rpc_error(request_id, -32602, "Invalid params")
+    elif method == "sum":
+        if not isinstance(params, list) or not all(map(numbers, params)):
+            return None if is_notification else rpc_error(request_id, -32602, "Invalid params")
+        result = sum(params)
+    elif method == "echo":
+        result = params
+    elif method == "hello":
+        with state.lock:
+            state.notifications += 1
+        result = "hello"
+    elif method == "notifications":
+        with state.lock:
+            result = state.notifications
+    elif method == "fail":
+        return None if is_notification else rpc_error(request_id, -32000, "Server error", {"detail": "failing on purpose"})
+    else:
+        return None if is_notification else rpc_error(request_id, -32601, "Method not found")
+    return None if is_notification else {"jsonrpc": "2.0", "result": result, "id": request_id}
 
 
 POST_FIELDS = {"userId": int, "title": str, "body": str}
@@ -156,6 +203,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.unreliable(parts[0], parts[1], dict(parse_qsl(url.query)))
             elif len(parts) == 2 and parts[0] in ("counted", "hits"):
                 self.counted(parts[0], parts[1], dict(parse_qsl(url.query)))
+            elif parts == ["rpc"] and self.command == "POST":
+                self.rpc(body)
             elif parts == ["waiting"]:
                 with self.server.waiting_lock:
                     self.send_json(200, sorted(self.server.waiting))
@@ -259,6 +308,19 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "counted":
             time.sleep(min(int(params.get("delay_ms", "0")), 10_000) / 1000)
         self.send_json(200, {"key": key, "hits": hits})
+
+    def rpc(self, body):
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return self.send_json(200, rpc_error(None, -32700, "Parse error"))
+        if isinstance(message, list):
+            if not message:
+                return self.send_json(200, rpc_error(None, -32600, "Invalid Request"))
+            replies = [reply for reply in (rpc_reply(item, self.server.state) for item in message) if reply]
+            return self.send_json(200, list(reversed(replies))) if replies else self.send_bytes(204, b"")
+        reply = rpc_reply(message, self.server.state)
+        return self.send_json(200, reply) if reply else self.send_bytes(204, b"")
 
     def delay(self, delay_ms, tag):
         if tag:
