@@ -28,6 +28,7 @@ struct Demo {
         try await emptyResponses()
         try await cancellationAndTimeouts()
         try await interceptorLibrary()
+        try await siblingFeatures()
     }
 
     func section(_ title: String) { print("\n== \(title)") }

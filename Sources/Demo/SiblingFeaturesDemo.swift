@@ -1,0 +1,48 @@
+import Foundation
+import RestingKit
+
+extension Demo {
+    struct Hits: Decodable, Sendable { let hits: Int }
+
+    func siblingFeatures() async throws {
+        section("9. From the sibling libraries: concurrency limits, de-duplication, JSON-RPC")
+
+        let limited = RestingClient(baseUrl: baseUrl, httpClient: transport, concurrency: .limited(2))
+        let slow = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}", encoding: .query)
+        let calls = (0..<6).map { _ in limited.perform(RestingRequest(endpoint: slow, pathVariables: ["ms": 30_000])) }
+        limited.cancelAll()
+        var cancelled = 0
+        for call in calls {
+            if case .failure(RestingError.cancelled) = await Result(catching: { try await call.value }) { cancelled += 1 }
+        }
+        print("  6 slow calls through .limited(2), running or waiting, then cancelAll() → \(cancelled) cancelled")
+        try check(cancelled == 6, "every call should be cancelled")
+
+        let sharing = client(interceptors: [DeduplicationInterceptor()])
+        let key = UUID().uuidString
+        let counted = Endpoint<Nothing, Hits>(.get, "/counted/{{key}}?delay_ms=200", encoding: .query)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask { _ = try await sharing.perform(RestingRequest(endpoint: counted, pathVariables: ["key": key])).value }
+            }
+            try await group.waitForAll()
+        }
+        let hits = try await client().perform(RestingRequest(endpoint: Endpoint<Nothing, Hits>(.get, "/hits/{{key}}", encoding: .query),
+                                                             pathVariables: ["key": key])).value.body.hits
+        print("  20 identical GETs at once with DeduplicationInterceptor → the server saw \(hits)")
+        try check(hits == 1, "the requests should have been shared")
+
+        let rpc = JSONRPCClient(client: client(), path: "/rpc")
+        let difference = try await rpc.call(JSONRPCMethod<[Int], Int>("subtract"), params: [42, 23])
+        var batch = JSONRPCBatch()
+        let sum = try batch.add(JSONRPCMethod<[Int], Int>("sum"), params: [1, 2, 4])
+        let subtraction = try batch.add(JSONRPCMethod<[Int], Int>("subtract"), params: [10, 3])
+        let answers = try await rpc.send(batch)
+        print("  JSON-RPC: subtract(42, 23) = \(difference); a batch answered in reverse order: sum = \(try answers.result(for: sum)), subtract(10, 3) = \(try answers.result(for: subtraction))")
+        do {
+            _ = try await rpc.call(JSONRPCMethod<Nothing, Int>("fail"), params: Nothing())
+        } catch let error as JSONRPCError {
+            print("  JSON-RPC error object → \(error)")
+        }
+    }
+}
