@@ -59,7 +59,8 @@ struct JSONRPCTests {
     func notificationsAreDelivered() async throws {
         let before = try await rpc.call(notifications, params: Nothing())
         try await rpc.notify(hello, params: Nothing())
-        #expect(try await rpc.call(notifications, params: Nothing()) == before + 1)
+        // Other tests notify the shared server too: at least this one arrived.
+        #expect(try await rpc.call(notifications, params: Nothing()) >= before + 1)
     }
 
     @Test("a batch's responses are matched to calls by id, in whatever order they come")
