@@ -6,7 +6,9 @@ Python 3 standard library only. Run it with one command:
     python3 image_server/server.py --port 9000     # or --port 0 for a free port (printed on the first line)
 
 Routes (JSON unless said otherwise):
-    GET    /posts[?userId=N]        list posts, optionally of one user
+    GET    /posts[?userId=N]        list posts, optionally of one user; with ?_page=P&_limit=L one page, and a
+                                    Link header (rel="next", "prev", "first", "last"); with ?_offset=O&_limit=L
+                                    a slice; with ?_cursor=C&_limit=L {"items": [...], "nextCursor": ...}
     POST   /posts                   create {userId, title, body} -> 201
     GET    /posts/{id}              one post, or 404
     PUT    /posts/{id}              replace (all fields) -> 200
@@ -36,7 +38,7 @@ import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 MAX_BODY = 8 * 1024 * 1024  # request bodies this server reads into memory
 
@@ -244,11 +246,12 @@ class Handler(BaseHTTPRequestHandler):
     def posts(self, rest, query, body):
         if not rest:
             if self.command in ("GET", "HEAD"):
-                params = dict(parse_qsl(query))
-                user_id = params.get("userId")
+                params = dict(parse_qsl(query, keep_blank_values=True))
+                user_id = params.get("userId") or None
                 if user_id is not None and not user_id.isdigit():
                     raise BadRequest("userId must be a number")
-                return self.send_json(200, self.store.list(int(user_id) if user_id else None))
+                posts = self.store.list(int(user_id) if user_id else None)
+                return self.send_posts(posts, params)
             if self.command == "POST":
                 post = self.store.create(validate_post(self.json_body(body), partial=False))
                 return self.send_json(201, post, {"Location": f"/posts/{post['id']}"})
@@ -333,6 +336,39 @@ class Handler(BaseHTTPRequestHandler):
                 with self.server.waiting_lock:
                     self.server.waiting.discard(tag)
         self.send_json(200, {"delayed_ms": delay_ms})
+
+    def send_posts(self, posts, params):
+        """The whole list, or one page of it (by page number, offset or cursor)."""
+        def number(name, default):
+            value = params.get(name, str(default))
+            if not value.isdigit():
+                raise BadRequest(f"{name} must be a number")
+            return int(value)
+        limit = number("_limit", 10)
+        if limit < 1:
+            raise BadRequest("_limit must be positive")
+        if "_page" in params:
+            page = max(1, number("_page", 1))
+            last = max(1, -(-len(posts) // limit))
+            base = {k: v for k, v in params.items() if k != "_page"}
+            def link(target, rel):
+                return f'</posts?{urlencode({**base, "_page": target})}>; rel="{rel}"'
+            links = [link(1, "first"), link(last, "last")]
+            if page < last:
+                links.append(link(page + 1, "next"))
+            if page > 1:
+                links.append(link(page - 1, "prev"))
+            chunk = posts[(page - 1) * limit: page * limit]
+            return self.send_json(200, chunk, {"Link": ", ".join(links), "X-Total-Count": str(len(posts))})
+        if "_offset" in params:
+            offset = number("_offset", 0)
+            return self.send_json(200, posts[offset: offset + limit], {"X-Total-Count": str(len(posts))})
+        if "_cursor" in params:
+            start = number("_cursor", 0) if params["_cursor"] else 0
+            chunk = posts[start: start + limit]
+            next_cursor = str(start + limit) if start + limit < len(posts) else None
+            return self.send_json(200, {"items": chunk, "nextCursor": next_cursor})
+        return self.send_json(200, posts)
 
     def echo(self, url, body):
         try:

@@ -1,0 +1,72 @@
+import Foundation
+
+/// How a list endpoint tells where its next page is.
+public enum Pagination: Sendable {
+    /// `?page=N&size=M`, numbered from `firstPage`; the first page with fewer than `pageSize` items is the last.
+    case pageNumber(page: String = "page", size: String = "size", pageSize: Int, firstPage: Int = 1)
+    /// `?offset=N&limit=M`; the first page with fewer than `pageSize` items is the last.
+    case offset(offset: String = "offset", limit: String = "limit", pageSize: Int)
+    /// The RFC 8288 `Link` header's `rel="next"` target; the page without one is the last.
+    case linkHeader
+
+    /// Where the first page is.
+    var start: PagePosition {
+        switch self {
+        case .pageNumber(let page, let size, let pageSize, let firstPage):
+            .query([URLQueryItem(name: page, value: "\(firstPage)"), URLQueryItem(name: size, value: "\(pageSize)")])
+        case .offset(let offset, let limit, let pageSize):
+            .query([URLQueryItem(name: offset, value: "0"), URLQueryItem(name: limit, value: "\(pageSize)")])
+        case .linkHeader:
+            .query([])
+        }
+    }
+
+    /// Where the page after `position` is, given what that page held.
+    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?) -> PagePosition? {
+        switch self {
+        case .pageNumber(let page, let size, let pageSize, _):
+            guard count >= pageSize, let current = position.value(of: page).flatMap(Int.init) else { return nil }
+            return .query([URLQueryItem(name: page, value: "\(current + 1)"), URLQueryItem(name: size, value: "\(pageSize)")])
+        case .offset(let offset, let limit, let pageSize):
+            guard count >= pageSize, let current = position.value(of: offset).flatMap(Int.init) else { return nil }
+            return .query([URLQueryItem(name: offset, value: "\(current + count)"), URLQueryItem(name: limit, value: "\(pageSize)")])
+        case .linkHeader:
+            guard let header = headers["Link"], let target = LinkHeader.target(of: header, relation: "next"),
+                let next = URL(string: target, relativeTo: url)?.absoluteURL
+            else { return nil }
+            return .url(next)
+        }
+    }
+}
+
+/// Where a page is: extra query items on the endpoint, or an absolute URL a server gave.
+enum PagePosition: Sendable, Equatable {
+    case query([URLQueryItem])
+    case url(URL)
+
+    func value(of name: String) -> String? {
+        guard case .query(let items) = self else { return nil }
+        return items.first { $0.name == name }?.value
+    }
+}
+
+/// RFC 8288 `Link` header values: `<url>; rel="next", <url>; rel="last"`.
+enum LinkHeader {
+    /// The target of the first link whose `rel` includes `relation`.
+    static func target(of header: String, relation: String) -> String? {
+        var rest = Substring(header)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            let target = String(rest[rest.index(after: open)..<close])
+            let parametersEnd = rest[close...].firstIndex(of: "<") ?? rest.endIndex
+            let parameters = rest[rest.index(after: close)..<parametersEnd]
+            for parameter in parameters.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
+                let relations = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: " ")
+                if relations.contains(Substring(relation.lowercased())) { return target }
+            }
+            rest = rest[parametersEnd...]
+        }
+        return nil
+    }
+}
