@@ -5,7 +5,7 @@ extension Demo {
     struct Hits: Decodable, Sendable { let hits: Int }
 
     func siblingFeatures() async throws {
-        section("9. From the sibling libraries: concurrency limits, de-duplication, JSON-RPC")
+        section("9. From the sibling libraries: concurrency limits, de-duplication, JSON-RPC, pagination, resources")
 
         let limited = RestingClient(baseUrl: baseUrl, httpClient: transport, concurrency: .limited(2))
         let slow = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}", encoding: .query)
@@ -44,5 +44,23 @@ extension Demo {
         } catch let error as JSONRPCError {
             print("  JSON-RPC error object → \(error)")
         }
+
+        let listPosts = Endpoint<Nothing, [PostModel]>(.get, "/posts", encoding: .query)
+        let firstPage = [URLQueryItem(name: "_page", value: "1"), URLQueryItem(name: "_limit", value: "4")]
+        var sizes: [Int] = []
+        for try await page in client().pages(of: listPosts, queryItems: firstPage, pagination: .linkHeader) { sizes.append(page.count) }
+        print("  /posts by Link rel=\"next\", 4 at a time → pages of \(sizes.map(String.init).joined(separator: ", ")) posts")
+
+        let title = try await loadResource()
+        print("  RemoteResource for /posts/2 → available: \"\(title)\"")
+    }
+
+    @MainActor
+    private func loadResource() async throws -> String {
+        let post = RemoteResource(client: client(), read: Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query),
+                                  pathVariables: ["id": 2])
+        await post.load()
+        guard case .available(let value) = post.state else { throw UnexpectedResult(description: "post 2 should load") }
+        return value.title
     }
 }

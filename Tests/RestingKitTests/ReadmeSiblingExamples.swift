@@ -58,3 +58,48 @@ struct ReadmeSiblingExamples {
         #expect(difference == 19 && seven == 7)
     }
 }
+
+@Suite("README examples: pagination and resources")
+@MainActor
+struct ReadmePaginationExamples {
+    let baseUrl: String
+
+    init() async throws { baseUrl = try await LocalServer.sharedImageServer.value.baseURL }
+
+    @Test("pages and items, lazily")
+    func pagination() async throws {
+        let restingClient = RestingClient(baseUrl: baseUrl)
+        var pageCount = 0
+        // snippet: pagination
+        let listPosts = Endpoint<Nothing, [PostModel]>(.get, "/posts", encoding: .query)
+        let firstPage = [URLQueryItem(name: "_page", value: "1"), URLQueryItem(name: "_limit", value: "4")]
+        for try await page in restingClient.pages(of: listPosts, queryItems: firstPage, pagination: .linkHeader) {
+            print("a page of \(page.count) posts")  // fetched one at a time, until Link has no rel="next"
+            pageCount += 1
+        }
+        let byNumber = restingClient.pages(of: listPosts, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 4))
+        for try await post in byNumber.items where post.userId == 1 {
+            print(post.title)
+        }
+        // end snippet
+        #expect(pageCount >= 2)
+    }
+
+    @Test("an observable resource")
+    func resource() async throws {
+        let restingClient = RestingClient(baseUrl: baseUrl)
+        // snippet: resource
+        let post = RemoteResource(client: restingClient,
+                                  read: Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query),
+                                  update: Endpoint<PostModel, PostModel>(.put, "/posts/{{id}}", encoding: .json),
+                                  pathVariables: ["id": 2])
+        await post.load()
+        switch post.state {
+        case .idle, .loading: print("…")
+        case .available(let value): print("loaded \(value.title)")
+        case .failure(let error, _): print("failed: \(error)")
+        }
+        // end snippet
+        #expect(post.value?.id == 2)
+    }
+}
