@@ -36,7 +36,11 @@ let package = Package(
             name: "RestingTransportConformance",
             dependencies: ["RestingCore", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/Conformance", exclude: ["conformance_server.py", "make_certificates.sh"]),
-        .testTarget(name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport"], path: "Tests/CoreTests"),
+        // Killed at random points by the offline queue's crash test.
+        .executableTarget(name: "OfflineQueueProbe", dependencies: ["RestingCore"], path: "Tests/OfflineQueueProbe"),
+        .testTarget(
+            name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "OfflineQueueProbe"],
+            path: "Tests/CoreTests"),
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),

@@ -1,0 +1,55 @@
+import Foundation
+import RestingCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The process the offline-queue crash test kills at random points.
+//   OfflineQueueProbe enqueue DIR FIRST COUNT   enqueues payloads FIRST..<FIRST+COUNT, printing "ok N" once each is durable
+//   OfflineQueueProbe replay DIR SENT_LOG       replays, appending each delivered payload to SENT_LOG (fsynced)
+
+struct Payload: Codable, Sendable { let n: Int }
+
+/// Delivers by appending the payload's number to a log file, flushed before answering 201.
+struct LoggingTransport: HTTPClient {
+    let log: String
+
+    func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        let payload = try JSONDecoder().decode(Payload.self, from: try request.body.collect())
+        let descriptor = open(log, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        let line = "\(payload.n)\n"
+        _ = line.withCString { write(descriptor, $0, strlen($0)) }
+        fsync(descriptor)
+        close(descriptor)
+        return HTTPDataResponse(status: 201, url: request.url)
+    }
+}
+
+/// Writes a line straight to standard output (unbuffered), so that what the parent reads was really done.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else {
+    say("usage: OfflineQueueProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG")
+    exit(2)
+}
+let queue = try OfflineQueue(directory: URL(fileURLWithPath: arguments[2]))
+let items = Endpoint<Payload, Nothing>(.post, "/items", encoding: .json)
+switch arguments[1] {
+case "enqueue":
+    let first = Int(arguments[3]) ?? 0
+    let count = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
+    for n in first..<(first + count) {
+        try queue.enqueue(RestingRequest(endpoint: items, body: Payload(n: n), headers: ["Authorization": "Bearer secret"]))
+        say("ok \(n)")
+    }
+case "replay":
+    let client = RestingClient(baseUrl: "https://outbox.invalid", httpClient: LoggingTransport(log: arguments[3]))
+    let report = try await queue.replay(with: client) { sent, _ in say("sent \(sent)") }
+    say("done \(report.sent)")
+default:
+    exit(2)
+}
