@@ -1,11 +1,12 @@
 import Foundation
 import RestingKit
+import RestingServerHarness
 
 extension Demo {
     struct Hits: Decodable, Sendable { let hits: Int }
 
     func siblingFeatures() async throws {
-        section("9. From the sibling libraries: concurrency limits, de-duplication, JSON-RPC, pagination, resources")
+        section("9. From the sibling libraries: concurrency limits, de-duplication, JSON-RPC, pagination, resources, offline queue")
 
         let limited = RestingClient(baseUrl: baseUrl, httpClient: transport, concurrency: .limited(2))
         let slow = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}", encoding: .query)
@@ -53,6 +54,24 @@ extension Demo {
 
         let title = try await loadResource()
         print("  RemoteResource for /posts/2 → available: \"\(title)\"")
+
+        try await offlineQueue()
+    }
+
+    private func offlineQueue() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restingkit-demo-outbox-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outbox = try OfflineQueue(directory: directory)
+        // Nothing listens on this port: the requests fail for lack of connectivity and are kept.
+        let unreachable = RestingClient(baseUrl: "http://127.0.0.1:\(try LocalServer.unusedPort())", httpClient: transport)
+        for title in ["Written offline 1", "Written offline 2"] {
+            let draft = RestingRequest(endpoint: API.createPost, body: PostCreateModel(userId: 1, title: title, body: ""))
+            _ = try? await unreachable.perform(draft, storingOfflineIn: outbox).value
+        }
+        print("  offline: \(try outbox.entries().count) posts kept in \(directory.lastPathComponent)")
+        let report = try await outbox.replay(with: client()) { sent, total in print("    replayed \(sent)/\(total)") }
+        print("  back online: \(report.sent) sent in order, \(report.remaining) left")
+        try check(report.sent == 2 && report.remaining == 0, "both posts should be replayed")
     }
 
     @MainActor

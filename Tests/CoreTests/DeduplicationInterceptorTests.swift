@@ -31,6 +31,25 @@ struct DeduplicationInterceptorTests {
         #expect(stub.received.filter { $0.request.method == .post }.count == 2)
     }
 
+    @Test("sharing can be limited to some endpoints")
+    func perEndpointOptIn() async throws {
+        stub.register(.get, "/shared", StubResponse.status(200).delayed(by: .milliseconds(50)))
+        stub.register(.get, "/private", StubResponse.status(200).delayed(by: .milliseconds(50)))
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub,
+                                   interceptors: [DeduplicationInterceptor(sharing: { $0.url.path == "/shared" })])
+        let shared = Endpoint<Nothing, Nothing>(.get, "/shared", encoding: .query)
+        let unshared = Endpoint<Nothing, Nothing>(.get, "/private", encoding: .query)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<5 {
+                group.addTask { _ = try await client.perform(RestingRequest(endpoint: shared)).value }
+                group.addTask { _ = try await client.perform(RestingRequest(endpoint: unshared)).value }
+            }
+            try await group.waitForAll()
+        }
+        #expect(stub.received.filter { $0.request.url.path == "/private" }.count == 5)
+        #expect(stub.received.filter { $0.request.url.path == "/shared" }.count < 5)
+    }
+
     @Test("a caller that cancels stops at once; the others still get the response, even when it was the sender")
     func oneCallerCancels() async throws {
         let gate = AsyncStream.makeStream(of: Void.self)

@@ -103,3 +103,29 @@ struct ReadmePaginationExamples {
         #expect(post.value?.id == 2)
     }
 }
+
+@Suite("README examples: offline queue")
+struct ReadmeOfflineExamples {
+    @Test("requests kept while offline are replayed in order")
+    func offlineQueue() async throws {
+        let server = try await LocalServer.sharedImageServer.value
+        let outboxDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: outboxDirectory) }
+        let offlineClient = RestingClient(baseUrl: "http://127.0.0.1:\(try LocalServer.unusedPort())")  // nothing listens there
+        let restingClient = RestingClient(baseUrl: server.baseURL)
+        // snippet: offline-queue
+        let outbox = try OfflineQueue(directory: outboxDirectory)
+        let createPost = Endpoint<PostCreateModel, PostModel>(.post, "/posts", encoding: .json)
+        let draft = RestingRequest(endpoint: createPost, body: PostCreateModel(userId: 1, title: "Written offline", body: "…"))
+        do {
+            _ = try await offlineClient.perform(draft, storingOfflineIn: outbox).value
+        } catch {
+            print("kept for later: \(try outbox.entries().count) request(s) waiting")
+        }
+        // … when the network is back:
+        let report = try await outbox.replay(with: restingClient) { sent, total in print("sent \(sent) of \(total)") }
+        // end snippet
+        let waiting = try outbox.entries()
+        #expect(report.sent == 1 && report.remaining == 0 && waiting.isEmpty)
+    }
+}

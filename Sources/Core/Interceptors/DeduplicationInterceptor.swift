@@ -10,11 +10,15 @@
 /// at once. If the first caller cancels, its request is cancelled with it, and a waiter that still wants the
 /// response sends the request again.
 ///
+/// Opt in per client by adding it, or per endpoint with `sharing`:
+///
 /// ```swift
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport, interceptors: [DeduplicationInterceptor()])
+/// let onlyFeeds = DeduplicationInterceptor(sharing: { $0.url.path.hasPrefix("/feeds/") })
 /// ```
 public final class DeduplicationInterceptor: RestingInterceptor {
     public let ignoredHeaders: Set<String>
+    private let sharing: @Sendable (HTTPRequest) -> Bool
     private let inFlight = Locked<[String: SharedOutcome]>([:])
 
     private enum Role {
@@ -22,12 +26,17 @@ public final class DeduplicationInterceptor: RestingInterceptor {
         case waiter(SharedOutcome, ticket: UInt64)
     }
 
-    public init(ignoredHeaders: Set<String> = ["X-Request-Id", "traceparent", "tracestate"]) {
+    /// - Parameter sharing: which requests may be shared (all idempotent ones by default).
+    public init(
+        ignoredHeaders: Set<String> = ["X-Request-Id", "traceparent", "tracestate"],
+        sharing: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true }
+    ) {
         self.ignoredHeaders = Set(ignoredHeaders.map { $0.lowercased() })
+        self.sharing = sharing
     }
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-        guard request.method == .get || request.method == .head, request.body.isEmpty else {
+        guard request.method == .get || request.method == .head, request.body.isEmpty, sharing(request) else {
             return try await execution(request)
         }
         let key = key(for: request)
