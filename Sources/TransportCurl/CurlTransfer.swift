@@ -61,7 +61,7 @@ final class CurlTransfer: @unchecked Sendable {
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's.
-        try handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map { max(1, $0.milliseconds) } ?? handle.defaultTimeout, "timeout")
+        try handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map { max(1, $0.wholeMilliseconds) } ?? handle.defaultTimeout, "timeout")
         // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
         try handle.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
     }

@@ -15,10 +15,10 @@ extension EasyHandle {
         try handle.check(rk_easy_setopt_seek_callback(handle.raw, seekCallback), "body rewind")
         try handle.check(rk_easy_setopt_progress_callback(handle.raw, progressCallback), "progress")
         try handle.set(CURLOPT_NOPROGRESS, 0, "progress")
-        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds, "connect timeout")
+        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.wholeMilliseconds, "connect timeout")
         if let idle = configuration.idleTimeout {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1, "idle timeout")
-            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.milliseconds + 999) / 1000), "idle timeout")
+            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.wholeMilliseconds + 999) / 1000), "idle timeout")
         }
         if configuration.automaticDecompression { try handle.set(CURLOPT_ACCEPT_ENCODING, "", "decompression") }
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maximumResponseSize, "maximum response size")

@@ -95,7 +95,7 @@ public final class URLSessionClient: HTTPClient {
     private func data(for urlRequest: URLRequest, timeout: Duration?) async throws -> (Data, URLResponse) {
         guard let timeout else { return try await data(for: urlRequest) }
         var urlRequest = urlRequest
-        urlRequest.timeoutInterval = (Self.seconds(timeout) + 1).rounded(.up)
+        urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up)
         return try await withThrowingTaskGroup(of: (Data, URLResponse).self) { [urlRequest] group in
             group.addTask { try await self.data(for: urlRequest) }
             group.addTask {
@@ -128,10 +128,6 @@ public final class URLSessionClient: HTTPClient {
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         if !request.body.isEmpty { urlRequest.httpBody = try request.body.collect() }
         return urlRequest
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// The response's headers, sorted by name: `HTTPURLResponse` keeps neither order nor repeats.

@@ -120,8 +120,7 @@ public struct LoggingInterceptor: RestingInterceptor {
     }
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> String {
-        let elapsed = ContinuousClock.now - start
-        return "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000) ms"
+        "\((ContinuousClock.now - start).wholeMilliseconds) ms"
     }
 }
 

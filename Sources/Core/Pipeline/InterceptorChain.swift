@@ -7,6 +7,7 @@ struct InterceptorChain: Sendable {
         _ request: HTTPRequest, from index: Int = 0, progress: @escaping ProgressHandler
     ) async throws -> HTTPDataResponse {
         guard index < interceptors.count else {
+            // Our transports validate too (they are public entry points); this covers those that do not.
             try request.validate()
             do {
                 return try await transport.send(request, progress: progress)

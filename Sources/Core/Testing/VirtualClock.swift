@@ -19,7 +19,7 @@ public final class VirtualClock: InterceptorClock {
         try Task.checkCancellation()
         state.withLock { state in
             state.sleeps.append(duration)
-            state.now += Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            state.now += duration.seconds
         }
     }
 
