@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "RestingKit", targets: ["RestingKit"]),
         .library(name: "RestingCore", targets: ["RestingCore"]),
+        .library(name: "RestingMultipart", targets: ["RestingMultipart"]),
         .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
         .library(name: "RestingCurl", targets: ["RestingCurl"]),
         // For your test targets: mocks and record/replay.
@@ -17,7 +18,9 @@ let package = Package(
         .executable(name: "RestingKitDemo", targets: ["RestingKitDemo"]),
     ],
     targets: [
-        .target(name: "RestingCore", path: "Sources/Core"),
+        // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
+        .target(name: "RestingMultipart", path: "Sources/Multipart"),
+        .target(name: "RestingCore", dependencies: ["RestingMultipart"], path: "Sources/Core"),
         .target(name: "RestingURLSession", dependencies: ["RestingCore"], path: "Sources/TransportURLSession"),
         // libcurl (Debian: libcurl4-openssl-dev); a C shim because curl_easy_setopt is variadic.
         .target(name: "CCurl", path: "Sources/CCurl"),
@@ -41,6 +44,7 @@ let package = Package(
         .testTarget(
             name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "OfflineQueueProbe"],
             path: "Tests/CoreTests"),
+        .testTarget(name: "MultipartTests", dependencies: ["RestingMultipart"], path: "Tests/MultipartTests"),
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),

@@ -27,6 +27,7 @@ Routes (JSON unless said otherwise):
     GET    /hits/{key}              how many times /counted/{key} was hit
     POST   /rpc                     JSON-RPC 2.0: subtract, sum, echo, fail, hello (a notification);
                                     batch responses come back in reverse order, to test matching by id
+    POST   /upload, PUT /upload/{name}, GET /uploads/{name}   uploads and downloads: see uploads.py
 Errors are JSON objects {"error": message, "status": code}.
 """
 import argparse
@@ -36,9 +37,12 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import uploads
 
 MAX_BODY = 8 * 1024 * 1024  # request bodies this server reads into memory
 
@@ -190,6 +194,9 @@ class Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         parts = [p for p in url.path.split("/") if p]
         try:
+            # Uploads stream their bodies themselves; every other route reads it first.
+            if uploads.route(self, parts, dict(parse_qsl(url.query)), self.server.uploads, self.server.max_upload):
+                return
             body = self.read_body()
             if parts[:1] == ["posts"]:
                 self.posts(parts[1:], url.query, body)
@@ -422,6 +429,9 @@ def main():
     parser.add_argument("--exit-with-stdin", action="store_true",
                         help="exit when standard input closes (so a parent that dies takes the server with it)")
     parser.add_argument("--verbose", action="store_true", help="log every request to standard error")
+    parser.add_argument("--uploads", default=str(Path(__file__).resolve().parent / "uploads"),
+                        help="where uploads are stored (created if missing)")
+    parser.add_argument("--max-upload-bytes", type=int, default=4 << 30, help="larger uploads get 413")
     args = parser.parse_args()
 
     Handler.store = PostStore()
@@ -431,6 +441,8 @@ def main():
     server.verbose = args.verbose
     server.waiting, server.waiting_lock = set(), threading.Lock()
     server.state = SharedState()
+    os.makedirs(args.uploads, exist_ok=True)
+    server.uploads, server.max_upload = args.uploads, args.max_upload_bytes
     host, port = server.server_address[:2]
     print(f"image_server listening on http://{host}:{port}", flush=True)
 

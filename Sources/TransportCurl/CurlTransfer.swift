@@ -22,6 +22,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headers = HTTPHeaders()
     private var headerBytes = 0
     private var body = Data()
+    /// Where a download's 2xx body goes instead of `body`.
+    private let sink: DownloadSink?
     /// A failure a callback decided on (body unreadable, response too large), which wins over the CURLcode.
     private var failure: RestingError?
     private var lastProgressReport = ContinuousClock.now - .seconds(1)
@@ -41,6 +43,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.progress = progress
         self.maximumResponseSize = maximumResponseSize
         uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
+        sink = request.downloadTarget.map(DownloadSink.init)
     }
 
     deinit {
@@ -111,6 +114,17 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: libcurl callbacks (driver thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        if let sink {
+            do {
+                if try sink.begin(status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers) == .file {
+                    try sink.write(UnsafeRawBufferPointer(start: bytes, count: count))
+                    return count
+                }
+            } catch {
+                failure = error
+                return 0
+            }
+        }
         guard Int64(body.count + count) <= maximumResponseSize else {
             failure = .responseTooLarge(limit: maximumResponseSize)
             return 0
@@ -182,6 +196,13 @@ final class CurlTransfer: @unchecked Sendable {
         if let failure { return .failure(failure) }
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.responseTooLarge(limit: maximumResponseSize)) }
         guard code == CURLE_OK else { return .failure(CurlError.restingError(code, detail: handle.errorDetail)) }
+        let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
+        do {
+            try sink?.finish(status: status, headers: headers)
+        } catch {
+            return .failure(error)
+        }
+        let received = Int64(body.count) + (sink?.bytesWritten ?? 0)
         let metrics = TransferMetrics(
             nameLookup: handle.offset(CURLINFO_NAMELOOKUP_TIME_T).map(Duration.microseconds),
             connect: handle.offset(CURLINFO_CONNECT_TIME_T).map(Duration.microseconds),
@@ -189,14 +210,14 @@ final class CurlTransfer: @unchecked Sendable {
             timeToFirstByte: handle.offset(CURLINFO_STARTTRANSFER_TIME_T).map(Duration.microseconds),
             total: handle.offset(CURLINFO_TOTAL_TIME_T).map(Duration.microseconds),
             bytesSent: handle.offset(CURLINFO_SIZE_UPLOAD_T),
-            bytesReceived: Int64(body.count))
+            bytesReceived: received)
         let sent = metrics.bytesSent ?? 0
-        progress(TransferProgress(bytesSent: sent, totalBytesToSend: uploadLength, bytesReceived: Int64(body.count),
-                                  totalBytesToReceive: Int64(body.count)))
+        progress(TransferProgress(bytesSent: sent, totalBytesToSend: uploadLength, bytesReceived: received,
+                                  totalBytesToReceive: received))
         return .success(
             HTTPDataResponse(
                 // libcurl never follows redirects here (RedirectFollower does), so the URL is the request's.
-                status: handle.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers, body: body, url: request.url,
+                status: status, headers: headers, body: body, url: request.url,
                 metrics: metrics))
     }
 
@@ -215,6 +236,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func releaseRequestResources() {
+        sink?.close()
         reader?.close()
         reader = nil
         if let headerList { curl_slist_free_all(headerList) }

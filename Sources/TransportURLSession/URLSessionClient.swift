@@ -8,8 +8,14 @@ import FoundationNetworking
 /// An ``HTTPClient`` on `URLSession` — FoundationNetworking on Linux.
 ///
 /// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on
-/// Linux); share it, or use ``shared``. Bodies are sent from memory in this version: file and stream bodies
-/// are read whole before sending. Redirects are followed by ``RedirectFollower`` like on every transport.
+/// Linux); share it, or use ``shared``. Redirects are followed by ``RedirectFollower`` like on every transport.
+///
+/// Bodies in memory are sent with a `Content-Length`; file and stream bodies (multipart forms included) are
+/// streamed from disk through an `InputStream` — on Linux always chunked, as FoundationNetworking cannot
+/// send a stream with a length (endpoints that insist on `Content-Length` for large bodies need
+/// `CurlClient`). `fromFile` uploads are never used: on Linux cancelling one can kill the process.
+/// Responses larger than ``maximumResponseSize`` fail with ``RestingError/responseTooLarge(limit:)``;
+/// downloads (``HTTPRequest/downloadTarget``) stream to their file instead of memory.
 ///
 /// What FoundationNetworking on Linux cannot do — pinning, client certificates, proxies, Unix sockets,
 /// per-phase metrics (``HTTPDataResponse/metrics`` is `nil`) — needs `CurlClient`; a proxy configured on the
@@ -30,6 +36,9 @@ public final class URLSessionClient: HTTPClient {
     public let session: URLSession
     /// Redirects followed per request (by ``RedirectFollower``, not by URLSession); 0 returns 3xx responses.
     public let maximumRedirects: Int
+    /// The largest response body kept in memory.
+    public let maximumResponseSize: Int64
+    private let delegate = SessionDelegate()
     /// A setting of the session that this platform would silently ignore; every call fails with it.
     private let unsupportedSetting: RestingError?
 
@@ -38,18 +47,14 @@ public final class URLSessionClient: HTTPClient {
     /// On Linux, a configuration with a `connectionProxyDictionary` makes every call fail with
     /// ``RestingError/unsupported(feature:transport:)``: FoundationNetworking would ignore it and connect
     /// directly. Use `CurlClient`'s proxy settings there.
-    public init(configuration: URLSessionConfiguration = .default, maximumRedirects: Int = 10) {
-        session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+    public init(
+        configuration: URLSessionConfiguration = .default, maximumRedirects: Int = 10,
+        maximumResponseSize: Int64 = 64 * 1024 * 1024
+    ) {
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.maximumRedirects = maximumRedirects
+        self.maximumResponseSize = maximumResponseSize
         unsupportedSetting = Self.unsupportedSetting(of: configuration)
-    }
-
-    /// A client on a session you own. Give it a delegate that refuses redirects (or none, and accept that
-    /// URLSession follows them itself — on Linux it then drops request bodies on 307/308).
-    public init(session: URLSession, maximumRedirects: Int = 10) {
-        self.session = session
-        self.maximumRedirects = maximumRedirects
-        unsupportedSetting = Self.unsupportedSetting(of: session.configuration)
     }
 
     private static func unsupportedSetting(of configuration: URLSessionConfiguration) -> RestingError? {
@@ -71,33 +76,14 @@ public final class URLSessionClient: HTTPClient {
 
     /// One request and its response; URLSession's own redirect handling is refused by the session delegate.
     private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        let urlRequest = try Self.urlRequest(for: request)
-        let bodyLength = Int64(urlRequest.httpBody?.count ?? 0)
-        let (data, response) = try await data(for: urlRequest, timeout: request.timeout)
-        guard let httpResponse = response as? HTTPURLResponse else {
-            throw RestingError.transportFailed(
-                TransportError(kind: .malformedResponse, code: URLError.badServerResponse.rawValue,
-                               domain: NSURLErrorDomain, message: "the response is not an HTTP response"))
-        }
-        let received = Int64(data.count)
-        progress(TransferProgress(bytesSent: bodyLength, totalBytesToSend: bodyLength, bytesReceived: received,
-                                  totalBytesToReceive: received))
-        return HTTPDataResponse(
-            status: httpResponse.statusCode, headers: Self.headers(of: httpResponse), body: data,
-            url: httpResponse.url ?? request.url)
-    }
-
-    /// Runs a data task within `timeout`, if any.
-    ///
-    /// FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
-    /// so a 0.3 s timeout fires at once; the deadline is enforced here instead, exactly, and the request
-    /// carries a whole-second value that can only fire after it.
-    private func data(for urlRequest: URLRequest, timeout: Duration?) async throws -> (Data, URLResponse) {
-        guard let timeout else { return try await data(for: urlRequest) }
-        var urlRequest = urlRequest
+        var urlRequest = try Self.urlRequest(for: request)
+        guard let timeout = request.timeout else { return try await perform(request, urlRequest, progress: progress) }
+        // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
+        // so a 0.3 s timeout fires at once; the deadline is enforced here instead, exactly, and the request
+        // carries a whole-second value that can only fire after it.
         urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up)
-        return try await withThrowingTaskGroup(of: (Data, URLResponse).self) { [urlRequest] group in
-            group.addTask { try await self.data(for: urlRequest) }
+        return try await withThrowingTaskGroup(of: HTTPDataResponse.self) { [urlRequest] group in
+            group.addTask { try await self.perform(request, urlRequest, progress: progress) }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw RestingError.transportFailed(
@@ -110,23 +96,41 @@ public final class URLSessionClient: HTTPClient {
         }
     }
 
-    /// Runs a data task; cancelling the calling task ends the call at once (see ``DataTaskCall``).
-    private func data(for urlRequest: URLRequest) async throws -> (Data, URLResponse) {
-        let call = DataTaskCall()
-        return try await withTaskCancellationHandler {
+    /// Runs one task; cancelling the calling task ends the call at once (see ``TaskExchange``).
+    private func perform(
+        _ request: HTTPRequest, _ urlRequest: URLRequest, progress: @escaping ProgressHandler
+    ) async throws -> HTTPDataResponse {
+        let exchange = TaskExchange(request: request, maximumResponseSize: maximumResponseSize, progress: progress)
+        var urlRequest = urlRequest
+        if urlRequest.httpBody == nil, !request.body.isEmpty { urlRequest.httpBodyStream = exchange.makeBodyStream() }
+        return try await withTaskCancellationHandler { [urlRequest] in
             try await withCheckedThrowingContinuation { continuation in
-                call.start(session: session, request: urlRequest, continuation: continuation)
+                exchange.start(session: session, delegate: delegate, request: urlRequest, continuation: continuation)
             }
         } onCancel: {
-            call.cancel()
+            exchange.cancel()
         }
     }
 
+    /// The request without its body when the body is streamed (``TaskExchange`` sets the stream).
     static func urlRequest(for request: HTTPRequest) throws(RestingError) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
-        if !request.body.isEmpty { urlRequest.httpBody = try request.body.collect() }
+        let streamed: Bool
+        switch request.body.source {
+        case .empty: streamed = false
+        case .bytes(let data):
+            urlRequest.httpBody = data
+            streamed = false
+        case .file, .stream: streamed = true
+        }
+        for field in request.headers {
+            // A streamed body goes chunked; a Content-Length beside it would make the request ambiguous.
+            if streamed, field.name.caseInsensitiveEquals("Content-Length") || field.name.caseInsensitiveEquals("Transfer-Encoding") {
+                continue
+            }
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
         return urlRequest
     }
 
@@ -161,85 +165,5 @@ public final class URLSessionClient: HTTPClient {
         return .transportFailed(
             TransportError(kind: kind, code: urlError.code.rawValue, domain: NSURLErrorDomain,
                            message: urlError.localizedDescription))
-    }
-}
-
-/// Refuses URLSession's own redirects, so that ``RedirectFollower`` handles them the same as on every
-/// transport: FoundationNetworking drops bodies on 307/308 and keeps credentials across origins.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-}
-
-/// One data task and the caller waiting for it, resumed exactly once: with the task's outcome, or with
-/// `.cancelled` as soon as the call is cancelled — without waiting for FoundationNetworking to report the
-/// cancellation, which under load takes seconds. The task is then cancelled for cleanup.
-private final class DataTaskCall: Sendable {
-    typealias Continuation = CheckedContinuation<(Data, URLResponse), any Error>
-
-    private enum State {
-        case idle
-        case running(URLSessionDataTask, Continuation)
-        case cancelledBeforeStart
-        case finished
-    }
-
-    private let state = Locked(State.idle)
-
-    func start(session: URLSession, request: URLRequest, continuation: Continuation) {
-        if case .cancelledBeforeStart = state.withLock({ $0 }) {
-            // Never create a task only to cancel it: that costs FoundationNetworking a transfer.
-            return continuation.resume(throwing: RestingError.cancelled)
-        }
-        let task = session.dataTask(with: request) { data, response, error in
-            if let error {
-                self.finish(.failure(URLSessionClient.restingError(error)))
-            } else if let response {
-                self.finish(.success((data ?? Data(), response)))
-            } else {
-                self.finish(.failure(URLSessionClient.restingError(URLError(.badServerResponse))))
-            }
-        }
-        let cancelledMeanwhile = state.withLock { state in
-            if case .cancelledBeforeStart = state { return true }
-            state = .running(task, continuation)
-            return false
-        }
-        task.resume()
-        if cancelledMeanwhile {
-            task.cancel()
-            continuation.resume(throwing: RestingError.cancelled)
-        }
-    }
-
-    func cancel() {
-        let running: (URLSessionDataTask, Continuation)? = state.withLock { state in
-            switch state {
-            case .idle:
-                state = .cancelledBeforeStart
-                return nil
-            case .running(let task, let continuation):
-                state = .finished
-                return (task, continuation)
-            case .cancelledBeforeStart, .finished:
-                return nil
-            }
-        }
-        guard let (task, continuation) = running else { return }
-        continuation.resume(throwing: RestingError.cancelled)
-        task.cancel()
-    }
-
-    private func finish(_ outcome: Result<(Data, URLResponse), RestingError>) {
-        let continuation: Continuation? = state.withLock { state in
-            guard case .running(_, let continuation) = state else { return nil }
-            state = .finished
-            return continuation
-        }
-        continuation?.resume(with: outcome.mapError { $0 as any Error })
     }
 }

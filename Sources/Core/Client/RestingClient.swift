@@ -55,14 +55,9 @@ public final class RestingClient: Sendable {
     public func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
-        let chain = InterceptorChain(interceptors: interceptors, transport: httpClient)
-        let id = calls.reserve()
-        let promise = ProgressablePromise(executorPreference: executor) { progress in
-            defer { self.calls.settle(id) }
-            if let limiter = self.limiter { try await limiter.acquire() }
-            defer { self.limiter?.release() }
+        call { progress in
             let httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
-            let response = try await chain.proceed(httpRequest, progress: progress)
+            let response = try await self.exchange(httpRequest, progress: progress)
             guard self.acceptedStatusCodes.contains(response.status) else {
                 throw RestingError.httpError(HTTPError(response))
             }
@@ -71,8 +66,27 @@ public final class RestingClient: Sendable {
                 status: response.status, headers: response.headers, body: body, url: response.url,
                 metrics: response.metrics)
         }
+    }
+
+    /// Runs `work` as one call of this client: counted for ``cancelAll()``, held back by the concurrency
+    /// limit, on the transport's executor.
+    func call<Value: Sendable>(
+        _ work: @escaping @Sendable (@escaping ProgressHandler) async throws -> Value
+    ) -> ProgressablePromise<Value> {
+        let id = calls.reserve()
+        let promise = ProgressablePromise(executorPreference: executor) { progress in
+            defer { self.calls.settle(id) }
+            if let limiter = self.limiter { try await limiter.acquire() }
+            defer { self.limiter?.release() }
+            return try await work(progress)
+        }
         calls.register(id, cancel: promise.cancel)
         return promise
+    }
+
+    /// Sends a converted request through the interceptors and the transport.
+    func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        try await InterceptorChain(interceptors: interceptors, transport: httpClient).proceed(request, progress: progress)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from body: Data) async throws -> T {

@@ -1,4 +1,5 @@
 import Foundation
+import RestingMultipart
 
 /// Encodes an `Encodable` value into URL query parameters, for `.query` endpoints and
 /// `application/x-www-form-urlencoded` bodies.
@@ -21,15 +22,10 @@ import Foundation
 ///   `[1, nil, 3]` keeps its three elements; a `nil` optional property is left out, like JSONEncoder does.
 /// - An empty array or dictionary produces no parameter.
 public struct URLQueryEncoder: Sendable {
-    /// How array elements are named.
-    public enum ArrayEncoding: Sendable {
-        /// `tags[]=x&tags[]=y` (Rails, PHP).
-        case brackets
-        /// `tags[0]=x&tags[1]=y`.
-        case indexed
-        /// `tags=x&tags=y`.
-        case repeatedKey
-    }
+    /// How array elements are named: `tags[]`, `tags[0]` or a repeated `tags`.
+    public typealias ArrayEncoding = FormArrayEncoding
+    public typealias KeyEncodingStrategy = FormKeyEncodingStrategy
+    public typealias DateEncodingStrategy = FormDateEncodingStrategy
 
     /// How `Bool` values are written.
     public enum BoolEncoding: Sendable {
@@ -37,24 +33,6 @@ public struct URLQueryEncoder: Sendable {
         case literal
         /// `1` / `0`.
         case numeric
-    }
-
-    public enum KeyEncodingStrategy: Sendable {
-        case useDefaultKeys
-        /// `userId` → `user_id`, `imageURL` → `image_url`.
-        case convertToSnakeCase
-        case custom(@Sendable (String) -> String)
-    }
-
-    public enum DateEncodingStrategy: Sendable {
-        /// Whatever `Date.encode(to:)` does: seconds since 2001-01-01.
-        case deferredToDate
-        case secondsSince1970
-        case millisecondsSince1970
-        /// RFC 3339 / ISO 8601 with seconds, in UTC: `2024-05-01T12:00:00Z`.
-        case iso8601
-        case formatted(DateFormatter)
-        case custom(@Sendable (Date) throws -> String)
     }
 
     public enum DataEncodingStrategy: Sendable {
@@ -74,9 +52,13 @@ public struct URLQueryEncoder: Sendable {
 
     /// The parameters of `value`, which must encode as a keyed container (a struct or a dictionary).
     public func encode<T: Encodable>(_ value: T) throws -> [URLQueryItem] {
-        let output = QueryOutput()
-        try QueryValueEncoder(options: self, output: output, path: [], codingPath: []).encodeValue(value)
-        return output.items
+        try FormFieldEncoder.fields(of: value, options: options).map { field in
+            guard case .text(let text) = field.value else {
+                throw EncodingError.invalidValue(
+                    field.name, .init(codingPath: [], debugDescription: "\(field.name) is a file: files travel in .multipartFormData bodies only"))
+            }
+            return URLQueryItem(name: field.name, value: text)
+        }
     }
 
     /// `name=value` pairs joined by `&`, every byte but the unreserved characters percent-encoded.
@@ -86,48 +68,17 @@ public struct URLQueryEncoder: Sendable {
         }.joined(separator: "&")
     }
 
-    func encodedKey(_ key: String) -> String {
-        switch keyEncodingStrategy {
-        case .useDefaultKeys: key
-        case .convertToSnakeCase: Self.snakeCased(key)
-        case .custom(let transform): transform(key)
-        }
-    }
-
-    static func snakeCased(_ key: String) -> String {
-        let characters = Array(key)
-        var result = ""
-        for (index, character) in characters.enumerated() {
-            if character.isUppercase, index > 0 {
-                let previous = characters[index - 1]
-                let next = index + 1 < characters.count ? characters[index + 1] : nil
-                let startsWord = previous.isLowercase || previous.isNumber
-                let endsAcronym = previous.isUppercase && (next?.isLowercase ?? false)
-                if startsWord || endsAcronym { result.append("_") }
-            }
-            result += character.lowercased()
-        }
-        return result
-    }
-
-    private static let iso8601 = Locked(ISO8601DateFormatter())
-
-    func string(from date: Date) throws -> String? {
-        switch dateEncodingStrategy {
-        case .deferredToDate: nil
-        case .secondsSince1970: "\(date.timeIntervalSince1970)"
-        case .millisecondsSince1970: "\(date.timeIntervalSince1970 * 1000)"
-        case .iso8601: Self.iso8601.withLock { $0.string(from: date) }
-        case .formatted(let formatter): formatter.string(from: date)
-        case .custom(let format): try format(date)
-        }
-    }
-
-    func string(from data: Data) throws -> String? {
-        switch dataEncodingStrategy {
-        case .deferredToData: nil
-        case .base64: data.base64EncodedString()
-        case .custom(let format): try format(data)
-        }
+    private var options: FormFieldOptions {
+        let dataStrategy = dataEncodingStrategy
+        return FormFieldOptions(
+            arrayEncoding: arrayEncoding, boolAsNumber: boolEncoding == .numeric, keyEncoding: keyEncodingStrategy,
+            dateEncoding: dateEncodingStrategy,
+            encodeData: { data in
+                switch dataStrategy {
+                case .deferredToData: nil
+                case .base64: .text(data.base64EncodedString())
+                case .custom(let format): .text(try format(data))
+                }
+            })
     }
 }

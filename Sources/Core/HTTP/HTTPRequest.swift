@@ -19,16 +19,19 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var body: RequestBody
     /// The longest the whole exchange may take; `nil` leaves it to the transport's configuration.
     public var timeout: Duration?
+    /// Set for downloads: a 2xx body goes to this file instead of ``HTTPDataResponse/body``.
+    public var downloadTarget: DownloadTarget?
 
     public init(
         method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .empty,
-        timeout: Duration? = nil
+        timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.downloadTarget = downloadTarget
     }
 
     /// Checks what every transport relies on: a token method, valid headers, no body on `GET`/`HEAD`.

@@ -19,13 +19,16 @@ public protocol RequestConverter: Sendable {
 ///
 /// The result is `base URL + context path + expanded path`, with the base URL's own path kept
 /// (`https://h/api` + `/posts` is `https://h/api/posts`); an endpoint path that is an absolute `http(s)` URL
-/// is used as it is. A `Content-Type` set by the request or a provider is never replaced.
+/// is used as it is. A `Content-Type` set by the request or a provider is never replaced, except on
+/// `.multipartFormData` endpoints, whose `Content-Type` carries the body's boundary.
 public struct RestingRequestConverter: RequestConverter {
     /// What the converter adds and how it encodes.
     public struct Configuration: Sendable {
         public var jsonEncoder: JSONEncoder
         /// Used for `.query` and `.formURLEncoded` endpoints.
         public var queryEncoder: URLQueryEncoder
+        /// Used for `.multipartFormData` endpoints.
+        public var multipartFormDataEncoder: MultipartFormDataEncoder
         /// A path inserted between the base URL and every endpoint path, such as `/api/v2`.
         public var contextPath: String
         public var headerProvider: RestingHeaderProvider
@@ -41,11 +44,12 @@ public struct RestingRequestConverter: RequestConverter {
         /// - Parameter jsonEncoder: by default sorts keys, so that a value's body is the same bytes on every run.
         public init(
             jsonEncoder: JSONEncoder = Configuration.stableJSONEncoder(), queryEncoder: URLQueryEncoder = URLQueryEncoder(),
-            contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
+            multipartFormDataEncoder: MultipartFormDataEncoder = MultipartFormDataEncoder(), contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
             pathVariableProvider: RestingPathVariableProvider = RestingPathVariableProvider()
         ) {
             self.jsonEncoder = jsonEncoder
             self.queryEncoder = queryEncoder
+            self.multipartFormDataEncoder = multipartFormDataEncoder
             self.contextPath = contextPath
             self.headerProvider = headerProvider
             self.pathVariableProvider = pathVariableProvider
@@ -68,8 +72,13 @@ public struct RestingRequestConverter: RequestConverter {
 
         var headers = configuration.headerProvider.headers()
         for field in request.headers { headers.replaceOrAdd(name: field.name, value: field.value) }
-        if let contentType = encoded.contentType, !headers.contains("Content-Type") {
-            headers.add(name: "Content-Type", value: contentType)
+        if let contentType = encoded.contentType {
+            // A multipart type names the body's own boundary, so no other Content-Type can describe it.
+            if endpoint.encoding == .multipartFormData {
+                headers.replaceOrAdd(name: "Content-Type", value: contentType)
+            } else if !headers.contains("Content-Type") {
+                headers.add(name: "Content-Type", value: contentType)
+            }
         }
         if ResponseBodyDecoding.expectsJSON(ResponseType.self), !headers.contains("Accept") {
             headers.add(name: "Accept", value: "application/json")
@@ -146,6 +155,10 @@ struct EncodedBody {
                 let form = URLQueryEncoder.percentEncoded(try configuration.queryEncoder.encode(value))
                 body = .bytes(Data(form.utf8))
                 contentType = "application/x-www-form-urlencoded; charset=utf-8"
+            case .multipartFormData:
+                let form = try configuration.multipartFormDataEncoder.encode(value)
+                body = .multipart(form)
+                contentType = form.contentType
             case .raw(let rawContentType):
                 switch value {
                 case let data as Data: body = .bytes(data)
@@ -158,6 +171,8 @@ struct EncodedBody {
             }
         } catch let error as RestingError {
             throw error
+        } catch MultipartError.fileUnreadable(let url, let reason) {
+            throw .bodyUnreadable(reason: "cannot read \(url.path): \(reason)")
         } catch {
             throw .encodingFailed(reason: "\(Body.self) as \(encoding): \(error)")
         }

@@ -45,6 +45,11 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// The response body exceeded the configured limit and was abandoned.
     case responseTooLarge(limit: Int64)
+    /// A download could not continue from its partial file: the server ignored the range or the file changed
+    /// since the first bytes were fetched. The partial file has been removed; downloading again starts over.
+    case resumeRefused(ResumeRefusal)
+    /// A downloaded body could not be written to its file (a full disk, a missing directory).
+    case downloadFailed(reason: String)
     /// The transport cannot provide a requested feature on this platform.
     case unsupported(feature: String, transport: String)
     /// An interceptor broke a rule of the chain (for instance called `execution` after it returned).
@@ -70,6 +75,8 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
             "could not decode \(type) from a \(body.count)-byte body: \(underlying)"
         case .cancelled: "cancelled"
         case .responseTooLarge(let limit): "response body larger than the \(limit)-byte limit"
+        case .resumeRefused(let refusal): "the download cannot resume: \(refusal)"
+        case .downloadFailed(let reason): "download failed: \(reason)"
         case .unsupported(let feature, let transport): "\(feature) is not supported by \(transport)"
         case .interceptorMisuse(let interceptor, let reason): "interceptor \(interceptor) \(reason)"
         }

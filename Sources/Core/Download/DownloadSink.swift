@@ -1,0 +1,115 @@
+import Foundation
+
+/// Writes a response body to a ``DownloadTarget``'s file as it arrives: the one place where transports
+/// decide whether a body goes to the file, check that a resumed body continues the partial file, and write.
+///
+/// A transport makes one sink per attempt, calls ``begin(status:headers:)`` once the status and headers are
+/// known (at the latest when the transfer ends), ``write(_:)`` for each chunk when it returned
+/// ``Destination/file``, and ``finish()`` on success or ``close()`` otherwise. It is used on one thread at a
+/// time.
+///
+/// ```swift
+/// let sink = request.downloadTarget.map(DownloadSink.init)
+/// if try sink?.begin(status: 206, headers: headers) == .file { try sink?.write(chunk) }
+/// ```
+public final class DownloadSink {
+    /// Where a response's body goes.
+    public enum Destination: Sendable, Equatable {
+        /// To the target's file (a 2xx body).
+        case file
+        /// Into memory like any response (any other status), so that errors keep their bodies.
+        case memory
+    }
+
+    public let target: DownloadTarget
+    public private(set) var destination: Destination?
+    /// Body bytes written to the file by this attempt.
+    public private(set) var bytesWritten: Int64 = 0
+    private var descriptor: Int32 = -1
+
+    public init(_ target: DownloadTarget) { self.target = target }
+
+    deinit { close() }
+
+    /// Decides where the body goes and, for a 2xx, opens the file at the target's offset. Throws
+    /// ``RestingError/resumeRefused(_:)`` when a resumed download gets anything but its continuation, and
+    /// ``RestingError/downloadFailed(reason:)`` when the file cannot be opened; the transport then stops.
+    @discardableResult
+    public func begin(status: Int, headers: HTTPHeaders) throws(RestingError) -> Destination {
+        if let destination { return destination }
+        guard (200..<300).contains(status) else {
+            destination = .memory
+            return .memory
+        }
+        let validator = PartialDownloadRecord.validator(of: headers)
+        if target.offset > 0 {
+            if let expected = target.validator, let validator, validator != expected { throw .resumeRefused(.fileChanged) }
+            guard status == 206 else { throw .resumeRefused(.rangeIgnored(status: status)) }
+            let contentRange = headers["Content-Range"] ?? ""
+            guard Self.firstByte(ofContentRange: contentRange) == target.offset else {
+                throw .resumeRefused(.rangeMismatch(expectedStart: target.offset, contentRange: contentRange))
+            }
+        }
+        try open()
+        if target.offset == 0 { recordValidator(validator) }
+        destination = .file
+        return .file
+    }
+
+    /// Appends `bytes` to the file.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(RestingError) {
+        guard descriptor >= 0, var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = Foundation.write(descriptor, base, remaining)
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { throw failure("cannot write") }
+            base += written
+            remaining -= written
+            bytesWritten += Int64(written)
+        }
+    }
+
+    /// Completes the file: a 2xx body with no bytes still creates it.
+    public func finish(status: Int, headers: HTTPHeaders) throws(RestingError) {
+        try begin(status: status, headers: headers)
+        close()
+    }
+
+    /// Closes the file, leaving what was written for a later resume.
+    public func close() {
+        guard descriptor >= 0 else { return }
+        _ = Foundation.close(descriptor)
+        descriptor = -1
+    }
+
+    private func open() throws(RestingError) {
+        descriptor = Foundation.open(target.file.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot open") }
+        // Whatever lies past the offset came from an attempt that did not finish writing it in order.
+        guard ftruncate(descriptor, off_t(target.offset)) == 0, lseek(descriptor, off_t(target.offset), SEEK_SET) >= 0 else {
+            throw failure("cannot position")
+        }
+    }
+
+    /// Remembers the validator next to the partial file, so that a later attempt can resume safely; a body
+    /// without one cannot be resumed, and a stale record must not vouch for it.
+    private func recordValidator(_ validator: String?) {
+        try? FileManager.default.removeItem(at: target.recordFile)
+        guard let validator else { return }
+        try? JSONEncoder().encode(PartialDownloadRecord(validator: validator)).write(to: target.recordFile, options: .atomic)
+    }
+
+    private func failure(_ action: String) -> RestingError {
+        .downloadFailed(reason: "\(action) \(target.file.path): \(String(cString: strerror(errno)))")
+    }
+
+    /// The first byte position of `bytes 100-199/1000`, or `nil`.
+    static func firstByte(ofContentRange value: String) -> Int64? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+        let range = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let dash = range.firstIndex(of: "-") else { return nil }
+        return Int64(range[..<dash])
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Where a transport writes a response body instead of memory: set on ``HTTPRequest/downloadTarget`` by
+/// ``RestingClient/download(_:to:resume:)``, honoured by every transport through ``DownloadSink``.
+///
+/// Only a successful (2xx) body goes to the file; any other response is kept in memory as usual, so an
+/// error page never ends up in the user's file.
+public struct DownloadTarget: Sendable, Equatable {
+    /// The file that receives the body: the partial file, moved into place by the client on success.
+    public var file: URL
+    /// Bytes of `file` already downloaded and kept; the body is expected to continue from here (a `206`
+    /// whose `Content-Range` starts at `offset`). 0 starts the file over.
+    public var offset: Int64
+    /// The `ETag` (or else `Last-Modified`) of the response that produced the first `offset` bytes: a
+    /// response with another one is a different file.
+    public var validator: String?
+
+    public init(file: URL, offset: Int64 = 0, validator: String? = nil) {
+        self.file = file
+        self.offset = offset
+        self.validator = validator
+    }
+
+    /// Where the validator of a partial file is kept between attempts: next to it, as `<file>.resume`.
+    public var recordFile: URL { file.appendingPathExtension("resume") }
+}
+
+/// Why a download could not continue from its partial file.
+public enum ResumeRefusal: Sendable, Equatable, CustomStringConvertible {
+    /// The server answered the range request with the whole body (no range support).
+    case rangeIgnored(status: Int)
+    /// The server's `ETag`/`Last-Modified` differs from the partial file's: the remote file changed.
+    case fileChanged
+    /// A `206` whose `Content-Range` does not continue at the partial file's end.
+    case rangeMismatch(expectedStart: Int64, contentRange: String)
+
+    public var description: String {
+        switch self {
+        case .rangeIgnored(let status): "the server ignored the range and answered \(status) with the whole file"
+        case .fileChanged: "the remote file changed since the partial download"
+        case .rangeMismatch(let start, let range): "asked for bytes from \(start), got Content-Range '\(range)'"
+        }
+    }
+}
+
+/// What is remembered about a partial download, in its ``DownloadTarget/recordFile``.
+struct PartialDownloadRecord: Codable, Equatable {
+    var validator: String
+
+    /// The validator a response carries: its strong `ETag`, else its `Last-Modified`. A weak ETag (`W/"…"`)
+    /// cannot vouch for byte ranges.
+    static func validator(of headers: HTTPHeaders) -> String? {
+        if let tag = headers["ETag"], !tag.hasPrefix("W/") { return tag }
+        return headers["Last-Modified"]
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A file that ``RestingClient/download(_:to:resume:)`` put in place.
+public struct DownloadedFile: Sendable {
+    /// Where the file is: the destination you gave.
+    public var url: URL
+    /// Its length in bytes.
+    public var size: Int64
+    /// Bytes kept from an earlier, interrupted attempt (0 when the download started from scratch).
+    public var resumedFrom: Int64
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var metrics: TransferMetrics?
+}
+
+extension RestingClient {
+    /// Downloads the response body of `request` to `destination`, streaming it to disk, and returns the file.
+    ///
+    /// The body is written to `<destination>.part` and moved to `destination` only once it is complete, so
+    /// `destination` never holds half a file. If a transfer fails midway (a cut connection, a timeout) the
+    /// partial file stays, and the next `download` to the same destination continues it with a `Range`
+    /// request — on every transport, as URLSession's resume data does not exist on Linux. Resuming is only
+    /// attempted when the first response had a validator (`ETag` or `Last-Modified`), sent back as
+    /// `If-Range`; a server that ignores the range or whose file changed makes the call fail with
+    /// ``RestingError/resumeRefused(_:)`` and the partial file is deleted, so the next call starts over.
+    /// Cancelling deletes the partial file too.
+    ///
+    /// ```swift
+    /// let file = try await client.download(RestingRequest(endpoint: photo, pathVariables: ["name": "sunset.jpg"]),
+    ///                                      to: photosFolder.appendingPathComponent("sunset.jpg"))
+    ///     .progress { print("\(Int($0.fractionCompleted * 100)) %") }
+    ///     .value
+    /// ```
+    ///
+    /// Download progress counts the resumed bytes, so it runs from where the partial file ended to the total.
+    /// Non-2xx responses fail with ``RestingError/httpError(_:)`` (their bodies stay in memory, not in the file).
+    public func download<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, to destination: URL, resume: Bool = true
+    ) -> ProgressablePromise<DownloadedFile> {
+        call { progress in
+            var httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
+            let partial = PartialDownload(destination: destination)
+            let target = partial.target(resuming: resume)
+            if target.offset > 0, let validator = target.validator {
+                httpRequest.headers.replaceOrAdd(name: "Range", value: "bytes=\(target.offset)-")
+                httpRequest.headers.replaceOrAdd(name: "If-Range", value: validator)
+            }
+            httpRequest.downloadTarget = target
+            let response: HTTPDataResponse
+            do {
+                response = try await self.exchange(httpRequest) { step in progress(step.continuing(from: target.offset)) }
+            } catch let error as RestingError {
+                switch error {
+                case .cancelled, .resumeRefused: partial.remove()
+                default: break  // the partial file is kept for the next attempt
+                }
+                throw error
+            }
+            if response.status == 416, target.offset > 0,
+                Self.completeLength(ofUnsatisfiedRange: response.headers["Content-Range"]) == target.offset {
+                // The partial file already held every byte.
+                try partial.complete()
+                return DownloadedFile(url: destination, size: target.offset, resumedFrom: target.offset, status: 206,
+                                      headers: response.headers, metrics: response.metrics)
+            }
+            guard (200..<300).contains(response.status), self.acceptedStatusCodes.contains(response.status) else {
+                throw RestingError.httpError(HTTPError(response))
+            }
+            try partial.complete()
+            let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.int64Value
+            return DownloadedFile(url: destination, size: size ?? 0, resumedFrom: target.offset, status: response.status,
+                                  headers: response.headers, metrics: response.metrics)
+        }
+    }
+
+    /// The total of `bytes */1000`, as a 416 answers.
+    static func completeLength(ofUnsatisfiedRange value: String?) -> Int64? {
+        guard let value, let slash = value.lastIndex(of: "/") else { return nil }
+        return Int64(value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces))
+    }
+}
+
+extension TransferProgress {
+    /// This progress of a transfer that continues a download already `offset` bytes long, as progress of the
+    /// whole file.
+    func continuing(from offset: Int64) -> TransferProgress {
+        guard offset > 0 else { return self }
+        var whole = self
+        whole.bytesReceived += offset
+        whole.totalBytesToReceive = totalBytesToReceive.map { $0 + offset }
+        return whole
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// How array elements are named, by both `URLQueryEncoder` and ``MultipartFormDataEncoder``.
+public enum FormArrayEncoding: Sendable {
+    /// `tags[]=x&tags[]=y` (Rails, PHP).
+    case brackets
+    /// `tags[0]=x&tags[1]=y`.
+    case indexed
+    /// `tags=x&tags=y`.
+    case repeatedKey
+}
+
+/// How coding keys become field names.
+public enum FormKeyEncodingStrategy: Sendable {
+    case useDefaultKeys
+    /// `userId` → `user_id`, `imageURL` → `image_url`.
+    case convertToSnakeCase
+    case custom(@Sendable (String) -> String)
+
+    func encode(_ key: String) -> String {
+        switch self {
+        case .useDefaultKeys: key
+        case .convertToSnakeCase: Self.snakeCased(key)
+        case .custom(let transform): transform(key)
+        }
+    }
+
+    static func snakeCased(_ key: String) -> String {
+        let characters = Array(key)
+        var result = ""
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let startsWord = previous.isLowercase || previous.isNumber
+                let endsAcronym = previous.isUppercase && (next?.isLowercase ?? false)
+                if startsWord || endsAcronym { result.append("_") }
+            }
+            result += character.lowercased()
+        }
+        return result
+    }
+}
+
+/// How `Date` values become field values.
+public enum FormDateEncodingStrategy: Sendable {
+    /// Whatever `Date.encode(to:)` does: seconds since 2001-01-01.
+    case deferredToDate
+    case secondsSince1970
+    case millisecondsSince1970
+    /// RFC 3339 / ISO 8601 with seconds, in UTC: `2024-05-01T12:00:00Z`.
+    case iso8601
+    case formatted(DateFormatter)
+    case custom(@Sendable (Date) throws -> String)
+
+    /// The text for `date`, or `nil` for ``deferredToDate``.
+    func text(for date: Date) throws -> String? {
+        switch self {
+        case .deferredToDate: nil
+        case .secondsSince1970: "\(date.timeIntervalSince1970)"
+        case .millisecondsSince1970: "\(date.timeIntervalSince1970 * 1000)"
+        case .iso8601: date.formatted(.iso8601)
+        case .formatted(let formatter): formatter.string(from: date)
+        case .custom(let format): try format(date)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Streams a ``MultipartFormData`` body into the caller's buffers, opening each file only when it reaches
+/// it and closing it at its end, so at most one file is open at a time. One reader serves one pass over
+/// the body, on one thread at a time; make a new one to send the body again.
+public final class MultipartBodyReader {
+    private let segments: [MultipartFormData.Segment]
+    private var index = 0
+    /// Bytes of the current segment already produced.
+    private var offset: Int64 = 0
+    private var descriptor: Int32 = -1
+
+    init(segments: [MultipartFormData.Segment]) { self.segments = segments }
+
+    deinit { close() }
+
+    /// Copies up to `buffer.count` bytes of the body into `buffer`; returns how many, 0 only at the end.
+    /// Throws ``MultipartError/fileChanged(_:expectedLength:)`` when a file no longer has the length the
+    /// body announced, and ``MultipartError/fileUnreadable(_:reason:)`` when it can no longer be read.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(MultipartError) -> Int {
+        var filled = 0
+        while filled < buffer.count, index < segments.count {
+            let target = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])
+            let count: Int
+            switch segments[index] {
+            case .bytes(let data):
+                count = min(target.count, data.count - Int(offset))
+                let start = data.startIndex + Int(offset)
+                data.copyBytes(to: target.bindMemory(to: UInt8.self), from: start..<(start + count))
+            case .file(let url, let length):
+                count = try readFile(url, length: length, into: target)
+            }
+            filled += count
+            offset += Int64(count)
+            if offset == segments[index].length { advance() }
+        }
+        return filled
+    }
+
+    /// Releases the open file, if any. Called once the body has been sent, also after a failure.
+    public func close() {
+        guard descriptor >= 0 else { return }
+        _ = Foundation.close(descriptor)
+        descriptor = -1
+    }
+
+    private func advance() {
+        close()
+        index += 1
+        offset = 0
+    }
+
+    private func readFile(_ url: URL, length: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(MultipartError) -> Int {
+        if descriptor < 0 {
+            guard try FileStatus.readableLength(of: url) == length else { throw .fileChanged(url, expectedLength: length) }
+            descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw .fileUnreadable(url, reason: String(cString: strerror(errno))) }
+        }
+        let wanted = Int(min(Int64(buffer.count), length - offset))
+        guard wanted > 0, let base = buffer.baseAddress else { return 0 }
+        while true {
+            let count = Foundation.read(descriptor, base, wanted)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw .fileUnreadable(url, reason: String(cString: strerror(errno))) }
+            // Ending early means the file shrank after it was measured.
+            guard count > 0 else { throw .fileChanged(url, expectedLength: length) }
+            return count
+        }
+    }
+}

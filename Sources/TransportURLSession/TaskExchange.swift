@@ -1,0 +1,209 @@
+import Foundation
+import RestingCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request on the session and the caller waiting for it: collects the response (into memory, or into a
+/// download's file through ``DownloadSink``), reports progress, and resumes the caller exactly once — with
+/// the outcome, or with `.cancelled` as soon as the call is cancelled, without waiting for
+/// FoundationNetworking to report the cancellation (under load that takes seconds). The task is then
+/// cancelled for cleanup, and late events are ignored.
+///
+/// Events arrive on the session's delegate queue, cancellation from any thread; all state sits behind one
+/// lock, so a cancel never races a write to the download file.
+final class TaskExchange: Sendable {
+    typealias Continuation = CheckedContinuation<HTTPDataResponse, any Error>
+
+    private enum Phase {
+        case idle
+        case running(URLSessionTask, Continuation)
+        case cancelledBeforeStart
+        case finished
+    }
+
+    private struct State {
+        var phase = Phase.idle
+        var response: HTTPURLResponse?
+        var headers = HTTPHeaders()
+        var body = Data()
+        var sink: DownloadSink?
+        var bodyStream: BodyInputStream?
+        var progress = TransferProgress()
+        /// A failure decided here (too large, download refused), which wins over URLSession's error.
+        var failure: RestingError?
+    }
+
+    private let request: HTTPRequest
+    private let maximumResponseSize: Int64
+    private let progress: ProgressHandler
+    private let state: Locked<State>
+
+    init(request: HTTPRequest, maximumResponseSize: Int64, progress: @escaping ProgressHandler) {
+        self.request = request
+        self.maximumResponseSize = maximumResponseSize
+        self.progress = progress
+        var initial = State()
+        initial.sink = request.downloadTarget.map(DownloadSink.init)
+        initial.progress.totalBytesToSend = request.body.isEmpty ? 0 : request.body.contentLength
+        state = Locked(initial)
+    }
+
+    // MARK: Caller side
+
+    func start(session: URLSession, delegate: SessionDelegate, request urlRequest: URLRequest, continuation: Continuation) {
+        if case .cancelledBeforeStart = state.withLock({ $0.phase }) {
+            // Never create a task only to cancel it: that costs FoundationNetworking a transfer.
+            return continuation.resume(throwing: RestingError.cancelled)
+        }
+        let task = session.dataTask(with: urlRequest)
+        delegate.register(self, for: task)
+        let cancelledMeanwhile = state.withLock { state in
+            if case .cancelledBeforeStart = state.phase { return true }
+            state.phase = .running(task, continuation)
+            return false
+        }
+        task.resume()
+        if cancelledMeanwhile {
+            task.cancel()
+            continuation.resume(throwing: RestingError.cancelled)
+        }
+    }
+
+    func cancel() {
+        let running: (URLSessionTask, Continuation)? = state.withLock { state in
+            switch state.phase {
+            case .idle:
+                state.phase = .cancelledBeforeStart
+                return nil
+            case .running(let task, let continuation):
+                state.phase = .finished
+                state.sink?.close()
+                return (task, continuation)
+            case .cancelledBeforeStart, .finished:
+                return nil
+            }
+        }
+        guard let (task, continuation) = running else { return }
+        continuation.resume(throwing: RestingError.cancelled)
+        task.cancel()
+    }
+
+    // MARK: Session events
+
+    /// A fresh stream over the body, for the first attempt and whenever URLSession needs to rewind.
+    func makeBodyStream() -> InputStream? {
+        do {
+            let stream = BodyInputStream(try request.body.makeReader())
+            state.withLock { $0.bodyStream = stream }
+            return stream
+        } catch {
+            state.withLock { $0.failure = error }
+            return nil
+        }
+    }
+
+    /// Whether to go on receiving the body.
+    func receive(_ response: URLResponse) -> Bool {
+        guard let response = response as? HTTPURLResponse else { return true }
+        return state.withLock { state in
+            guard case .running = state.phase else { return false }
+            state.response = response
+            state.headers = URLSessionClient.headers(of: response)
+            let expected = response.expectedContentLength
+            state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
+            if expected > maximumResponseSize, state.sink == nil {
+                state.failure = .responseTooLarge(limit: maximumResponseSize)
+                return false
+            }
+            do throws(RestingError) {
+                if try state.sink?.begin(status: response.statusCode, headers: state.headers) == .file {
+                    state.body = Data()
+                }
+            } catch {
+                state.failure = error
+                return false
+            }
+            return true
+        }
+    }
+
+    func receive(_ data: Data) {
+        let (report, refused) = state.withLock { state -> (TransferProgress?, Bool) in
+            guard case .running = state.phase else { return (nil, false) }
+            do {
+                if state.sink?.destination == .file {
+                    try data.withUnsafeBytes { bytes throws(RestingError) in try state.sink?.write(bytes) }
+                } else if Int64(state.body.count + data.count) > maximumResponseSize {
+                    throw RestingError.responseTooLarge(limit: maximumResponseSize)
+                } else {
+                    state.body.append(data)
+                }
+            } catch {
+                state.failure = error as? RestingError ?? .downloadFailed(reason: "\(error)")
+                return (nil, true)
+            }
+            state.progress.bytesReceived += Int64(data.count)
+            return (state.progress, false)
+        }
+        if let report { progress(report) }
+        if refused { abandon() }
+    }
+
+    func sent(_ totalBytesSent: Int64) {
+        let report = state.withLock { state -> TransferProgress in
+            state.progress.bytesSent = totalBytesSent
+            return state.progress
+        }
+        progress(report)
+    }
+
+    func complete(_ error: (any Error)?) {
+        let outcome: Result<HTTPDataResponse, RestingError> = state.withLock { state in
+            if let failure = state.failure ?? state.bodyStream?.failure { return .failure(failure) }
+            if let error { return .failure(URLSessionClient.restingError(error)) }
+            guard let response = state.response else {
+                return .failure(URLSessionClient.restingError(URLError(.badServerResponse)))
+            }
+            do throws(RestingError) {
+                try state.sink?.finish(status: response.statusCode, headers: state.headers)
+            } catch {
+                return .failure(error)
+            }
+            return .success(
+                HTTPDataResponse(status: response.statusCode, headers: state.headers, body: state.body,
+                                 url: response.url ?? request.url))
+        }
+        if case .success = outcome {
+            let report = state.withLock { state -> TransferProgress in
+                state.progress.totalBytesToReceive = state.progress.bytesReceived
+                if let total = state.progress.totalBytesToSend { state.progress.bytesSent = total }
+                return state.progress
+            }
+            progress(report)
+        }
+        finish(outcome)
+    }
+
+    // MARK: Ending
+
+    /// Stops the task after a failure decided here; `complete` reports it.
+    private func abandon() {
+        let task: URLSessionTask? = state.withLock { state in
+            guard case .running(let task, _) = state.phase else { return nil }
+            return task
+        }
+        task?.cancel()
+    }
+
+    private func finish(_ outcome: Result<HTTPDataResponse, RestingError>) {
+        let continuation: Continuation? = state.withLock { state in
+            state.sink?.close()
+            guard case .running(_, let continuation) = state.phase else { return nil }
+            state.phase = .finished
+            return continuation
+        }
+        continuation?.resume(with: outcome.mapError { $0 as any Error })
+    }
+}
