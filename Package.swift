@@ -57,6 +57,10 @@ let package = Package(
             dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
             path: "Tests/CurlTests"),
         .testTarget(
+            name: "StreamingTests",
+            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
+            path: "Tests/StreamingTests"),
+        .testTarget(
             name: "RestingKitTests",
             dependencies: ["RestingKit", "RestingCurl", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/RestingKitTests"),

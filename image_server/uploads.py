@@ -5,7 +5,9 @@ with Range and ETag support. Python 3 standard library only; bodies are never he
                                       echoed back; 201 {"name", "size", "sha256", "filename", "fields", "parts"}
     PUT  /upload/{name}[?limit=N]     the raw body is stored; 201 {"name", "size", "sha256"}
     GET  /uploads/{name}              the stored file; Range (one range), If-Range, If-None-Match, ETag,
-                                      Last-Modified; ?cut_after=N closes the connection after N body bytes
+                                      Last-Modified; ?cut_after=N closes the connection after N body bytes,
+                                      ?ignore_range=1 answers like a server without range support
+    ?fail_once=KEY on an upload       the first upload with KEY is read whole, then refused with 503 (for retries)
     HEAD /uploads/{name}              the same headers
 
 Stored names are sanitised (no directories, only [A-Za-z0-9._-]) and never overwrite: a clash gets a suffix
@@ -17,11 +19,15 @@ import json
 import os
 import re
 import tempfile
+import threading
 from email.utils import formatdate
 
 CHUNK = 256 * 1024
 FIELD_LIMIT = 1024 * 1024       # a non-file field is kept in memory, so it is small
 DRAIN_LIMIT = 16 * 1024 * 1024  # an oversized body up to this size is read before the 413, so the client sees it
+
+
+FAILED_ONCE, FAILED_ONCE_LOCK = set(), threading.Lock()
 
 
 class UploadError(Exception):
@@ -292,7 +298,7 @@ def serve_file(handler, directory, name, query):
         validators = {"ETag": tag, "Last-Modified": modified, "Accept-Ranges": "bytes"}
         if handler.headers.get("If-None-Match") in (tag, "*"):
             return send_head(handler, 304, validators)
-        wanted = parse_range(handler.headers.get("Range"), size)
+        wanted = None if query.get("ignore_range") else parse_range(handler.headers.get("Range"), size)
         if_range = handler.headers.get("If-Range")
         if wanted is not None and if_range is not None and if_range not in (tag, modified):
             wanted = None  # the client's copy is stale: send the whole new file
@@ -336,6 +342,16 @@ def route(handler, parts, query, directory, max_bytes):
         return False
     stream = BodyStream(handler, min(max_bytes, int(query.get("limit", max_bytes))))
     try:
+        key = query.get("fail_once")
+        if key and parts[0] == "upload" and handler.command in ("PUT", "POST"):
+            with FAILED_ONCE_LOCK:
+                first = key not in FAILED_ONCE
+                FAILED_ONCE.add(key)
+            if first:
+                while stream.read():
+                    pass
+                send_json(handler, 503, {"error": "failing once, as asked", "received": stream.total})
+                return True
         if parts == ["upload"] and handler.command == "POST":
             send_json(handler, 201, receive_multipart(handler, stream, directory))
         elif parts[0] == "upload" and handler.command in ("PUT", "POST"):

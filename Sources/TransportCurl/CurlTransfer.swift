@@ -65,6 +65,11 @@ final class CurlTransfer: @unchecked Sendable {
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's.
         try handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map { max(1, $0.wholeMilliseconds) } ?? handle.defaultTimeout, "timeout")
+        let liftsLimit = sink != nil
+        if liftsLimit != handle.responseSizeLimitLifted {
+            try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: liftsLimit ? 0 : handle.maximumResponseSize, "maximum response size")
+            handle.responseSizeLimitLifted = liftsLimit
+        }
         // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
         try handle.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
     }
@@ -149,7 +154,7 @@ final class CurlTransfer: @unchecked Sendable {
             let name = String(decoding: HeaderLine.trimmed(line[..<colon]), as: UTF8.self)
             let value = String(decoding: HeaderLine.trimmed(line[(colon + 1)...]), as: UTF8.self)
             headers.add(name: name, value: value)
-            if name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), length > 0 {
+            if sink == nil, name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), length > 0 {
                 body.reserveCapacity(Int(min(length, maximumResponseSize, 16 * 1024 * 1024)))
             }
         }

@@ -10,6 +10,10 @@ final class EasyHandle {
     let defaultTimeout: Int
     /// Whether plain-HTTP requests may wait to share a connection (HTTP/2 with prior knowledge).
     let multiplexesPlainHTTP: Bool
+    /// The client's response size limit, which downloads to a file lift (it guards memory, not disks).
+    let maximumResponseSize: Int64
+    /// Whether the last transfer lifted the limit, so the next one must restore it.
+    var responseSizeLimitLifted = false
 
     init?(configuration: CurlClient.Configuration) {
         guard let raw = curl_easy_init() else { return nil }
@@ -18,6 +22,7 @@ final class EasyHandle {
         errorBuffer[0] = 0
         defaultTimeout = configuration.totalTimeout.map { max(1, $0.wholeMilliseconds) } ?? 0
         multiplexesPlainHTTP = configuration.httpVersion == .http2PriorKnowledge
+        maximumResponseSize = configuration.maximumResponseSize
         _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 

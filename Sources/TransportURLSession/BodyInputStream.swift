@@ -13,44 +13,59 @@ import FoundationNetworking
 /// - `read` never blocks on anything but the local file (`read(2)` through the body's reader).
 /// - A failure returns -1 and is kept in ``failure`` so the call reports the body's own error.
 /// - One stream per attempt: URLSession asks for a fresh one through `needNewBodyStream`.
+///
+/// ``TaskExchange`` closes the stream the moment its call ends (a cancel included), so the file is released
+/// at once rather than whenever FoundationNetworking lets the stream go; reads and that close take turns.
 final class BodyInputStream: InputStream {
-    private let reader: any RequestBodyReader
-    private var ended = false
-    private var status: Stream.Status = .notOpen
-    private(set) var failure: RestingError?
+    private struct State {
+        var reader: (any RequestBodyReader)?
+        var ended = false
+        var status = Stream.Status.notOpen
+        var failure: RestingError?
+    }
+
+    private let state: Locked<State>
 
     init(_ reader: any RequestBodyReader) {
-        self.reader = reader
+        state = Locked(State(reader: reader))
         super.init(data: Data())
     }
 
-    deinit { reader.close() }
+    deinit { close() }
 
-    override func open() { status = .open }
+    var failure: RestingError? { state.withLock { $0.failure } }
+
+    override func open() { state.withLock { $0.status = .open } }
 
     override func close() {
-        reader.close()
-        status = .closed
+        state.withLock { state in
+            state.reader?.close()
+            state.reader = nil
+            state.ended = true
+            state.status = .closed
+        }
     }
 
-    override var streamStatus: Stream.Status { status }
+    override var streamStatus: Stream.Status { state.withLock { $0.status } }
     override var streamError: (any Error)? { failure }
-    override var hasBytesAvailable: Bool { !ended }
+    override var hasBytesAvailable: Bool { state.withLock { !$0.ended } }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
-        guard !ended else { return 0 }
-        do {
-            let count = try reader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
-            if count == 0 {
-                ended = true
-                status = .atEnd
+        state.withLock { state in
+            guard !state.ended, let reader = state.reader else { return state.status == .closed ? -1 : 0 }
+            do throws(RestingError) {
+                let count = try reader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+                if count == 0 {
+                    state.ended = true
+                    state.status = .atEnd
+                }
+                return count
+            } catch {
+                state.failure = error
+                state.ended = true
+                state.status = .error
+                return -1
             }
-            return count
-        } catch {
-            failure = error
-            ended = true
-            status = .error
-            return -1
         }
     }
 

@@ -80,6 +80,7 @@ final class TaskExchange: Sendable {
             case .running(let task, let continuation):
                 state.phase = .finished
                 state.sink?.close()
+                state.bodyStream?.close()
                 return (task, continuation)
             case .cancelledBeforeStart, .finished:
                 return nil
@@ -96,7 +97,10 @@ final class TaskExchange: Sendable {
     func makeBodyStream() -> InputStream? {
         do {
             let stream = BodyInputStream(try request.body.makeReader())
-            state.withLock { $0.bodyStream = stream }
+            state.withLock { state in
+                state.bodyStream?.close()
+                state.bodyStream = stream
+            }
             return stream
         } catch {
             state.withLock { $0.failure = error }
@@ -200,6 +204,7 @@ final class TaskExchange: Sendable {
     private func finish(_ outcome: Result<HTTPDataResponse, RestingError>) {
         let continuation: Continuation? = state.withLock { state in
             state.sink?.close()
+            state.bodyStream?.close()
             guard case .running(_, let continuation) = state.phase else { return nil }
             state.phase = .finished
             return continuation

@@ -20,16 +20,11 @@ struct PartialDownload {
         return DownloadTarget(file: file, offset: size, validator: record.validator)
     }
 
-    /// Moves the finished file into place, replacing what was there.
+    /// Moves the finished file into place, atomically replacing what was there (the partial file sits in the
+    /// same directory, so this is one `rename(2)`).
     func complete() throws(RestingError) {
-        do {
-            if FileManager.default.fileExists(atPath: destination.path) {
-                _ = try FileManager.default.replaceItemAt(destination, withItemAt: file)
-            } else {
-                try FileManager.default.moveItem(at: file, to: destination)
-            }
-        } catch {
-            throw .downloadFailed(reason: "cannot move the download to \(destination.path): \(error)")
+        guard rename(file.path, destination.path) == 0 else {
+            throw .downloadFailed(reason: "cannot move the download to \(destination.path): \(String(cString: strerror(errno)))")
         }
         try? FileManager.default.removeItem(at: DownloadTarget(file: file).recordFile)
     }
