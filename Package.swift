@@ -27,7 +27,8 @@ let package = Package(
         .target(name: "RestingCurl", dependencies: ["RestingCore", "CCurl"], path: "Sources/TransportCurl"),
         .target(name: "RestingTesting", dependencies: ["RestingCore"], path: "Sources/TestingKit"),
         .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
-        // Starts and stops the bundled image_server for the demo and the tests; not part of any product.
+        // Starts and stops the bundled image_server for the demo and the tests, and checks digests of what went
+        // through it; not part of any product.
         .target(name: "RestingServerHarness", path: "Sources/ServerHarness"),
         .executableTarget(
             name: "RestingKitDemo", dependencies: ["RestingKit", "RestingCurl", "RestingServerHarness"],

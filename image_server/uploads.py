@@ -8,6 +8,7 @@ with Range and ETag support. Python 3 standard library only; bodies are never he
                                       Last-Modified; ?cut_after=N closes the connection after N body bytes,
                                       ?ignore_range=1 answers like a server without range support
     ?fail_once=KEY on an upload       the first upload with KEY is read whole, then refused with 503 (for retries)
+    ?rate=BYTES_PER_SECOND            reads an upload or sends a download no faster (for progress bars)
     HEAD /uploads/{name}              the same headers
 
 Stored names are sanitised (no directories, only [A-Za-z0-9._-]) and never overwrite: a clash gets a suffix
@@ -20,6 +21,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 from email.utils import formatdate
 
 CHUNK = 256 * 1024
@@ -43,10 +45,25 @@ def sanitised(name):
     return base or "upload"
 
 
+class Pacer:
+    """Sleeps as needed so that bytes move no faster than `rate` per second (no limit when rate is 0)."""
+
+    def __init__(self, rate):
+        self.rate, self.start, self.moved = rate, time.monotonic(), 0
+
+    def account(self, count):
+        self.moved += count
+        if self.rate > 0:
+            ahead = self.moved / self.rate - (time.monotonic() - self.start)
+            if ahead > 0:
+                time.sleep(ahead)
+
+
 class BodyStream:
     """The request body as a stream of chunks, framed by Content-Length or chunked encoding, with a limit."""
 
-    def __init__(self, handler, limit):
+    def __init__(self, handler, limit, rate=0):
+        self.pacer = Pacer(rate)
         self.rfile = handler.rfile
         self.limit = limit
         self.total = 0
@@ -90,6 +107,7 @@ class BodyStream:
         self.total += len(data)
         if self.total > self.limit:
             self.refuse()
+        self.pacer.account(len(data))
         return data
 
     def drain(self):
@@ -312,6 +330,7 @@ def serve_file(handler, directory, name, query):
         if handler.command == "HEAD":
             return
         cut_after = int(query.get("cut_after", -1))
+        pacer = Pacer(int(query.get("rate", 0)))
         file.seek(first)
         remaining, sent = last - first + 1, 0
         while remaining > 0:
@@ -325,6 +344,7 @@ def serve_file(handler, directory, name, query):
                 handler.connection.shutdown(2)  # a cut connection: the client sees a short body
                 return
             handler.wfile.write(data)
+            pacer.account(len(data))
             sent += len(data)
             remaining -= len(data)
 
@@ -340,7 +360,7 @@ def route(handler, parts, query, directory, max_bytes):
     """Handles the upload routes; returns False for any other path. Replies itself, errors included."""
     if not (parts == ["upload"] or (len(parts) == 2 and parts[0] in ("upload", "uploads"))):
         return False
-    stream = BodyStream(handler, min(max_bytes, int(query.get("limit", max_bytes))))
+    stream = BodyStream(handler, min(max_bytes, int(query.get("limit", max_bytes))), int(query.get("rate", 0)))
     try:
         key = query.get("fail_once")
         if key and parts[0] == "upload" and handler.command in ("PUT", "POST"):

@@ -29,6 +29,7 @@ struct Demo {
         try await cancellationAndTimeouts()
         try await interceptorLibrary()
         try await siblingFeatures()
+        try await streaming()
     }
 
     func section(_ title: String) { print("\n== \(title)") }

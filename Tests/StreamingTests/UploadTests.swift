@@ -1,4 +1,5 @@
 import Foundation
+import RestingServerHarness
 import RestingCore
 import RestingTestSupport
 import Testing

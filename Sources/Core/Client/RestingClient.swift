@@ -98,8 +98,9 @@ public final class RestingClient: Sendable {
         }
     }
 
-    /// The original RestingKit's name for calls that send a large body. Identical to ``perform(_:)``: how a
-    /// body travels is the transport's business (`CurlClient` streams it from disk), not a separate path.
+    /// The original RestingKit's name for calls that send a large body. Identical to ``perform(_:)``: every
+    /// transport streams file and multipart bodies from disk, so there is no separate path (and no temporary
+    /// file, which made the original's uploads impossible to retry).
     public func upload<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {

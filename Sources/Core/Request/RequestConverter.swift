@@ -163,9 +163,10 @@ struct EncodedBody {
                 switch value {
                 case let data as Data: body = .bytes(data)
                 case let text as String: body = .bytes(Data(text.utf8))
+                case let file as URL where file.isFileURL: body = .file(file)
                 default:
                     throw RestingError.encodingFailed(
-                        reason: "a .raw endpoint takes a Data or String body, not \(Body.self)")
+                        reason: "a .raw endpoint takes a Data, String or file URL body, not \(Body.self)")
                 }
                 contentType = rawContentType
             }

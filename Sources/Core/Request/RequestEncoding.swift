@@ -9,6 +9,7 @@ public enum RequestEncoding: Sendable, Hashable {
     /// The body's fields as `multipart/form-data`, through the converter's ``MultipartFormDataEncoder``;
     /// ``MultipartFile`` fields stream from disk.
     case multipartFormData
-    /// The body is `Data` (or a `String`, sent as UTF-8) and is sent as it is, with the given content type.
+    /// The body is `Data` (or a `String`, sent as UTF-8, or a file `URL`, streamed from disk) and is sent as it
+    /// is, with the given content type.
     case raw(contentType: String)
 }
