@@ -27,10 +27,12 @@ test-sanitize: deps
 	$(SWIFT) test --sanitize=thread
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 $(SWIFT) test --sanitize=address
 
-# Small-request benchmark against nginx on loopback (installs nginx); see Benchmarks/bench.py.
+# Benchmarks against nginx on loopback (installs nginx): small requests (Benchmarks/bench.py), then large
+# uploads and downloads with peak RSS (Benchmarks/streaming.py).
 bench:
 	@scripts/install-deps.sh bench
 	python3 Benchmarks/bench.py
+	python3 Benchmarks/streaming.py
 
 clean:
 	$(SWIFT) package clean

@@ -51,8 +51,15 @@ let package = Package(
             path: "Tests/URLSessionTests"),
         // `make bench`: the small-request benchmark's Swift side (Benchmarks/bench.py drives it).
         .executableTarget(
-            name: "RestingKitBenchmarks", dependencies: ["RestingCore", "RestingCurl", "RestingURLSession"],
+            name: "RestingKitBenchmarks",
+            dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingKitBenchmarkSupport"],
             path: "Benchmarks/Swift"),
+        // `make bench`, large transfers (Benchmarks/streaming.py): the RestingClient side, and CurlClient's runs
+        // in a binary without FoundationNetworking, so that their peak RSS is the transport's own.
+        .target(name: "RestingKitBenchmarkSupport", dependencies: ["RestingCore"], path: "Benchmarks/Support"),
+        .executableTarget(
+            name: "RestingCurlStreamingBenchmark", dependencies: ["RestingCurl", "RestingKitBenchmarkSupport"],
+            path: "Benchmarks/CurlStreaming"),
         .testTarget(
             name: "CurlTests",
             dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],

@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import free_port, nginx, run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 CONCURRENCY = [1, 8, 32]
@@ -49,17 +51,6 @@ http {{
   }}
 }}
 """
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def run(command):
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def make_certificates(directory):
@@ -94,28 +85,19 @@ def main():
     directory = tempfile.mkdtemp(prefix="restingkit-bench-")
     make_certificates(directory)
     port, tls_port = free_port(), free_port()
-    with open(f"{directory}/nginx.conf", "w") as conf:
-        conf.write(NGINX_CONF.format(dir=directory, port=port, tls_port=tls_port, body=BODY))
-    nginx = subprocess.Popen(["nginx", "-c", f"{directory}/nginx.conf", "-p", directory])
+    conf = NGINX_CONF.format(dir=directory, port=port, tls_port=tls_port, body=BODY)
+    url = f"http://127.0.0.1:{port}/post.json"
     try:
-        for _ in range(100):
-            try:
-                run(["curl", "-sf", f"http://127.0.0.1:{port}/post.json"])
-                break
-            except subprocess.CalledProcessError:
-                time.sleep(0.05)
-        url = f"http://127.0.0.1:{port}/post.json"
-        results = {}  # (client, concurrency) -> list of per-round measurements
-        for round_index in range(ROUNDS):
-            print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
-            for concurrency in CONCURRENCY:
-                for client in REQUESTS:
-                    results.setdefault((client, concurrency), []).append(measure(client, url, concurrency))
-        report(results)
-        check_http2(directory, tls_port)
+        with nginx(directory, conf, url):
+            results = {}  # (client, concurrency) -> list of per-round measurements
+            for round_index in range(ROUNDS):
+                print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
+                for concurrency in CONCURRENCY:
+                    for client in REQUESTS:
+                        results.setdefault((client, concurrency), []).append(measure(client, url, concurrency))
+            report(results)
+            check_http2(directory, tls_port)
     finally:
-        nginx.terminate()
-        nginx.wait()
         shutil.rmtree(directory, ignore_errors=True)
 
 

@@ -14,7 +14,7 @@ fi
 case "$(uname -s)" in
 Linux)
     packages=(python3 libcurl4-openssl-dev openssl curl)
-    [ "${1:-}" = "bench" ] && packages+=(nginx-light)
+    [ "${1:-}" = "bench" ] && packages+=(nginx-light time)
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingCurl
+import RestingKitBenchmarkSupport
 import RestingURLSession
 
 #if canImport(FoundationNetworking)
@@ -11,6 +12,8 @@ import FoundationNetworking
 //   RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]
 // Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), raw-urlsession,
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing).
+// Streaming modes: urlsession-{upload-raw,upload-multipart,download} (Benchmarks/Support) and
+//        raw-urlsession-upload-fromfile URL FILE; CurlClient's are in RestingCurlStreamingBenchmark.
 
 struct Post: Decodable, Sendable {
     let id: Int
@@ -63,6 +66,22 @@ func measure(concurrency: Int, total: Int, executor: (any TaskExecutor)?, _ call
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 4, arguments[1].hasPrefix("urlsession-"),
+    case let action = String(arguments[1].dropFirst("urlsession-".count)), StreamingTransfer.actions.contains(action) {
+    try await StreamingTransfer.run(action, arguments[2...], httpClient: URLSessionClient())
+    exit(0)
+}
+if arguments.count >= 4, arguments[1] == "raw-urlsession-upload-fromfile", let url = URL(string: arguments[2]) {
+    // The baseline the URLSession streaming figures are compared with.
+    var request = URLRequest(url: url)
+    request.httpMethod = "PUT"
+    let file = URL(fileURLWithPath: arguments[3])
+    try await StreamingTransfer.measure {
+        _ = try await URLSession.shared.upload(for: request, fromFile: file)
+        return try StreamingTransfer.size(of: file)
+    }
+    exit(0)
+}
 guard arguments.count >= 5, let concurrency = Int(arguments[3]), let total = Int(arguments[4]), let url = URL(string: arguments[2]) else {
     FileHandle.standardError.write(Data("usage: RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]\n".utf8))
     exit(2)

@@ -1,0 +1,34 @@
+"""What the benchmark scripts share: running commands, free ports, and an nginx of their own on loopback."""
+import socket
+import subprocess
+import time
+from contextlib import contextmanager
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(command):
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@contextmanager
+def nginx(directory, conf, probe_url):
+    """Runs nginx with `conf` (written to `directory`) until the block ends; waits until `probe_url` answers."""
+    with open(f"{directory}/nginx.conf", "w") as file:
+        file.write(conf)
+    process = subprocess.Popen(["nginx", "-c", f"{directory}/nginx.conf", "-p", directory])
+    try:
+        for _ in range(100):
+            try:
+                run(["curl", "-sf", "-o", "/dev/null", probe_url])
+                break
+            except subprocess.CalledProcessError:
+                time.sleep(0.05)
+        yield
+    finally:
+        process.terminate()
+        process.wait()
