@@ -14,8 +14,8 @@ import FoundationNetworking
 /// - A failure returns -1 and is kept in ``failure`` so the call reports the body's own error.
 /// - One stream per attempt: URLSession asks for a fresh one through `needNewBodyStream`.
 ///
-/// ``TaskExchange`` closes the stream the moment its call ends (a cancel included), so the file is released
-/// at once rather than whenever FoundationNetworking lets the stream go; reads and that close take turns.
+/// ``TaskExchange`` closes the stream when its task completes, so the file is released then rather than
+/// whenever FoundationNetworking lets the stream go; reads and that close take turns.
 final class BodyInputStream: InputStream {
     private struct State {
         var reader: (any RequestBodyReader)?

@@ -9,14 +9,32 @@ import FoundationNetworking
 /// refuses URLSession's own redirects, so that ``RedirectFollower`` handles them the same as on every
 /// transport (FoundationNetworking drops bodies on 307/308 and keeps credentials across origins).
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Locked([Int: TaskExchange]())
+    private struct Registry {
+        var exchanges: [Int: TaskExchange] = [:]
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let registry = Locked(Registry())
 
     func register(_ exchange: TaskExchange, for task: URLSessionTask) {
-        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        registry.withLock { $0.exchanges[task.taskIdentifier] = exchange }
+    }
+
+    /// Returns once every task has reported completion, so that everything they held (body streams, files)
+    /// has been released: what leak tests wait for after cancelling calls.
+    func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = registry.withLock { registry in
+                if registry.exchanges.isEmpty { return true }
+                registry.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
     }
 
     private func exchange(for task: URLSessionTask) -> TaskExchange? {
-        exchanges.withLock { $0[task.taskIdentifier] }
+        registry.withLock { $0.exchanges[task.taskIdentifier] }
     }
 
     func urlSession(
@@ -52,7 +70,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        let exchange = registry.withLock { $0.exchanges.removeValue(forKey: task.taskIdentifier) }
         exchange?.complete(error)
+        let waiters = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in
+            guard registry.exchanges.isEmpty else { return [] }
+            defer { registry.idleWaiters.removeAll() }
+            return registry.idleWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

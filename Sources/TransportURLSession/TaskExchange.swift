@@ -12,7 +12,8 @@ import FoundationNetworking
 /// cancelled for cleanup, and late events are ignored.
 ///
 /// Events arrive on the session's delegate queue, cancellation from any thread; all state sits behind one
-/// lock, so a cancel never races a write to the download file.
+/// lock, so a cancel never races a write to the download file. The body stream is closed when the task
+/// completes, never earlier.
 final class TaskExchange: Sendable {
     typealias Continuation = CheckedContinuation<HTTPDataResponse, any Error>
 
@@ -78,9 +79,10 @@ final class TaskExchange: Sendable {
                 state.phase = .cancelledBeforeStart
                 return nil
             case .running(let task, let continuation):
+                // The body stream stays open until URLSession reports the task complete: FoundationNetworking
+                // may be reading it right now, and a failing read on a cancelled task traps inside it.
                 state.phase = .finished
                 state.sink?.close()
-                state.bodyStream?.close()
                 return (task, continuation)
             case .cancelledBeforeStart, .finished:
                 return nil

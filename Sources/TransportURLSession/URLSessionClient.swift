@@ -57,6 +57,9 @@ public final class URLSessionClient: HTTPClient {
         unsupportedSetting = Self.unsupportedSetting(of: configuration)
     }
 
+    /// Returns once every task of this client has completed and released what it held (for leak tests).
+    package func waitUntilIdle() async { await delegate.waitUntilIdle() }
+
     private static func unsupportedSetting(of configuration: URLSessionConfiguration) -> RestingError? {
         #if canImport(FoundationNetworking)
         if let proxies = configuration.connectionProxyDictionary, !proxies.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingCurl
+import RestingURLSession
 import Testing
 
 @Suite("Cancelled uploads and downloads clean up", .serialized, .timeLimit(.minutes(3)))
@@ -37,15 +38,21 @@ struct CancellationCleanupTests {
     }
 
     /// Waits until the transport has settled everything (a request that completes after all the cancelled
-    /// ones), then checks that no handle is left: no descriptor open into the scratch directory and, on
-    /// curl, no live transfer record (read on the driver thread).
+    /// ones; on URLSession, every task reported complete), then checks that no handle is left: no descriptor
+    /// open into the scratch directory and, on curl, no live transfer record (read on the driver thread).
     private func expectNothingLeft(_ transport: Transport, client: RestingClient) async throws {
         let fence = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/status/200", encoding: .query))).value
         #expect(fence.status == 200)
-        if let curl = try transport.client() as? CurlClient {
+        switch try transport.client() {
+        case let curl as CurlClient:
             let census = await Task(executorPreference: curl.executor) { curl.census.current }.value
             #expect(census.live == 0)
             #expect(census.doubleResumes == 0)
+        case let urlSession as URLSessionClient:
+            // A cancelled call returns at once; its task lets go of the body stream when it completes.
+            await urlSession.waitUntilIdle()
+        default:
+            break
         }
         #expect(scratch.openDescriptors == 0)
     }
@@ -54,7 +61,7 @@ struct CancellationCleanupTests {
     func downloads(transport: Transport) async throws {
         _ = try await UploadServer.shared.value
         let name = "cancel-\(UUID().uuidString).bin"
-        let (local, _) = try scratch.randomFile(name, size: 16 * 1024 * 1024)
+        let (local, _) = try scratch.randomFile(name, size: 8 * 1024 * 1024)
         try FileManager.default.moveItem(at: local, to: UploadServer.directory.appendingPathComponent(name))
         let client = try await UploadServer.client(transport)
         let endpoint = Endpoint<Nothing, Data>(.get, "/uploads/{{name}}", encoding: .query)
@@ -71,7 +78,7 @@ struct CancellationCleanupTests {
     @Test("multipart uploads cancelled anywhere never crash and leave no open file", arguments: Transport.allCases)
     func uploads(transport: Transport) async throws {
         struct Upload: Encodable { let file: MultipartFile }
-        let (file, _) = try scratch.randomFile("upload.bin", size: 16 * 1024 * 1024)
+        let (file, _) = try scratch.randomFile("upload.bin", size: 8 * 1024 * 1024)
         let client = try await UploadServer.client(transport)
         let endpoint = Endpoint<Upload, Data>(.post, "/upload", encoding: .multipartFormData)
         let outcome = try await cancelAtRandom(rounds: 30) {

@@ -29,6 +29,11 @@ enum UploadServer {
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rk-uploads-\(UUID().uuidString)")
     static let shared = Task { try await LocalServer.start(script: LocalServer.imageServerScript, arguments: ["--uploads", directory.path]) }
 
+    /// The bytes image_server stored for `upload`.
+    static func storedBytes(_ upload: StoredUpload) throws -> Data {
+        try Data(contentsOf: directory.appendingPathComponent(upload.name))
+    }
+
     static func client(_ transport: Transport, interceptors: [any RestingInterceptor] = []) async throws -> RestingClient {
         RestingClient(baseUrl: try await shared.value.baseURL, httpClient: try transport.client(), interceptors: interceptors)
     }
@@ -63,11 +68,12 @@ final class Scratch: Sendable {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    /// A file of `size` pseudo-random bytes (different per call).
+    /// A file of `size` random bytes (different per call), from the kernel: cheap even in a sanitizer build,
+    /// so the test never holds a cooperative thread for long.
     func randomFile(_ name: String, size: Int) throws -> (url: URL, data: Data) {
-        var generator = SystemRandomNumberGenerator()
-        var words = (0..<(size + 7) / 8).map { _ in generator.next() as UInt64 }
-        let data = words.withUnsafeMutableBytes { Data($0.prefix(size)) }
+        let source = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom"))
+        defer { try? source.close() }
+        let data = try source.read(upToCount: size) ?? Data()
         let url = url.appendingPathComponent(name)
         try data.write(to: url)
         return (url, data)

@@ -1,5 +1,4 @@
 import Foundation
-import RestingServerHarness
 import RestingCore
 import RestingTestSupport
 import Testing
@@ -27,16 +26,15 @@ struct UploadTests {
         let stored = try await client.upload(RestingRequest(endpoint: upload, body: body))
             .progress { progress.append($0) }.value.body
 
-        #expect(stored.sha256 == SHA256.hex(data))
+        // The stored bytes themselves, read back from the server's directory.
+        #expect(try UploadServer.storedBytes(stored) == data)
         #expect(stored.size == Int64(data.count))
         #expect(stored.name == "holiday_photo.jpg" || stored.name.hasPrefix("holiday_photo-"))
         #expect(stored.filename == "holiday photo.jpg")
         #expect(stored.fields == [["caption", "Sunset"], ["tags[]", "sea"], ["tags[]", "sky"]])
         #expect(stored.parts?.first?.contentType == nil)
         #expect(stored.parts?.last == StoredUpload.Part(name: "file", filename: "holiday photo.jpg", contentType: "image/jpeg",
-                                                       size: Int64(data.count), sha256: SHA256.hex(data)))
-        // The stored bytes themselves, read back from the server's directory.
-        #expect(try Data(contentsOf: UploadServer.directory.appendingPathComponent(stored.name)) == data)
+                                                       size: Int64(data.count), sha256: stored.sha256))
 
         let form = try MultipartFormDataEncoder().encode(body)
         await progress.wait { $0.last?.bytesSent == form.contentLength }
@@ -50,21 +48,21 @@ struct UploadTests {
         let client = try await UploadServer.client(transport)
         let put = Endpoint<Data, StoredUpload>(.put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
         let fromMemory = try await client.upload(RestingRequest(endpoint: put, body: data, pathVariables: ["name": "memory.bin"])).value.body
-        #expect(fromMemory.sha256 == SHA256.hex(data))
+        #expect(try UploadServer.storedBytes(fromMemory) == data)
 
         let progress = Collector<TransferProgress>()
         let fromFile = try await client.httpClient.send(
             HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/file.bin")!, body: .file(file))
         ) { progress.append($0) }
         #expect(fromFile.status == 201)
-        #expect(try JSONDecoder().decode(StoredUpload.self, from: fromFile.body).sha256 == SHA256.hex(data))
+        #expect(try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: fromFile.body)) == data)
         await progress.wait { $0.last?.bytesSent == Int64(data.count) }
         #expect(progress.isMonotonic)
 
         let unknownLength = RequestBody.stream(contentLength: nil) { try RequestBody.file(file).makeReader() }
         let streamed = try await client.httpClient.send(
             HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/stream.bin")!, body: unknownLength)) { _ in }
-        #expect(try JSONDecoder().decode(StoredUpload.self, from: streamed.body).sha256 == SHA256.hex(data))
+        #expect(try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: streamed.body)) == data)
     }
 
     @Test("a multipart upload refused once with 503 is retried by RetryInterceptor and arrives whole",
@@ -78,7 +76,7 @@ struct UploadTests {
         var request = RestingRequest(endpoint: upload, body: PhotoUpload(caption: "again", tags: [], file: MultipartFile(url: file)))
         request.queryItems = [URLQueryItem(name: "fail_once", value: UUID().uuidString)]
         let stored = try await client.upload(request).value.body
-        #expect(stored.sha256 == SHA256.hex(data))
+        #expect(try UploadServer.storedBytes(stored) == data)
         #expect(stored.fields == [["caption", "again"]])
     }
 
