@@ -44,16 +44,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        let allowed = exchange(for: dataTask)?.receive(response) ?? false
-        completionHandler(allowed ? .allow : .cancel)
-    }
-
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        exchange(for: dataTask)?.receive(data)
+        exchange(for: dataTask)?.receive(data, response: dataTask.response)
     }
 
     func urlSession(
@@ -71,7 +63,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let exchange = registry.withLock { $0.exchanges.removeValue(forKey: task.taskIdentifier) }
-        exchange?.complete(error)
+        exchange?.complete(error, response: task.response)
         let waiters = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in
             guard registry.exchanges.isEmpty else { return [] }
             defer { registry.idleWaiters.removeAll() }

@@ -110,44 +110,22 @@ final class TaskExchange: Sendable {
         }
     }
 
-    /// Whether to go on receiving the body.
-    func receive(_ response: URLResponse) -> Bool {
-        guard let response = response as? HTTPURLResponse else { return true }
-        return state.withLock { state in
-            guard case .running = state.phase else { return false }
-            state.response = response
-            state.headers = URLSessionClient.headers(of: response)
-            let expected = response.expectedContentLength
-            state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
-            if expected > maximumResponseSize, state.sink == nil {
-                state.failure = .responseTooLarge(limit: maximumResponseSize)
-                return false
-            }
-            do throws(RestingError) {
-                if try state.sink?.begin(status: response.statusCode, headers: state.headers) == .file {
-                    state.body = Data()
-                }
-            } catch {
-                state.failure = error
-                return false
-            }
-            return true
-        }
-    }
-
-    func receive(_ data: Data) {
+    /// A chunk of the body; `response` is the task's response, taken in with the first chunk. Not waiting
+    /// for the response in a delegate call of its own saves a round trip through the delegate queue.
+    func receive(_ data: Data, response: URLResponse?) {
         let (report, refused) = state.withLock { state -> (TransferProgress?, Bool) in
             guard case .running = state.phase else { return (nil, false) }
-            do {
+            do throws(RestingError) {
+                if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
                 if state.sink?.destination == .file {
-                    try data.withUnsafeBytes { bytes throws(RestingError) in try state.sink?.write(bytes) }
+                    try state.sink?.write(data)
                 } else if Int64(state.body.count + data.count) > maximumResponseSize {
-                    throw RestingError.responseTooLarge(limit: maximumResponseSize)
+                    throw .responseTooLarge(limit: maximumResponseSize)
                 } else {
                     state.body.append(data)
                 }
             } catch {
-                state.failure = error as? RestingError ?? .downloadFailed(reason: "\(error)")
+                state.failure = error
                 return (nil, true)
             }
             state.progress.bytesReceived += Int64(data.count)
@@ -155,6 +133,16 @@ final class TaskExchange: Sendable {
         }
         if let report { progress(report) }
         if refused { abandon() }
+    }
+
+    /// Takes in the response head: headers, expected length, and where a download's body goes.
+    private func accept(_ response: HTTPURLResponse, in state: inout State) throws(RestingError) {
+        state.response = response
+        state.headers = URLSessionClient.headers(of: response)
+        let expected = response.expectedContentLength
+        state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
+        if expected > maximumResponseSize, state.sink == nil { throw .responseTooLarge(limit: maximumResponseSize) }
+        try state.sink?.begin(status: response.statusCode, headers: state.headers)
     }
 
     func sent(_ totalBytesSent: Int64) {
@@ -165,21 +153,20 @@ final class TaskExchange: Sendable {
         progress(report)
     }
 
-    func complete(_ error: (any Error)?) {
+    func complete(_ error: (any Error)?, response: URLResponse?) {
         let outcome: Result<HTTPDataResponse, RestingError> = state.withLock { state in
             if let failure = state.failure ?? state.bodyStream?.failure { return .failure(failure) }
             if let error { return .failure(URLSessionClient.restingError(error)) }
-            guard let response = state.response else {
-                return .failure(URLSessionClient.restingError(URLError(.badServerResponse)))
-            }
             do throws(RestingError) {
+                if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
+                guard let response = state.response else { throw URLSessionClient.restingError(URLError(.badServerResponse)) }
                 try state.sink?.finish(status: response.statusCode, headers: state.headers)
+                return .success(
+                    HTTPDataResponse(status: response.statusCode, headers: state.headers, body: state.body,
+                                     url: response.url ?? request.url))
             } catch {
                 return .failure(error)
             }
-            return .success(
-                HTTPDataResponse(status: response.statusCode, headers: state.headers, body: state.body,
-                                 url: response.url ?? request.url))
         }
         if case .success = outcome {
             let report = state.withLock { state -> TransferProgress in

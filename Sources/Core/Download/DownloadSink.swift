@@ -70,6 +70,19 @@ public final class DownloadSink {
         }
     }
 
+    /// Appends `data` to the file.
+    public func write(_ data: Data) throws(RestingError) {
+        var failure: RestingError?
+        data.withUnsafeBytes { bytes in
+            do throws(RestingError) {
+                try write(bytes)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
     /// Completes the file: a 2xx body with no bytes still creates it.
     public func finish(status: Int, headers: HTTPHeaders) throws(RestingError) {
         try begin(status: status, headers: headers)
