@@ -28,14 +28,7 @@ CONCURRENCY = [1, 8, 32]
 REQUESTS = {"c": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "raw-urlsession": 2000, "urlsession": 2000}
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
-NGINX_CONF = """
-worker_processes 1;
-daemon off;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
+NGINX_HTTP = """
   keepalive_requests 1000000;
   server {{
     listen 127.0.0.1:{port};
@@ -49,7 +42,6 @@ http {{
     access_log {dir}/h2.log h2;
     location = /post.json {{ default_type application/json; return 200 '{body}'; }}
   }}
-}}
 """
 
 
@@ -85,7 +77,7 @@ def main():
     directory = tempfile.mkdtemp(prefix="restingkit-bench-")
     make_certificates(directory)
     port, tls_port = free_port(), free_port()
-    conf = NGINX_CONF.format(dir=directory, port=port, tls_port=tls_port, body=BODY)
+    conf = NGINX_HTTP.format(dir=directory, port=port, tls_port=tls_port, body=BODY)
     url = f"http://127.0.0.1:{port}/post.json"
     try:
         with nginx(directory, conf, url):

@@ -15,11 +15,25 @@ def run(command):
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
 
 
+NGINX_MAIN = """
+worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+{http}
+}}
+"""
+
+
 @contextmanager
-def nginx(directory, conf, probe_url):
-    """Runs nginx with `conf` (written to `directory`) until the block ends; waits until `probe_url` answers."""
+def nginx(directory, http, probe_url):
+    """Runs nginx, with `http` as its http block's contents, in `directory` until the block ends; waits until
+    `probe_url` answers."""
     with open(f"{directory}/nginx.conf", "w") as file:
-        file.write(conf)
+        file.write(NGINX_MAIN.format(dir=directory, http=http))
     process = subprocess.Popen(["nginx", "-c", f"{directory}/nginx.conf", "-p", directory])
     try:
         for _ in range(100):

@@ -36,14 +36,7 @@ UPLOADS = ["c-upload-raw", "curl-upload-raw", "urlsession-upload-raw", "raw-urls
 STORING_CLIENTS = ["urlsession-upload-raw", "urlsession-upload-multipart", "raw-urlsession-upload-fromfile"]
 DOWNLOAD_CLIENTS = ["c-download", "curl-download", "urlsession-download"]
 
-NGINX_CONF = """
-worker_processes 1;
-daemon off;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log;
-events {{ worker_connections 1024; }}
-http {{
-  access_log off;
+NGINX_HTTP = """
   server {{
     listen 127.0.0.1:{port};
     root {dir}/www;
@@ -52,7 +45,6 @@ http {{
     location = /sink {{ return 204; }}
     location /store/ {{ dav_methods PUT; create_full_put_path on; client_body_temp_path {dir}/incoming; }}
   }}
-}}
 """
 
 
@@ -103,7 +95,7 @@ def main():
         make_file(f"{directory}/www/download.bin", DOWNLOAD_MIB)
         port = free_port()
         base = f"http://127.0.0.1:{port}"
-        with nginx(directory, NGINX_CONF.format(dir=directory, port=port), f"{base}/download.bin"):
+        with nginx(directory, NGINX_HTTP.format(dir=directory, port=port), f"{base}/download.bin"):
             results = {}
             for round_index in range(ROUNDS):
                 print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
