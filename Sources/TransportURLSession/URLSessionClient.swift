@@ -163,6 +163,10 @@ public final class URLSessionClient: HTTPClient {
             kind = .tlsFailed
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
             kind = .malformedResponse
+        // FoundationNetworking reports a body cut short of its Content-Length (libcurl's CURLE_PARTIAL_FILE) as
+        // NSURLErrorUnknown; only libcurl's message tells it apart. CurlClient calls it a malformed response.
+        case .unknown where urlError.localizedDescription.contains("bytes remaining to read"):
+            kind = .malformedResponse
         default: kind = .other
         }
         return .transportFailed(

@@ -54,8 +54,8 @@ struct DownloadTests {
         await #expect {
             try await client.download(request(name, ["cut_after": "700000"]), to: destination).value
         } throws: { error in
-            guard case RestingError.transportFailed = error else { return false }
-            return true
+            guard case RestingError.transportFailed(let failure) = error else { return false }
+            return failure.kind == .malformedResponse  // a body shorter than its Content-Length, on both transports
         }
         let partial = try Data(contentsOf: destination.appendingPathExtension("part"))
         #expect(partial.count > 0 && partial.count <= 700_000)
