@@ -172,4 +172,24 @@ struct DownloadTests {
         _ = try await client.download(request(name), to: destination).value
         #expect(try Data(contentsOf: destination) == data)
     }
+
+    @Test("a partial file that already holds every byte is completed from the server's 416, without a body",
+          arguments: Transport.allCases)
+    func alreadyComplete(transport: Transport) async throws {
+        let (name, data) = try await remoteFile(size: 50_000)
+        let client = try await UploadServer.client(transport)
+        let head = try await client.httpClient.send(
+            HTTPRequest(method: .head, url: try #require(URL(string: "\(client.baseUrl)/uploads/\(name)")))) { _ in }
+        let tag = try #require(head.headers["ETag"])
+        let destination = scratch.url.appendingPathComponent("complete.bin")
+        try data.write(to: destination.appendingPathExtension("part"))
+        try Data(#"{"validator":\#(String(reflecting: tag))}"#.utf8)
+            .write(to: destination.appendingPathExtension("part").appendingPathExtension("resume"))
+
+        let file = try await client.download(request(name), to: destination).value
+        #expect(file.status == 416)
+        #expect(file.resumedFrom == Int64(data.count))
+        #expect(try Data(contentsOf: destination) == data)
+        #expect(scratch.contents == ["complete.bin"])
+    }
 }

@@ -8,6 +8,7 @@ public struct DownloadedFile: Sendable {
     public var size: Int64
     /// Bytes kept from an earlier, interrupted attempt (0 when the download started from scratch).
     public var resumedFrom: Int64
+    /// The status of the last response: 200, 206 when resumed, 416 when the partial file already held every byte.
     public var status: Int
     public var headers: HTTPHeaders
     public var metrics: TransferMetrics?
@@ -49,19 +50,17 @@ extension RestingClient {
             let response: HTTPDataResponse
             do {
                 response = try await self.exchange(httpRequest) { step in progress(step.continuing(from: target.offset)) }
-            } catch let error as RestingError {
-                switch error {
-                case .cancelled, .resumeRefused: partial.remove()
-                default: break  // the partial file is kept for the next attempt
-                }
+            } catch {
+                // A cancelled or refused download starts over next time; any other failure keeps its bytes.
+                if Self.discardsPartialFile(error) { partial.remove() }
                 throw error
             }
             if response.status == 416, target.offset > 0,
                 Self.completeLength(ofUnsatisfiedRange: response.headers["Content-Range"]) == target.offset {
                 // The partial file already held every byte.
                 try partial.complete()
-                return DownloadedFile(url: destination, size: target.offset, resumedFrom: target.offset, status: 206,
-                                      headers: response.headers, metrics: response.metrics)
+                return DownloadedFile(url: destination, size: target.offset, resumedFrom: target.offset,
+                                      status: response.status, headers: response.headers, metrics: response.metrics)
             }
             guard (200..<300).contains(response.status), self.acceptedStatusCodes.contains(response.status) else {
                 throw RestingError.httpError(HTTPError(response))
@@ -70,6 +69,13 @@ extension RestingClient {
             let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.int64Value
             return DownloadedFile(url: destination, size: size ?? 0, resumedFrom: target.offset, status: response.status,
                                   headers: response.headers, metrics: response.metrics)
+        }
+    }
+
+    static func discardsPartialFile(_ error: any Error) -> Bool {
+        switch error {
+        case is CancellationError, RestingError.cancelled, RestingError.resumeRefused: true
+        default: false
         }
     }
 
