@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from email.utils import formatdate
+from urllib.parse import unquote
 
 CHUNK = 256 * 1024
 FIELD_LIMIT = 1024 * 1024       # a non-file field is kept in memory, so it is small
@@ -375,9 +376,9 @@ def route(handler, parts, query, directory, max_bytes):
         if parts == ["upload"] and handler.command == "POST":
             send_json(handler, 201, receive_multipart(handler, stream, directory))
         elif parts[0] == "upload" and handler.command in ("PUT", "POST"):
-            send_json(handler, 201, receive_raw(stream, directory, parts[1]))
+            send_json(handler, 201, receive_raw(stream, directory, unquote(parts[1])))
         elif parts[0] == "uploads" and handler.command in ("GET", "HEAD"):
-            serve_file(handler, directory, parts[1], query)
+            serve_file(handler, directory, unquote(parts[1]), query)
         else:
             raise UploadError(405, f"{handler.command} is not allowed here")
     except UploadError as error:

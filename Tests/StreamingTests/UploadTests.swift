@@ -122,4 +122,20 @@ struct UploadTests {
             return reason.contains("missing.jpg")
         }
     }
+
+    @Test("stored names are sanitised: no directory escapes, no overwrite, a suffix on a clash")
+    func sanitisedNames() async throws {
+        let (file, data) = try scratch.randomFile("evil.txt", size: 1000)
+        let client = try await UploadServer.client(.curl)
+        let escape = MultipartFile(url: file, filename: "../../etc/evil name \(UUID().uuidString.prefix(8)).txt")
+        let first = try await client.upload(RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))).value.body
+        let second = try await client.upload(RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))).value.body
+        #expect(first.name.hasPrefix("evil_name_") && first.name.hasSuffix(".txt") && !first.name.contains("/"))
+        #expect(second.name == first.name.replacingOccurrences(of: ".txt", with: "-1.txt"))
+        #expect(try UploadServer.storedBytes(first) == data && UploadServer.storedBytes(second) == data)
+
+        let put = Endpoint<Data, StoredUpload>(.put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
+        let raw = try await client.upload(RestingRequest(endpoint: put, body: data, pathVariables: ["name": "..\\a b?.bin"])).value.body
+        #expect(raw.name.hasPrefix("a_b_") && raw.name.hasSuffix(".bin"))
+    }
 }
