@@ -154,7 +154,9 @@ final class TaskExchange: Sendable {
     }
 
     func complete(_ error: (any Error)?, response: URLResponse?) {
-        let outcome: Result<HTTPDataResponse, RestingError> = state.withLock { state in
+        let outcome: Result<HTTPDataResponse, RestingError>? = state.withLock { state in
+            // Cancelled: the caller has moved on (and may have deleted a download's files); touch nothing.
+            guard case .running = state.phase else { return nil }
             if let failure = state.failure ?? state.bodyStream?.failure { return .failure(failure) }
             if let error { return .failure(URLSessionClient.restingError(error)) }
             do throws(RestingError) {
@@ -168,6 +170,7 @@ final class TaskExchange: Sendable {
                 return .failure(error)
             }
         }
+        guard let outcome else { return finish(.failure(.cancelled)) }
         if case .success = outcome {
             let report = state.withLock { state -> TransferProgress in
                 state.progress.totalBytesToReceive = state.progress.bytesReceived
