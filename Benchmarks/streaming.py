@@ -59,13 +59,19 @@ def command(client, url, argument, directory):
 
 def measure(client, url, argument, directory):
     """(MiB/s, peak RSS in MiB) of one run."""
-    rss_file = f"{directory}/rss"
-    output = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file] + command(client, url, argument, directory),
-                            check=True, capture_output=True, text=True).stdout.split()
-    byte_count, seconds = int(output[0]), float(output[1])
-    with open(rss_file) as file:
-        rss_kib = int(file.read().split()[-1])
-    return byte_count / seconds / 2**20, rss_kib / 1024
+    if sys.platform == "darwin":  # BSD time: -l prints "<bytes>  maximum resident set size" on stderr
+        done = subprocess.run(["/usr/bin/time", "-l"] + command(client, url, argument, directory),
+                              check=True, capture_output=True, text=True)
+        rss_mib = next(int(line.split()[0]) for line in done.stderr.splitlines()
+                       if "maximum resident set size" in line) / 2**20
+    else:  # GNU time: -f %M is the peak in KiB
+        rss_file = f"{directory}/rss"
+        done = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file] + command(client, url, argument, directory),
+                              check=True, capture_output=True, text=True)
+        with open(rss_file) as file:
+            rss_mib = int(file.read().split()[-1]) / 1024
+    byte_count, seconds = done.stdout.split()[:2]
+    return int(byte_count) / float(seconds) / 2**20, rss_mib
 
 
 def make_file(path, mib):
