@@ -303,6 +303,7 @@ def parse_range(header, size):
 
 
 def serve_file(handler, directory, name, query):
+    cut_after, pacer = number(query, "cut_after", -1), Pacer(number(query, "rate", 0))
     if sanitised(name) != name:
         raise UploadError(404, "no such upload")
     path = os.path.join(directory, name)
@@ -330,8 +331,6 @@ def serve_file(handler, directory, name, query):
         send_head(handler, 206 if wanted else 200, headers)
         if handler.command == "HEAD":
             return
-        cut_after = int(query.get("cut_after", -1))
-        pacer = Pacer(int(query.get("rate", 0)))
         file.seek(first)
         remaining, sent = last - first + 1, 0
         while remaining > 0:
@@ -361,8 +360,9 @@ def route(handler, parts, query, directory, max_bytes):
     """Handles the upload routes; returns False for any other path. Replies itself, errors included."""
     if not (parts == ["upload"] or (len(parts) == 2 and parts[0] in ("upload", "uploads"))):
         return False
-    stream = BodyStream(handler, min(max_bytes, int(query.get("limit", max_bytes))), int(query.get("rate", 0)))
+    stream = None
     try:
+        stream = BodyStream(handler, min(max_bytes, number(query, "limit", max_bytes)), number(query, "rate", 0))
         key = query.get("fail_once")
         if key and parts[0] == "upload" and handler.command in ("PUT", "POST"):
             with FAILED_ONCE_LOCK:
@@ -384,10 +384,18 @@ def route(handler, parts, query, directory, max_bytes):
     except UploadError as error:
         # Reading the rest of a refused body lets the client finish sending and read the reply; the
         # connection is closed anyway, as its framing can no longer be trusted.
-        stream.drain()
+        if stream is not None:
+            stream.drain()
         handler.close_connection = True
         send_json(handler, error.status, {"error": str(error), "status": error.status})
     return True
+
+
+def number(query, name, default):
+    try:
+        return int(query.get(name, default))
+    except ValueError:
+        raise UploadError(400, f"?{name}= takes an integer")
 
 
 def send_json(handler, code, value):
