@@ -56,7 +56,7 @@ let package = Package(
             path: "Benchmarks/Swift"),
         // `make bench`, large transfers (Benchmarks/streaming.py): the RestingClient side, and CurlClient's runs
         // in a binary without FoundationNetworking, so that their peak RSS is the transport's own.
-        .target(name: "RestingKitBenchmarkSupport", dependencies: ["RestingCore"], path: "Benchmarks/Support"),
+        .target(name: "RestingKitBenchmarkSupport", dependencies: ["RestingCore", "RestingMultipart"], path: "Benchmarks/Support"),
         .executableTarget(
             name: "RestingCurlStreamingBenchmark", dependencies: ["RestingCurl", "RestingKitBenchmarkSupport"],
             path: "Benchmarks/CurlStreaming"),

@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingMultipart
 
 /// One large transfer through `RestingClient`, for the streaming benchmark (`Benchmarks/streaming.py`):
 ///   upload-raw URL FILE          PUT FILE as a `.raw` body (a file URL, streamed from disk)
@@ -29,7 +30,7 @@ public enum StreamingTransfer {
                 let file = URL(fileURLWithPath: rest[0])
                 let put = Endpoint<URL, Nothing>(.put, url.path, encoding: .raw(contentType: "application/octet-stream"))
                 _ = try await client.upload(RestingRequest(endpoint: put, body: file)).value
-                return try size(of: file)
+                return size(of: file)
             case "upload-multipart":
                 let form = Form(caption: "benchmark", file: MultipartFile(url: URL(fileURLWithPath: rest[0])))
                 let put = Endpoint<Form, Nothing>(.put, url.path, encoding: .multipartFormData)
@@ -59,7 +60,6 @@ public enum StreamingTransfer {
         print(String(format: "%lld %.6f", bytes, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
     }
 
-    public static func size(of file: URL) throws -> Int64 {
-        (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
-    }
+    /// The length of `file`, which the benchmark has just sent.
+    public static func size(of file: URL) -> Int64 { FileIO.size(of: file) ?? 0 }
 }

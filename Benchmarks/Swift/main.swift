@@ -78,7 +78,7 @@ if arguments.count >= 4, arguments[1] == "raw-urlsession-upload-fromfile", let u
     let file = URL(fileURLWithPath: arguments[3])
     try await StreamingTransfer.measure {
         _ = try await URLSession.shared.upload(for: request, fromFile: file)
-        return try StreamingTransfer.size(of: file)
+        return StreamingTransfer.size(of: file)
     }
     exit(0)
 }

@@ -54,17 +54,15 @@ public final class MultipartBodyReader {
         if descriptor < 0 {
             guard try FileStatus.readableLength(of: url) == length else { throw .fileChanged(url, expectedLength: length) }
             descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw .fileUnreadable(url, reason: String(cString: strerror(errno))) }
+            guard descriptor >= 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
         }
         let wanted = Int(min(Int64(buffer.count), length - offset))
-        guard wanted > 0, let base = buffer.baseAddress else { return 0 }
-        while true {
-            let count = Foundation.read(descriptor, base, wanted)
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw .fileUnreadable(url, reason: String(cString: strerror(errno))) }
-            // Ending early means the file shrank after it was measured.
-            guard count > 0 else { throw .fileChanged(url, expectedLength: length) }
-            return count
+        guard wanted > 0 else { return 0 }
+        guard let count = FileIO.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted])) else {
+            throw .fileUnreadable(url, reason: FileIO.lastError)
         }
+        // Ending early means the file shrank after it was measured.
+        guard count > 0 else { throw .fileChanged(url, expectedLength: length) }
+        return count
     }
 }

@@ -84,20 +84,15 @@ public struct MultipartFormData: Sendable {
     /// Writes the whole body to `url` (replacing what is there), streaming: one buffer in memory at a time.
     public func write(to url: URL) throws(MultipartError) {
         let output = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw .fileUnreadable(url, reason: String(cString: strerror(errno))) }
+        guard output >= 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
         defer { _ = close(output) }
         let reader = makeReader()
         defer { reader.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
         defer { buffer.deallocate() }
-        guard let base = buffer.baseAddress else { return }
         while case let count = try reader.read(into: buffer), count > 0 {
-            var written = 0
-            while written < count {
-                let result = Foundation.write(output, base + written, count - written)
-                if result < 0, errno == EINTR { continue }
-                guard result > 0 else { throw .fileUnreadable(url, reason: String(cString: strerror(errno))) }
-                written += result
+            guard FileIO.write(output, UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else {
+                throw .fileUnreadable(url, reason: FileIO.lastError)
             }
         }
     }
@@ -174,12 +169,10 @@ enum FileStatus {
     /// The length of the regular file at `url`, after opening it to prove it can be read.
     static func readableLength(of url: URL) throws(MultipartError) -> Int64 {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .fileUnreadable(url, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
         defer { _ = close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw .fileUnreadable(url, reason: String(cString: strerror(errno)))
-        }
+        guard fstat(descriptor, &status) == 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw .fileUnreadable(url, reason: "not a regular file") }
         return Int64(status.st_size)
     }

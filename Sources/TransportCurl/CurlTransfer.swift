@@ -120,8 +120,13 @@ final class CurlTransfer: @unchecked Sendable {
 
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         if let sink {
-            do {
-                if try sink.begin(status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers) == .file {
+            do throws(RestingError) {
+                // The status is read once, with the first chunk; the sink remembers where the body goes.
+                var destination = sink.destination
+                if destination == nil {
+                    destination = try sink.begin(status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers)
+                }
+                if destination == .file {
                     try sink.write(UnsafeRawBufferPointer(start: bytes, count: count))
                     return count
                 }

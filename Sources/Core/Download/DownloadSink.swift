@@ -4,8 +4,8 @@ import Foundation
 /// decide whether a body goes to the file, check that a resumed body continues the partial file, and write.
 ///
 /// A transport makes one sink per attempt, calls ``begin(status:headers:)`` once the status and headers are
-/// known (at the latest when the transfer ends), ``write(_:)`` for each chunk when it returned
-/// ``Destination/file``, and ``finish()`` on success or ``close()`` otherwise. It is used on one thread at a
+/// known (at the latest when the transfer ends), ``write(_:)-(UnsafeRawBufferPointer)`` for each chunk when it
+/// returned ``Destination/file``, and ``finish(status:headers:)`` on success or ``close()`` otherwise. It is used on one thread at a
 /// time.
 ///
 /// ```swift
@@ -58,16 +58,9 @@ public final class DownloadSink {
 
     /// Appends `bytes` to the file.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(RestingError) {
-        guard descriptor >= 0, var base = bytes.baseAddress else { return }
-        var remaining = bytes.count
-        while remaining > 0 {
-            let written = Foundation.write(descriptor, base, remaining)
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { throw failure("cannot write") }
-            base += written
-            remaining -= written
-            bytesWritten += Int64(written)
-        }
+        guard descriptor >= 0 else { return }
+        guard FileIO.write(descriptor, bytes) else { throw failure("cannot write") }
+        bytesWritten += Int64(bytes.count)
     }
 
     /// Appends `data` to the file.
@@ -114,7 +107,7 @@ public final class DownloadSink {
     }
 
     private func failure(_ action: String) -> RestingError {
-        .downloadFailed(reason: "\(action) \(target.file.path): \(String(cString: strerror(errno)))")
+        .downloadFailed(reason: "\(action) \(target.file.path): \(FileIO.lastError)")
     }
 
     /// The first byte position of `bytes 100-199/1000`, or `nil`.

@@ -66,8 +66,7 @@ extension RestingClient {
                 throw RestingError.httpError(HTTPError(response))
             }
             try partial.complete()
-            let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.int64Value
-            return DownloadedFile(url: destination, size: size ?? 0, resumedFrom: target.offset, status: response.status,
+            return DownloadedFile(url: destination, size: FileIO.size(of: destination) ?? 0, resumedFrom: target.offset, status: response.status,
                                   headers: response.headers, metrics: response.metrics)
         }
     }

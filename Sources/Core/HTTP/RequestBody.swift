@@ -1,4 +1,5 @@
 import Foundation
+import RestingMultipart
 
 /// The body of an ``HTTPRequest``: nothing, bytes in memory, a file on disk, or a stream made on demand.
 ///
@@ -46,8 +47,7 @@ public struct RequestBody: Sendable {
         switch source {
         case .empty: 0
         case .bytes(let data): Int64(data.count)
-        case .file(let url):
-            (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+        case .file(let url): FileIO.size(of: url)
         case .stream(let length, _): length
         }
     }
@@ -126,24 +126,17 @@ final class FileBodyReader: RequestBodyReader {
         path = url.path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw .bodyUnreadable(reason: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw .bodyUnreadable(reason: "cannot open \(path): \(FileIO.lastError)")
         }
     }
 
     deinit { close() }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RestingError) -> Int {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
-        while true {
-            #if canImport(Glibc)
-            let count = Glibc.read(descriptor, base, buffer.count)
-            #else
-            let count = Darwin.read(descriptor, base, buffer.count)
-            #endif
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            throw .bodyUnreadable(reason: "cannot read \(path): \(String(cString: strerror(errno)))")
+        guard let count = FileIO.read(descriptor, into: buffer) else {
+            throw .bodyUnreadable(reason: "cannot read \(path): \(FileIO.lastError)")
         }
+        return count
     }
 
     func close() {

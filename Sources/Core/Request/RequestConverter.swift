@@ -44,7 +44,8 @@ public struct RestingRequestConverter: RequestConverter {
         /// - Parameter jsonEncoder: by default sorts keys, so that a value's body is the same bytes on every run.
         public init(
             jsonEncoder: JSONEncoder = Configuration.stableJSONEncoder(), queryEncoder: URLQueryEncoder = URLQueryEncoder(),
-            multipartFormDataEncoder: MultipartFormDataEncoder = MultipartFormDataEncoder(), contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
+            multipartFormDataEncoder: MultipartFormDataEncoder = MultipartFormDataEncoder(),
+            contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
             pathVariableProvider: RestingPathVariableProvider = RestingPathVariableProvider()
         ) {
             self.jsonEncoder = jsonEncoder
