@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RestingCore
 import RestingMultipart
 
@@ -57,7 +61,8 @@ public enum StreamingTransfer {
         let start = ContinuousClock.now
         let bytes = try await transfer()
         let elapsed = ContinuousClock.now - start
-        print(String(format: "%lld %.6f", bytes, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("\(bytes) \(seconds)")
     }
 
     /// The length of `file`, which the benchmark has just sent.

@@ -1,5 +1,8 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "CCurl.h"
 
@@ -71,4 +74,34 @@ void rk_name_current_thread(const char *name) {
 #else
     pthread_setname_np(pthread_self(), name);
 #endif
+}
+
+struct rk_thread_start {
+    char name[16];
+    void (*body)(void *context);
+    void *context;
+};
+
+static void *rk_thread_main(void *argument) {
+    struct rk_thread_start start = *(struct rk_thread_start *)argument;
+    free(argument);
+    rk_name_current_thread(start.name);
+    start.body(start.context);
+    return NULL;
+}
+
+int rk_start_thread(const char *name, void (*body)(void *context), void *context) {
+    struct rk_thread_start *start = malloc(sizeof *start);
+    if (start == NULL) return ENOMEM;
+    snprintf(start->name, sizeof start->name, "%s", name);
+    start->body = body;
+    start->context = context;
+    pthread_t thread;
+    int error = pthread_create(&thread, NULL, rk_thread_main, start);
+    if (error != 0) {
+        free(start);
+        return error;
+    }
+    pthread_detach(thread);
+    return 0;
 }

@@ -1,16 +1,62 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The POSIX file calls that streaming bodies to and from disk needs — retried on `EINTR`, failures described by
 /// `errno` — in one place for multipart bodies, file bodies and downloads (Core uses it too).
+///
+/// It is also why those modules need no more than FoundationEssentials: the C library comes in here alone.
 package enum FileIO {
     /// The text of the current `errno`: read it right after the call that failed.
     package static var lastError: String { String(cString: strerror(errno)) }
+
+    /// Whether the last failed call failed because the file does not exist.
+    package static var lastErrorIsNotFound: Bool { errno == ENOENT }
+
+    /// `open(2)` for reading: the descriptor, or `nil` on failure (see ``lastError``).
+    package static func openForReading(_ url: URL) -> Int32? {
+        descriptor(open(url.path, O_RDONLY | O_CLOEXEC))
+    }
+
+    /// `open(2)` for writing, creating the file (mode 0644) and, if `truncate`, emptying it.
+    package static func openForWriting(_ url: URL, truncate: Bool) -> Int32? {
+        descriptor(open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0o644))
+    }
+
+    private static func descriptor(_ result: Int32) -> Int32? { result >= 0 ? result : nil }
+
+    /// `close(2)`; the descriptor is gone whatever it returns.
+    package static func close(_ descriptor: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+        #elseif canImport(Musl)
+        _ = Musl.close(descriptor)
+        #elseif canImport(Darwin)
+        _ = Darwin.close(descriptor)
+        #endif
+    }
 
     /// `read(2)` into `buffer`: the bytes read, 0 at the end of the file, `nil` on failure (see ``lastError``).
     package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
-            let count = Foundation.read(descriptor, base, buffer.count)
+            #if canImport(Glibc)
+            let count = Glibc.read(descriptor, base, buffer.count)
+            #elseif canImport(Musl)
+            let count = Musl.read(descriptor, base, buffer.count)
+            #elseif canImport(Darwin)
+            let count = Darwin.read(descriptor, base, buffer.count)
+            #endif
             if count >= 0 { return count }
             if errno != EINTR { return nil }
         }
@@ -21,7 +67,13 @@ package enum FileIO {
         guard var base = bytes.baseAddress else { return true }
         var remaining = bytes.count
         while remaining > 0 {
-            let written = Foundation.write(descriptor, base, remaining)
+            #if canImport(Glibc)
+            let written = Glibc.write(descriptor, base, remaining)
+            #elseif canImport(Musl)
+            let written = Musl.write(descriptor, base, remaining)
+            #elseif canImport(Darwin)
+            let written = Darwin.write(descriptor, base, remaining)
+            #endif
             if written < 0, errno == EINTR { continue }
             guard written > 0 else { return false }
             base += written
@@ -30,8 +82,32 @@ package enum FileIO {
         return true
     }
 
+    /// Cuts or extends the open file to `length` bytes and puts the write position there.
+    package static func truncate(_ descriptor: Int32, to length: Int64) -> Bool {
+        ftruncate(descriptor, off_t(length)) == 0 && lseek(descriptor, off_t(length), SEEK_SET) >= 0
+    }
+
+    /// `fstat(2)`: the open file's length and whether it is a regular file; `nil` on failure (see ``lastError``).
+    package static func status(_ descriptor: Int32) -> (length: Int64, isRegularFile: Bool)? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return (Int64(status.st_size), status.st_mode & S_IFMT == S_IFREG)
+    }
+
     /// The length of the file at `url`, or `nil` when it cannot be read from the file system.
     package static func size(of url: URL) -> Int64? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+        var status = stat()
+        return stat(url.path, &status) == 0 ? Int64(status.st_size) : nil
+    }
+
+    /// `rename(2)`: replaces `destination` atomically; `false` on failure (see ``lastError``).
+    package static func move(_ source: URL, to destination: URL) -> Bool {
+        rename(source.path, destination.path) == 0
+    }
+
+    /// `unlink(2)`; `true` also when there was nothing to remove.
+    @discardableResult
+    package static func remove(_ url: URL) -> Bool {
+        unlink(url.path) == 0 || errno == ENOENT
     }
 }

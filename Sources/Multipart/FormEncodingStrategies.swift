@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How array elements are named, by both `URLQueryEncoder` and ``MultipartFormDataEncoder``.
 public enum FormArrayEncoding: Sendable {
@@ -50,7 +54,7 @@ public enum FormDateEncodingStrategy: Sendable {
     case millisecondsSince1970
     /// RFC 3339 / ISO 8601 with seconds, in UTC: `2024-05-01T12:00:00Z`.
     case iso8601
-    case formatted(DateFormatter)
+    /// Any other text. (`.formatted(DateFormatter)`, with `import RestingKit`, is this with a formatter.)
     case custom(@Sendable (Date) throws -> String)
 
     /// The text for `date`, or `nil` for ``deferredToDate``.
@@ -60,7 +64,6 @@ public enum FormDateEncodingStrategy: Sendable {
         case .secondsSince1970: "\(date.timeIntervalSince1970)"
         case .millisecondsSince1970: "\(date.timeIntervalSince1970 * 1000)"
         case .iso8601: date.formatted(.iso8601)
-        case .formatted(let formatter): formatter.string(from: date)
         case .custom(let format): try format(date)
         }
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One named value produced by ``FormFieldEncoder``, in encoding order.
 package struct FormField: Sendable, Equatable {

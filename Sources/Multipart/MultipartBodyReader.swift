@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Streams a ``MultipartFormData`` body into the caller's buffers, opening each file only when it reaches
 /// it and closing it at its end, so at most one file is open at a time. One reader serves one pass over
@@ -40,7 +44,7 @@ public final class MultipartBodyReader {
     /// Releases the open file, if any. Called once the body has been sent, also after a failure.
     public func close() {
         guard descriptor >= 0 else { return }
-        _ = Foundation.close(descriptor)
+        FileIO.close(descriptor)
         descriptor = -1
     }
 
@@ -53,8 +57,8 @@ public final class MultipartBodyReader {
     private func readFile(_ url: URL, length: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(MultipartError) -> Int {
         if descriptor < 0 {
             guard try FileStatus.readableLength(of: url) == length else { throw .fileChanged(url, expectedLength: length) }
-            descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
+            guard let opened = FileIO.openForReading(url) else { throw .fileUnreadable(url, reason: FileIO.lastError) }
+            descriptor = opened
         }
         let wanted = Int(min(Int64(buffer.count), length - offset))
         guard wanted > 0 else { return 0 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What can go wrong while encoding or streaming a `multipart/form-data` body.
 public enum MultipartError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A file to send as one part of a `multipart/form-data` body, streamed from disk when the body is sent.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A `multipart/form-data` body as a list of parts, with its exact length known before a byte is read.
 ///
@@ -83,9 +87,10 @@ public struct MultipartFormData: Sendable {
 
     /// Writes the whole body to `url` (replacing what is there), streaming: one buffer in memory at a time.
     public func write(to url: URL) throws(MultipartError) {
-        let output = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
-        defer { _ = close(output) }
+        guard let output = FileIO.openForWriting(url, truncate: true) else {
+            throw .fileUnreadable(url, reason: FileIO.lastError)
+        }
+        defer { FileIO.close(output) }
         let reader = makeReader()
         defer { reader.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
@@ -154,13 +159,13 @@ extension MultipartFormData.Part {
     }
 
     private static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22")
+        text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "%22")
     }
 
     func contains(_ boundary: String) -> Bool {
         if headerBlock.contains(boundary) { return true }
         guard case .bytes(let data) = content else { return false }
-        return data.range(of: Data(boundary.utf8)) != nil
+        return data.firstRange(of: Data(boundary.utf8)) != nil
     }
 }
 
@@ -168,12 +173,10 @@ extension MultipartFormData.Part {
 enum FileStatus {
     /// The length of the regular file at `url`, after opening it to prove it can be read.
     static func readableLength(of url: URL) throws(MultipartError) -> Int64 {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
-        defer { _ = close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw .fileUnreadable(url, reason: FileIO.lastError) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw .fileUnreadable(url, reason: "not a regular file") }
-        return Int64(status.st_size)
+        guard let descriptor = FileIO.openForReading(url) else { throw .fileUnreadable(url, reason: FileIO.lastError) }
+        defer { FileIO.close(descriptor) }
+        guard let status = FileIO.status(descriptor) else { throw .fileUnreadable(url, reason: FileIO.lastError) }
+        guard status.isRegularFile else { throw .fileUnreadable(url, reason: "not a regular file") }
+        return status.length
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes an `Encodable` value as a `multipart/form-data` body, configured like `JSONEncoder`.
 ///

@@ -1,4 +1,3 @@
-import Foundation
 import RestingCore
 
 /// An ``HTTPClient`` directly on libcurl's multi interface: the fast transport on Linux, and the one with

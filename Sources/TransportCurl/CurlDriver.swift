@@ -1,6 +1,5 @@
 import CCurl
 import Dispatch
-import Foundation
 import RestingCore
 
 #if canImport(Glibc)
@@ -56,7 +55,18 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
         _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumConnections)
         _ = rk_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        Thread { [self] in run() }.start()
+        // The thread keeps the driver alive until its loop ends.
+        let context = Unmanaged.passRetained(self)
+        let started = rk_start_thread(Self.threadName, { context in
+            context.map { Unmanaged<CurlDriver>.fromOpaque($0).takeRetainedValue().run() }
+        }, context.toOpaque())
+        guard started == 0 else {
+            context.release()
+            curl_multi_cleanup(multi)
+            throw .transportFailed(
+                TransportError(kind: .other, code: Int(started), domain: CurlError.domain,
+                               message: "cannot start the driver thread: \(String(cString: strerror(started)))"))
+        }
     }
 
     private var isCurrentThread: Bool {
@@ -121,8 +131,6 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
-        // Foundation's `Thread.name` does not rename the thread on Linux, where it keeps its creator's name.
-        rk_name_current_thread(Self.threadName)
         while true {
             let isStopping = processMail()
             var running: Int32 = 0

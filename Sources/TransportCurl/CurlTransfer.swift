@@ -1,5 +1,9 @@
 import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RestingCore
 
 /// One exchange on an easy handle: sets the handle up from an ``HTTPRequest``, receives libcurl's callbacks,

@@ -31,6 +31,17 @@ struct RedactionPolicyTests {
         #expect(!command.contains("shown") && !command.contains("ann"))
     }
 
+    @Test("a redacted JSON body keeps every other value as sent: large integers, decimals, nulls, nesting, arrays")
+    func jsonValuesKeptExactly() {
+        let body = Data(#"[{"id":12345678901234567890,"price":0.1,"token":"s3cr3t","tags":["a",null,true],"n":{"secret":1}}]"#.utf8)
+        #expect(RedactionPolicy.default.json(body)
+                == #"[{"id":12345678901234567890,"n":{"secret":"<redacted>"},"price":0.1,"tags":["a",null,true],"token":"<redacted>"}]"#)
+        #expect(RedactionPolicy.default.jsonIfRedacted(Data(#"{"user":"ann"}"#.utf8)) == nil, "nothing hidden: shown as sent")
+        #expect(RedactionPolicy.default.json(Data("not json".utf8)) == nil)
+        #expect(RedactionPolicy.default.json(Data("42".utf8)) == nil, "only objects and arrays are shown as JSON")
+        #expect(RedactionPolicy.default.json(Data(#"{"a":1}"#.utf8), prettyPrinted: true) == "{\n  \"a\" : 1\n}")
+    }
+
     @Test("without redaction the command carries the request exactly, body bytes included")
     func noRedaction() {
         let command = request.cURLDescription(redaction: .none)

@@ -93,6 +93,10 @@ struct RetryInterceptorTests {
         ("120", Duration.seconds(120)), ("0", .zero), (" 7 ", .seconds(7)), ("-1", nil), ("soon", nil),
         ("Tue, 14 Nov 2023 22:13:30 GMT", .seconds(10)), ("Tuesday, 14-Nov-23 22:13:30 GMT", .seconds(10)),
         ("Tue Nov 14 22:13:30 2023", .seconds(10)), ("Tue, 14 Nov 2023 22:00:00 GMT", .zero),
+        ("Wed Nov  15 22:13:20 2023", .seconds(86_400)), ("Thu, 29 Feb 2024 22:13:20 GMT", .seconds(107 * 86_400)),
+        ("Sunday, 06-Nov-94 08:49:37 GMT", .zero),  // a two-digit year is never more than 50 years ahead
+        ("Fri, 31 Feb 2023 22:13:30 GMT", nil), ("Wed, 29 Feb 2023 22:13:30 GMT", nil), ("Tue, 14 Nov 2023 24:00:00 GMT", nil),
+        ("Tue, 14 Nov 2023 22:13:30 PST", nil), ("Tue, 14 Foo 2023 22:13:30 GMT", nil), ("Tue, 14 Nov 2023 22:13 GMT", nil),
     ] as [(String, Duration?)])
     func retryAfterParsing(value: String, expected: Duration?) {
         #expect(RetryAfter.delay(value, now: Date(timeIntervalSince1970: 1_700_000_000)) == expected)

@@ -81,11 +81,6 @@ struct URLQueryEncoderTests {
         #expect(try pairs(when) { $0.dateEncodingStrategy = .millisecondsSince1970 } == ["at=1700000000000.0"])
         #expect(try pairs(when) { $0.dateEncodingStrategy = .deferredToDate } == ["at=721692800.0"])
         #expect(try pairs(when) { $0.dateEncodingStrategy = .custom { _ in "custom" } } == ["at=custom"])
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        #expect(try pairs(when) { $0.dateEncodingStrategy = .formatted(formatter) } == ["at=2023-11-14"])
     }
 
     @Test("data strategies")

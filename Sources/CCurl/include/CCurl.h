@@ -32,4 +32,8 @@ int rk_multi_info_read(CURLM *multi, CURL **handle, CURLcode *result);
 /// Names the calling thread (15 characters at most on Linux), for debuggers, `top -H` and crash reports.
 void rk_name_current_thread(const char *name);
 
+/// Runs `body(context)` on a new detached thread named `name`; 0 on success, else the pthread error number.
+/// (Foundation's `Thread` would bring all of Foundation into the process for one call.)
+int rk_start_thread(const char *name, void (*body)(void *context), void *context);
+
 #endif

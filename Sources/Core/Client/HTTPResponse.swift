@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A successful response with its body decoded as the endpoint's response type.
 public struct HTTPResponse<Body: Sendable>: Sendable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Sends typed requests to one API: converts each request, runs it through the interceptors and the
 /// transport, checks the status and decodes the body.

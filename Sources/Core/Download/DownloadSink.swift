@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes a response body to a ``DownloadTarget``'s file as it arrives: the one place where transports
 /// decide whether a body goes to the file, check that a resumed body continues the partial file, and write.
@@ -85,17 +89,15 @@ public final class DownloadSink {
     /// Closes the file, leaving what was written for a later resume.
     public func close() {
         guard descriptor >= 0 else { return }
-        _ = Foundation.close(descriptor)
+        FileIO.close(descriptor)
         descriptor = -1
     }
 
     private func open() throws(RestingError) {
-        descriptor = Foundation.open(target.file.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("cannot open") }
+        guard let opened = FileIO.openForWriting(target.file, truncate: false) else { throw failure("cannot open") }
+        descriptor = opened
         // Whatever lies past the offset came from an attempt that did not finish writing it in order.
-        guard ftruncate(descriptor, off_t(target.offset)) == 0, lseek(descriptor, off_t(target.offset), SEEK_SET) >= 0 else {
-            throw failure("cannot position")
-        }
+        guard FileIO.truncate(descriptor, to: target.offset) else { throw failure("cannot position") }
     }
 
     /// Remembers the validator next to the partial file, so that a later attempt can resume safely; a body
@@ -112,9 +114,9 @@ public final class DownloadSink {
 
     /// The first byte position of `bytes 100-199/1000`, or `nil`.
     static func firstByte(ofContentRange value: String) -> Int64? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingWhitespace
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
-        let range = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let range = trimmed.dropFirst(6).trimmingWhitespace
         guard let dash = range.firstIndex(of: "-") else { return nil }
         return Int64(range[..<dash])
     }

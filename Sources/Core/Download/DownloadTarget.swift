@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a transport writes a response body instead of memory: set on ``HTTPRequest/downloadTarget`` by
 /// ``RestingClient/download(_:to:resume:)``, honoured by every transport through ``DownloadSink``.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The files of one download to `destination`: the partial file `<destination>.part` that transports write,
 /// and its record `<destination>.part.resume` holding the validator that makes resuming safe.
@@ -22,7 +26,7 @@ struct PartialDownload {
     /// Moves the finished file into place, atomically replacing what was there (the partial file sits in the
     /// same directory, so this is one `rename(2)`).
     func complete() throws(RestingError) {
-        guard rename(file.path, destination.path) == 0 else {
+        guard FileIO.move(file, to: destination) else {
             throw .downloadFailed(reason: "cannot move the download to \(destination.path): \(FileIO.lastError)")
         }
         try? FileManager.default.removeItem(at: record)

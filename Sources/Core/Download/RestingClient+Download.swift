@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A file that ``RestingClient/download(_:to:resume:)`` put in place.
 public struct DownloadedFile: Sendable {
@@ -81,7 +85,7 @@ extension RestingClient {
     /// The total of `bytes */1000`, as a 416 answers.
     static func completeLength(ofUnsatisfiedRange value: String?) -> Int64? {
         guard let value, let slash = value.lastIndex(of: "/") else { return nil }
-        return Int64(value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces))
+        return Int64(value[value.index(after: slash)...].trimmingWhitespace)
     }
 }
 

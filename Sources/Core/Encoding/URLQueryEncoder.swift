@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RestingMultipart
 
 /// Encodes an `Encodable` value into URL query parameters, for `.query` endpoints and

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A response as a transport received it: status, headers, body bytes, and what the transport measured.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A response whose status the client does not accept, kept whole so that the caller can read the API's own
 /// error body.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Follows HTTP redirects the same way on every transport, so that methods, bodies and credentials are
 /// handled identically whatever stack carries the bytes.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RestingMultipart
 
 /// The body of an ``HTTPRequest``: nothing, bytes in memory, a file on disk, or a stream made on demand.
@@ -124,10 +128,10 @@ final class FileBodyReader: RequestBodyReader {
 
     init(url: URL) throws(RestingError) {
         path = url.path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        guard let descriptor = FileIO.openForReading(url) else {
             throw .bodyUnreadable(reason: "cannot open \(path): \(FileIO.lastError)")
         }
+        self.descriptor = descriptor
     }
 
     deinit { close() }
@@ -141,11 +145,7 @@ final class FileBodyReader: RequestBodyReader {
 
     func close() {
         guard descriptor >= 0 else { return }
-        #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
-        #else
-        _ = Darwin.close(descriptor)
-        #endif
+        FileIO.close(descriptor)
         descriptor = -1
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Supplies the credential ``AuthInterceptor`` sends, and a new one when the server rejects it.
 ///

@@ -1,5 +1,3 @@
-import Foundation
-
 extension HTTPRequest {
     /// A `curl` command that reproduces this request, with secrets redacted by `redaction`.
     ///
@@ -40,6 +38,6 @@ extension HTTPRequest {
 enum ShellQuote {
     /// `text` in single quotes, with embedded single quotes closed, escaped and reopened.
     static func quote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 }

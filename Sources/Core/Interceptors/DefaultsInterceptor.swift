@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Adds headers and query parameters to every request that does not set them itself (SimpleNetworking's
 /// `additionalParameters`, Malibu's defaults).

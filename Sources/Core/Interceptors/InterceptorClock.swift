@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The time source of interceptors that wait (retry backoff) or read dates (`Retry-After`). Inject
 /// ``VirtualClock`` in tests so that backoff takes no real time.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How much ``LoggingInterceptor`` writes.
 public enum LogLevel: Int, Sendable, Comparable {
@@ -33,7 +37,8 @@ public struct StandardErrorLogger: RestingLogger {
     public init() {}
 
     public func log(level: LogLevel, message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        var line = message + "\n"
+        line.withUTF8 { _ = FileIO.write(2, UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What RestingKit hides when it prints a request or a response: header values, query parameters and JSON
 /// body keys that carry secrets. Logging, cURL descriptions and recordings all use it, on by default.
@@ -69,34 +73,77 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func redactedJSON(_ body: Data, prettyPrinted: Bool) -> (text: String, hidSomething: Bool)? {
-        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-            object is [String: Any] || object is [Any]
-        else { return nil }
+        guard let value = try? JSONDecoder().decode(RedactableJSON.self, from: body) else { return nil }
+        switch value {
+        case .object, .array: break
+        default: return nil
+        }
         var hidSomething = false
-        let cleaned = redacted(object, hidSomething: &hidSomething)
-        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        if prettyPrinted { options.insert(.prettyPrinted) }
-        guard let data = try? JSONSerialization.data(withJSONObject: cleaned, options: options) else { return nil }
+        let cleaned = redacted(value, hidSomething: &hidSomething)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = prettyPrinted ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(cleaned) else { return nil }
         return (String(decoding: data, as: UTF8.self), hidSomething)
     }
 
-    private func redacted(_ value: Any, hidSomething: inout Bool) -> Any {
+    private func redacted(_ value: RedactableJSON, hidSomething: inout Bool) -> RedactableJSON {
         switch value {
-        case let object as [String: Any]:
-            var result: [String: Any] = [:]
+        case .object(let object):
+            var result: [String: RedactableJSON] = [:]
             for (key, nested) in object {
                 if jsonBodyKeys.contains(key) {
-                    result[key] = Self.placeholder
+                    result[key] = .string(Self.placeholder)
                     hidSomething = true
                 } else {
                     result[key] = redacted(nested, hidSomething: &hidSomething)
                 }
             }
-            return result
-        case let array as [Any]:
-            return array.map { redacted($0, hidSomething: &hidSomething) }
+            return .object(result)
+        case .array(let array):
+            return .array(array.map { redacted($0, hidSomething: &hidSomething) })
         default:
             return value
         }
     }
 }
+
+/// A JSON document as it is redacted for a log: numbers are kept as `Decimal`, so that they are printed
+/// with the digits they were sent with (a `Double` would round large integers and ids).
+private enum RedactableJSON: Codable {
+    case null
+    case bool(Bool)
+    case number(Decimal)
+    case string(String)
+    case array([RedactableJSON])
+    case object([String: RedactableJSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let number = try? container.decode(Decimal.self) {
+            self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([RedactableJSON].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: RedactableJSON].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let bool): try container.encode(bool)
+        case .number(let number): try container.encode(number)
+        case .string(let string): try container.encode(string)
+        case .array(let array): try container.encode(array)
+        case .object(let object): try container.encode(object)
+        }
+    }
+}
+

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Checks each response against rules, turning a failure into an error right where it sits in the chain,
 /// so that interceptors placed around it (retry, auth, logging) see that error (Malibu's `validate()`).
 ///
@@ -56,7 +54,7 @@ enum MediaRange {
         let type = mediaType(contentType)
         guard !type.isEmpty else { return false }
         return accept.split(separator: ",").contains { range in
-            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = range.split(separator: ";").map(\.trimmingWhitespace)
             guard let pattern = parts.first?.lowercased(), !parts.dropFirst().contains(where: isZeroQuality) else { return false }
             if pattern == "*/*" || pattern == type { return true }
             return pattern.hasSuffix("/*") && type.hasPrefix(pattern.dropLast())
@@ -64,11 +62,11 @@ enum MediaRange {
     }
 
     private static func mediaType(_ contentType: String) -> String {
-        contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        contentType.split(separator: ";").first.map { $0.trimmingWhitespace.lowercased() } ?? ""
     }
 
     private static func isZeroQuality(_ parameter: String) -> Bool {
-        let pair = parameter.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+        let pair = parameter.split(separator: "=").map(\.trimmingWhitespace)
         return pair.count == 2 && pair[0].lowercased() == "q" && (Double(pair[1]) ?? 1) == 0
     }
 }

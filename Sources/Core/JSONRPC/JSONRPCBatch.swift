@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Calls and notifications sent together by ``JSONRPCClient/send(_:)``.
 public struct JSONRPCBatch: Sendable {

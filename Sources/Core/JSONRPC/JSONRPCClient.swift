@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Calls JSON-RPC 2.0 methods over a ``RestingClient``, so that its interceptors, transport and errors apply
 /// (Harbor's HarborJRPC).

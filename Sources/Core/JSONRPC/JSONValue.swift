@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Any JSON value: what a JSON-RPC error's `data` may hold, and how a batch keeps results until they are read.
 public enum JSONValue: Codable, Sendable, Equatable {

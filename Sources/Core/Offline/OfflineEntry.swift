@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A request kept for later, as the app made it — template, path variables, query, its own headers, the
 /// encoded body — so that providers and interceptors apply again when it is replayed.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Requests kept on disk while the network is unreachable and sent later, in order (Malibu's
 /// `storePolicy: .offline` and `replay()`, with every request kept — not one per URL — and nothing lost or
@@ -58,8 +62,14 @@ public final class OfflineQueue: Sendable {
             sequence += 1
             return sequence
         }
-        try store.write(data, as: String(format: "%016llu", sequence) + "-" + entry.id + ".json")
+        try store.write(data, as: Self.fileName(sequence: sequence, id: entry.id))
         return entry
+    }
+
+    /// `0000000000000042-<id>.json`: zero-padded, so that names sort in the order their numbers were taken.
+    static func fileName(sequence: UInt64, id: String) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-" + id + ".json"
     }
 
     /// Removes an entry without sending it (a request the server will never accept, say).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The pages of a list endpoint, fetched one at a time as you iterate, ending after the last page.
 ///

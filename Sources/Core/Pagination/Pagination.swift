@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How a list endpoint tells where its next page is.
 public enum Pagination: Sendable {
@@ -60,9 +64,9 @@ enum LinkHeader {
             let parametersEnd = rest[close...].firstIndex(of: "<") ?? rest.endIndex
             let parameters = rest[rest.index(after: close)..<parametersEnd]
             for parameter in parameters.split(whereSeparator: { $0 == ";" || $0 == "," }) {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let pair = parameter.split(separator: "=", maxSplits: 1).map(\.trimmingWhitespace)
                 guard pair.count == 2, pair[0].lowercased() == "rel" else { continue }
-                let relations = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: " ")
+                let relations = pair[1].trimming { $0 == "\"" }.lowercased().split(separator: " ")
                 if relations.contains(Substring(relation.lowercased())) { return target }
             }
             rest = rest[parametersEnd...]

@@ -1,4 +1,3 @@
-import Foundation
 import Observation
 
 /// Where a ``RemoteResource`` stands; the last known value is kept while loading or after a failure.

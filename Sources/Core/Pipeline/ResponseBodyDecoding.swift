@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A response type that reads the body itself instead of through the JSON decoder.
 protocol SelfDecodingResponseBody {

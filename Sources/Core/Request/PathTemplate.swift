@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A mustache-like path template, parsed once: `/users/{{user_id}}/files/{{{path}}}`.
 ///
@@ -26,15 +30,15 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         self.template = template
         var parts: [Part] = []
         var rest = Substring(template)
-        while let open = rest.range(of: "{{") {
+        while let open = rest.firstRange(of: "{{") {
             if open.lowerBound > rest.startIndex { parts.append(.literal(String(rest[..<open.lowerBound]))) }
             let isTriple = rest[open.upperBound...].hasPrefix("{")
             let nameStart = isTriple ? rest.index(after: open.upperBound) : open.upperBound
             let closing = isTriple ? "}}}" : "}}"
-            guard let close = rest[nameStart...].range(of: closing) else {
+            guard let close = rest[nameStart...].firstRange(of: closing) else {
                 throw .invalidPathTemplate(template: template, reason: "'\(isTriple ? "{{{" : "{{")' is never closed")
             }
-            let name = rest[nameStart..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            let name = rest[nameStart..<close.lowerBound].trimmingWhitespace
             guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.isNameCharacter) else {
                 throw .invalidPathTemplate(template: template, reason: "invalid variable name '\(name)'")
             }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns a typed ``RestingRequest`` into the ``HTTPRequest`` that goes down the interceptor chain.
 /// ``RestingRequestConverter`` is the standard one; implement this to build requests another way.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A value a path variable may take: anything with a textual form, such as `Int`, `String` or `UUID`.
 /// (Optionals are not: a missing value must be left out, so that it is reported as missing.)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A canned answer of ``StubHTTPClient``.
 public struct StubResponse: Sendable {

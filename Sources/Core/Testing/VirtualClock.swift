@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A clock for tests: `sleep` returns at once, advancing ``now`` and recording the duration.
 ///
