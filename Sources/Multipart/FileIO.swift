@@ -20,9 +20,6 @@ package enum FileIO {
     /// The text of the current `errno`: read it right after the call that failed.
     package static var lastError: String { String(cString: strerror(errno)) }
 
-    /// Whether the last failed call failed because the file does not exist.
-    package static var lastErrorIsNotFound: Bool { errno == ENOENT }
-
     /// `open(2)` for reading: the descriptor, or `nil` on failure (see ``lastError``).
     package static func openForReading(_ url: URL) -> Int32? {
         descriptor(open(url.path, O_RDONLY | O_CLOEXEC))
@@ -31,6 +28,16 @@ package enum FileIO {
     /// `open(2)` for writing, creating the file (mode 0644) and, if `truncate`, emptying it.
     package static func openForWriting(_ url: URL, truncate: Bool) -> Int32? {
         descriptor(open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0o644))
+    }
+
+    /// `open(2)` for writing a file that must not exist yet (mode 0600).
+    package static func createNew(_ url: URL) -> Int32? {
+        descriptor(open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600))
+    }
+
+    /// `open(2)` of a directory, to ``sync(_:)`` it after a rename or an unlink inside it.
+    package static func openDirectory(_ url: URL) -> Int32? {
+        descriptor(open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
     }
 
     private static func descriptor(_ result: Int32) -> Int32? { result >= 0 ? result : nil }
@@ -81,6 +88,9 @@ package enum FileIO {
         }
         return true
     }
+
+    /// `fsync(2)`: what was written to the file (or the directory's entries) is on disk when it returns `true`.
+    package static func sync(_ descriptor: Int32) -> Bool { fsync(descriptor) == 0 }
 
     /// Cuts or extends the open file to `length` bytes and puts the write position there.
     package static func truncate(_ descriptor: Int32, to length: Int64) -> Bool {
