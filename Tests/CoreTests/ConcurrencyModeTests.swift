@@ -18,8 +18,12 @@ final class HoldingTransport: HTTPClient {
             state.most = max(state.most, state.now)
         }
         defer { inFlight.withLock { $0.now -= 1 } }
-        started.append(request.url.lastPathComponent)
-        await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } }
+        await withCheckedContinuation { continuation in
+            gate.withLock { $0.append(continuation) }
+            // Only a request that is already held counts as started: a `releaseAll()` that follows a wait for
+            // the start then always frees it (recorded earlier, it could slip past the release and hang).
+            started.append(request.url.lastPathComponent)
+        }
         try Task.checkCancellation()
         return HTTPDataResponse(status: 200, url: request.url)
     }
