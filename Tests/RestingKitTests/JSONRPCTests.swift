@@ -71,10 +71,12 @@ struct JSONRPCTests {
         let total = try batch.add(sum, params: [1, 2, 4])
         let failing = try batch.add(fail, params: Nothing())
         let named = try batch.add(subtractNamed, params: Operands(minuend: 5, subtrahend: 7))
+        let beyondDouble = try batch.add(sum, params: [9_007_199_254_740_993, 0])  // 2^53 + 1
         let answers = try await rpc.send(batch)  // image_server answers in reverse order
         #expect(try answers.result(for: difference) == 6)
         #expect(try answers.result(for: total) == 7)
         #expect(try answers.result(for: named) == -2)
+        #expect(try answers.result(for: beyondDouble) == 9_007_199_254_740_993, "results are kept with every digit")
         #expect(throws: JSONRPCError.self) { try answers.result(for: failing) }
     }
 

@@ -73,7 +73,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     }
 
     private func redactedJSON(_ body: Data, prettyPrinted: Bool) -> (text: String, hidSomething: Bool)? {
-        guard let value = try? JSONDecoder().decode(RedactableJSON.self, from: body) else { return nil }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return nil }
         switch value {
         case .object, .array: break
         default: return nil
@@ -81,15 +81,16 @@ public struct RedactionPolicy: Sendable, Equatable {
         var hidSomething = false
         let cleaned = redacted(value, hidSomething: &hidSomething)
         let encoder = JSONEncoder()
-        encoder.outputFormatting = prettyPrinted ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if prettyPrinted { encoder.outputFormatting.insert(.prettyPrinted) }
         guard let data = try? encoder.encode(cleaned) else { return nil }
         return (String(decoding: data, as: UTF8.self), hidSomething)
     }
 
-    private func redacted(_ value: RedactableJSON, hidSomething: inout Bool) -> RedactableJSON {
+    private func redacted(_ value: JSONValue, hidSomething: inout Bool) -> JSONValue {
         switch value {
         case .object(let object):
-            var result: [String: RedactableJSON] = [:]
+            var result: [String: JSONValue] = [:]
             for (key, nested) in object {
                 if jsonBodyKeys.contains(key) {
                     result[key] = .string(Self.placeholder)
@@ -106,44 +107,3 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
     }
 }
-
-/// A JSON document as it is redacted for a log: numbers are kept as `Decimal`, so that they are printed
-/// with the digits they were sent with (a `Double` would round large integers and ids).
-private enum RedactableJSON: Codable {
-    case null
-    case bool(Bool)
-    case number(Decimal)
-    case string(String)
-    case array([RedactableJSON])
-    case object([String: RedactableJSON])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Decimal.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([RedactableJSON].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: RedactableJSON].self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let bool): try container.encode(bool)
-        case .number(let number): try container.encode(number)
-        case .string(let string): try container.encode(string)
-        case .array(let array): try container.encode(array)
-        case .object(let object): try container.encode(object)
-        }
-    }
-}
-

@@ -4,11 +4,15 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Any JSON value: what a JSON-RPC error's `data` may hold, and how a batch keeps results until they are read.
+/// Any JSON value: what a JSON-RPC error's `data` may hold, how a batch keeps results until they are read,
+/// and what the log redactor rewrites.
+///
+/// Numbers are `Decimal`, so they keep the digits they were sent with: an id such as `9007199254740993`
+/// (past `Double`'s 2^53) or `0.1` reads back exactly.
 public enum JSONValue: Codable, Sendable, Equatable {
     case null
     case bool(Bool)
-    case number(Double)
+    case number(Decimal)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -19,7 +23,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
             self = .null
         } else if let bool = try? container.decode(Bool.self) {
             self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
+        } else if let number = try? container.decode(Decimal.self) {
             self = .number(number)
         } else if let string = try? container.decode(String.self) {
             self = .string(string)
