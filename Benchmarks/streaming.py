@@ -8,7 +8,9 @@ interleaved round by round and ratios are medians of per-round ratios.
     curl-upload-raw / -multipart        RestingClient + CurlClient, a .raw file URL body / a MultipartFile form
     urlsession-upload-raw / -multipart  RestingClient + URLSessionClient (streamed, chunked)
     raw-urlsession-upload-fromfile      URLSession upload(for:fromFile:)               baseline for urlsession
-  the three URLSession uploads again, to an nginx WebDAV location that stores the body (on tmpfs): a server
+    raw-urlsession-upload-stream        URLSession data task on InputStream(url:): FoundationNetworking's own
+                                        streamed upload, the ceiling of the safe path URLSessionClient takes
+  the URLSession uploads again, to an nginx WebDAV location that stores the body (on tmpfs): a server
   slower than the client is where FoundationNetworking's fromFile path pauses and resumes its handle
   downloads (4 × 64 MiB at once, each to its own file):
     c-download, curl-download (RestingClient.download), urlsession-download
@@ -32,8 +34,9 @@ SWIFT = f"{ROOT}/.build/release/RestingKitBenchmarks"
 CURL_SWIFT = f"{ROOT}/.build/release/RestingCurlStreamingBenchmark"
 C = "/tmp/restingkit-transfer"
 UPLOADS = ["c-upload-raw", "curl-upload-raw", "urlsession-upload-raw", "raw-urlsession-upload-fromfile",
-           "c-upload-multipart", "curl-upload-multipart", "urlsession-upload-multipart"]
-STORING_CLIENTS = ["urlsession-upload-raw", "urlsession-upload-multipart", "raw-urlsession-upload-fromfile"]
+           "raw-urlsession-upload-stream", "c-upload-multipart", "curl-upload-multipart", "urlsession-upload-multipart"]
+STORING_CLIENTS = ["urlsession-upload-raw", "urlsession-upload-multipart", "raw-urlsession-upload-fromfile",
+                   "raw-urlsession-upload-stream"]
 DOWNLOAD_CLIENTS = ["c-download", "curl-download", "urlsession-download"]
 
 NGINX_HTTP = """
@@ -127,11 +130,13 @@ def report(results):
     baselines = {
         "c-upload-raw": "c-upload-raw", "curl-upload-raw": "c-upload-raw", "urlsession-upload-raw": "c-upload-raw",
         "raw-urlsession-upload-fromfile": "c-upload-raw",
+        "raw-urlsession-upload-stream": "raw-urlsession-upload-fromfile",
         "c-upload-multipart": "c-upload-multipart", "curl-upload-multipart": "c-upload-multipart",
         "urlsession-upload-multipart": "c-upload-multipart",
         "urlsession-upload-raw@store": "raw-urlsession-upload-fromfile@store",
         "urlsession-upload-multipart@store": "raw-urlsession-upload-fromfile@store",
         "raw-urlsession-upload-fromfile@store": "raw-urlsession-upload-fromfile@store",
+        "raw-urlsession-upload-stream@store": "raw-urlsession-upload-fromfile@store",
         "c-download": "c-download", "curl-download": "c-download", "urlsession-download": "c-download",
     }
     print(f"\n{'client':<40}{'MiB/s':>8}{'ratio':>7}{'peak RSS MiB':>14}  vs")
@@ -154,6 +159,9 @@ def report(results):
               f"{ratio(results, f'urlsession-{action}@store', 'raw-urlsession-upload-fromfile@store'):.2f}")
         print(f"RESULT urlsession_{names[action]}_ratio_vs_fromfile_discarding_server "
               f"{ratio(results, f'urlsession-{action}', 'raw-urlsession-upload-fromfile'):.2f}")
+    for suffix, server in (("", "@store"), ("_discarding_server", "")):
+        print(f"RESULT raw_urlsession_upload_stream_{size}_ratio_vs_fromfile{suffix} "
+              f"{ratio(results, f'raw-urlsession-upload-stream{server}', f'raw-urlsession-upload-fromfile{server}'):.2f}")
     print(f"RESULT raw_urlsession_upload_fromfile_{size}_rss_mib "
           f"{statistics.median(r[1] for r in results['raw-urlsession-upload-fromfile']):.1f}")
 

@@ -13,7 +13,7 @@ import FoundationNetworking
 // Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), raw-urlsession,
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing).
 // Streaming modes: urlsession-{upload-raw,upload-multipart,download} (Benchmarks/Support) and
-//        raw-urlsession-upload-fromfile URL FILE; CurlClient's are in RestingCurlStreamingBenchmark.
+//        raw-urlsession-upload-{fromfile,stream} URL FILE; CurlClient's are in RestingCurlStreamingBenchmark.
 
 struct Post: Decodable, Sendable {
     let id: Int
@@ -71,13 +71,19 @@ if arguments.count >= 4, arguments[1].hasPrefix("urlsession-"),
     try await StreamingTransfer.run(action, arguments[2...], httpClient: URLSessionClient())
     exit(0)
 }
-if arguments.count >= 4, arguments[1] == "raw-urlsession-upload-fromfile", let url = URL(string: arguments[2]) {
-    // The baseline the URLSession streaming figures are compared with.
+if arguments.count >= 4, arguments[1].hasPrefix("raw-urlsession-upload-"), let url = URL(string: arguments[2]) {
+    // fromfile: the baseline the URLSession streaming figures are compared with. stream: FoundationNetworking's
+    // own streamed upload (a data task reading an `InputStream(url:)`), the ceiling of any safe file upload on it.
     var request = URLRequest(url: url)
     request.httpMethod = "PUT"
     let file = URL(fileURLWithPath: arguments[3])
     try await StreamingTransfer.measure {
-        _ = try await URLSession.shared.upload(for: request, fromFile: file)
+        if arguments[1].hasSuffix("stream") {
+            request.httpBodyStream = InputStream(url: file)
+            _ = try await URLSession.shared.data(for: request)
+        } else {
+            _ = try await URLSession.shared.upload(for: request, fromFile: file)
+        }
         return StreamingTransfer.size(of: file)
     }
     exit(0)

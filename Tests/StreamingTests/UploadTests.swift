@@ -65,6 +65,22 @@ struct UploadTests {
         #expect(try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: streamed.body)) == data)
     }
 
+    @Test("an upload reports progress while it is under way, not only when it ends", arguments: Transport.allCases)
+    func progressDuringUpload(transport: Transport) async throws {
+        let (file, data) = try scratch.randomFile("paced.bin", size: 8 * 1024 * 1024)
+        let client = try await UploadServer.client(transport)
+        let progress = Collector<TransferProgress>()
+        // The server reads at 16 MiB/s, so the upload takes half a second.
+        let stored = try await client.httpClient.send(
+            HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/paced.bin?rate=16777216")!, body: .file(file))
+        ) { progress.append($0) }
+        #expect(stored.status == 201)
+        await progress.wait { $0.last?.bytesSent == Int64(data.count) }
+        let partial = Set(progress.all.map(\.bytesSent).filter { $0 > 0 && $0 < Int64(data.count) })
+        #expect(partial.count >= 2, "reports before the end: \(partial.sorted())")
+        #expect(progress.isMonotonic)
+    }
+
     @Test("a multipart upload refused once with 503 is retried by RetryInterceptor and arrives whole",
           arguments: Transport.allCases)
     func retriedMultipart(transport: Transport) async throws {
