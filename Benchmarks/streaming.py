@@ -8,8 +8,8 @@ interleaved round by round and ratios are medians of per-round ratios.
     curl-upload-raw / -multipart        RestingClient + CurlClient, a .raw file URL body / a MultipartFile form
     urlsession-upload-raw / -multipart  RestingClient + URLSessionClient (streamed, chunked)
     raw-urlsession-upload-fromfile      URLSession upload(for:fromFile:)               baseline for urlsession
-    raw-urlsession-upload-stream        URLSession data task on InputStream(url:): FoundationNetworking's own
-                                        streamed upload, the ceiling of the safe path URLSessionClient takes
+    raw-urlsession-upload-stream        URLSession data task on InputStream(url:), no session delegate: the
+                                        stream path URLSessionClient takes, without the delegate it needs
   the URLSession uploads again, to an nginx WebDAV location that stores the body (on tmpfs): a server
   slower than the client is where FoundationNetworking's fromFile path pauses and resumes its handle
   downloads (4 × 64 MiB at once, each to its own file):

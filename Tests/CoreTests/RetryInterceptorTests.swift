@@ -75,7 +75,7 @@ struct RetryInterceptorTests {
     @Test("Retry-After in seconds and as an HTTP date is honoured within the cap, and not waited for beyond it")
     func retryAfter() async throws {
         let inTwoSeconds = StubResponse.status(503, headers: ["Retry-After": "2"])
-        let date = RetryAfter.httpDate("Tue, 14 Nov 2023 22:13:23 GMT")  // the virtual clock starts at 22:13:20
+        let date = HTTPDate.parse("Tue, 14 Nov 2023 22:13:23 GMT")  // the virtual clock starts at 22:13:20
         #expect(date != nil)
         let inThreeSeconds = StubResponse.status(429, headers: ["Retry-After": "Tue, 14 Nov 2023 22:13:23 GMT"])
         stub.register(.get, "/posts/1", inTwoSeconds, inThreeSeconds, .status(200))
