@@ -15,7 +15,7 @@ interleaved round by round and ratios are medians of per-round ratios.
   downloads (4 × 64 MiB at once, each to its own file):
     c-download, curl-download (RestingClient.download), urlsession-download
 CurlClient's runs use RestingCurlStreamingBenchmark, a binary without FoundationNetworking.
-Ends with `RESULT <name> <value>` lines. BENCH_ROUNDS (3) and BENCH_UPLOAD_MIB (1024) change the workload.
+Ends with `RESULT <name> <value>` lines. BENCH_ROUNDS (5) and BENCH_UPLOAD_MIB (1024) change the workload.
 """
 import os
 import shutil
@@ -27,7 +27,7 @@ import tempfile
 from benchlib import free_port, nginx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 UPLOAD_MIB = int(os.environ.get("BENCH_UPLOAD_MIB", "1024"))
 DOWNLOAD_MIB, DOWNLOADS = 64, 4
 SWIFT = f"{ROOT}/.build/release/RestingKitBenchmarks"
