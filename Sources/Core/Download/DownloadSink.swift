@@ -50,7 +50,7 @@ public final class DownloadSink {
             if let expected = target.validator, let validator, validator != expected { throw .resumeRefused(.fileChanged) }
             guard status == 206 else { throw .resumeRefused(.rangeIgnored(status: status)) }
             let contentRange = headers["Content-Range"] ?? ""
-            guard Self.firstByte(ofContentRange: contentRange) == target.offset else {
+            guard ContentRange.firstByte(of: contentRange) == target.offset else {
                 throw .resumeRefused(.rangeMismatch(expectedStart: target.offset, contentRange: contentRange))
             }
         }
@@ -103,21 +103,12 @@ public final class DownloadSink {
     /// Remembers the validator next to the partial file, so that a later attempt can resume safely; a body
     /// without one cannot be resumed, and a stale record must not vouch for it.
     private func recordValidator(_ validator: String?) {
-        try? FileManager.default.removeItem(at: target.recordFile)
+        FileIO.remove(target.recordFile)
         guard let validator else { return }
         try? JSONEncoder().encode(PartialDownloadRecord(validator: validator)).write(to: target.recordFile, options: .atomic)
     }
 
     private func failure(_ action: String) -> RestingError {
         .downloadFailed(reason: "\(action) \(target.file.path): \(FileIO.lastError)")
-    }
-
-    /// The first byte position of `bytes 100-199/1000`, or `nil`.
-    static func firstByte(ofContentRange value: String) -> Int64? {
-        let trimmed = value.trimmingWhitespace
-        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
-        let range = trimmed.dropFirst(6).trimmingWhitespace
-        guard let dash = range.firstIndex(of: "-") else { return nil }
-        return Int64(range[..<dash])
     }
 }

@@ -29,12 +29,12 @@ struct PartialDownload {
         guard FileIO.move(file, to: destination) else {
             throw .downloadFailed(reason: "cannot move the download to \(destination.path): \(FileIO.lastError)")
         }
-        try? FileManager.default.removeItem(at: record)
+        FileIO.remove(record)
     }
 
     /// Deletes the partial file and its record.
     func remove() {
-        try? FileManager.default.removeItem(at: file)
-        try? FileManager.default.removeItem(at: record)
+        FileIO.remove(file)
+        FileIO.remove(record)
     }
 }

@@ -60,7 +60,7 @@ extension RestingClient {
                 throw error
             }
             if response.status == 416, target.offset > 0,
-                Self.completeLength(ofUnsatisfiedRange: response.headers["Content-Range"]) == target.offset {
+                ContentRange.completeLength(of: response.headers["Content-Range"]) == target.offset {
                 // The partial file already held every byte.
                 try partial.complete()
                 return DownloadedFile(url: destination, size: target.offset, resumedFrom: target.offset,
@@ -80,12 +80,6 @@ extension RestingClient {
         case is CancellationError, RestingError.cancelled, RestingError.resumeRefused: true
         default: false
         }
-    }
-
-    /// The total of `bytes */1000`, as a 416 answers.
-    static func completeLength(ofUnsatisfiedRange value: String?) -> Int64? {
-        guard let value, let slash = value.lastIndex(of: "/") else { return nil }
-        return Int64(value[value.index(after: slash)...].trimmingWhitespace)
     }
 }
 
