@@ -18,6 +18,14 @@ extension TransportConformance {
             Issue.record("\(name): expected an idle timeout, got \(String(describing: idle))")
             return
         }
+        guard capabilities.opensConnections else {
+            do {
+                _ = try makeTransport(Settings(connectTimeout: .milliseconds(500)))
+                Issue.record("\(name): a connect timeout on a transport without connections must fail as .unsupported")
+            } catch RestingError.unsupported {
+            }
+            return
+        }
         let unresponsive = try UnresponsiveListener()
         let connectTransport = try makeTransport(Settings(connectTimeout: .milliseconds(500)))
         let neverConnects = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(unresponsive.port)/")))

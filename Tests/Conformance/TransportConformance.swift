@@ -21,6 +21,11 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         public var preservesRequestHeaderCase = true
         /// Repeated response headers arrive as separate fields, in order.
         public var preservesRepeatedResponseHeaders = true
+        /// gzip and deflate response bodies are decoded; without it they must fail as `.unsupported`.
+        public var decodesContentCodings = true
+        /// The transport opens connections, so a connect timeout applies; without it, making a transport with
+        /// one must fail as `.unsupported`.
+        public var opensConnections = true
         public init() {}
     }
 
@@ -38,17 +43,24 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
 
     public let name: String
     public let capabilities: Capabilities
-    public let server: LocalServer
+    /// The conformance server, or its model for a transport without a wire.
+    public let server: any ConformanceBackend
     let makeTransport: @Sendable (Settings) throws -> any HTTPClient
     private let transport: any HTTPClient
 
+    /// - Parameter server: What answers the checks; `nil` starts (once per process) the conformance server.
     public init(
-        name: String, capabilities: Capabilities, makeTransport: @escaping @Sendable (Settings) throws -> any HTTPClient
+        name: String, capabilities: Capabilities, server: (any ConformanceBackend)? = nil,
+        makeTransport: @escaping @Sendable (Settings) throws -> any HTTPClient
     ) async throws {
         self.name = name
         self.capabilities = capabilities
         self.makeTransport = makeTransport
-        server = try await LocalServer.sharedConformanceServer.value
+        if let server {
+            self.server = server
+        } else {
+            self.server = try await LocalServer.sharedConformanceServer.value
+        }
         transport = try makeTransport(Settings())
     }
 
@@ -87,7 +99,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
 }
 
 /// What the conformance server's `/echo` returns.
-struct Echo: Decodable {
+struct Echo: Codable {
     let method: String
     let path: String
     let query: [[String]]

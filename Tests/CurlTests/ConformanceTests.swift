@@ -35,12 +35,33 @@ enum Transports {
     }
 }
 
+extension Transports {
+    /// The stub answers from ``ConformanceModel``; it has no wire, so it decodes no content codings and takes no
+    /// connect timeout.
+    static func stub() async throws -> TransportConformance {
+        var capabilities = TransportConformance.Capabilities()
+        capabilities.decodesContentCodings = false
+        capabilities.opensConnections = false
+        let model = ConformanceModel()
+        return try await TransportConformance(name: "StubHTTPClient", capabilities: capabilities, server: model) { settings in
+            guard settings.connectTimeout == nil else {
+                throw RestingError.unsupported(feature: "a connect timeout", transport: "StubHTTPClient")
+            }
+            return StubHTTPClient(idleTimeout: settings.idleTimeout, fallback: model.respond)
+        }
+    }
+}
+
 @Suite("Transport conformance", .timeLimit(.minutes(2)))
 struct ConformanceTests {
-    static let names = ["CurlClient", "URLSessionClient"]
+    static let names = ["CurlClient", "URLSessionClient", "StubHTTPClient"]
 
     private func suite(_ name: String) async throws -> TransportConformance {
-        name == "CurlClient" ? try await Transports.curl() : try await Transports.urlSession()
+        switch name {
+        case "CurlClient": try await Transports.curl()
+        case "URLSessionClient": try await Transports.urlSession()
+        default: try await Transports.stub()
+        }
     }
 
     @Test("every method reaches the server", arguments: names)

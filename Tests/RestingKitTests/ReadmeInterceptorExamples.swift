@@ -128,5 +128,14 @@ struct ReadmeInterceptorExamples {
         let first = try await recordingClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 2])).value.body
         let recordings = try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
         #expect(first.title == "Post 2" && recordings.count == 1)
+
+        // snippet: stub-transport
+        let stub = StubHTTPClient { received in .text("nothing at \(received.request.url.path)", status: 404) }
+        stub.register(.get, "/posts/1", .status(301, headers: ["Location": "/posts/2"]))
+        stub.register(.get, "/posts/2", try .json(PostModel(id: 2, userId: 1, title: "Moved", body: "")))
+        let stubbedClient = RestingClient(baseUrl: baseUrl, httpClient: stub)
+        // end snippet
+        let moved = try await stubbedClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 1])).value.body
+        #expect(moved.title == "Moved" && stub.received.map(\.request.url.path) == ["/posts/1", "/posts/2"])
     }
 }

@@ -18,14 +18,34 @@ import Foundation
 /// #expect(stub.received.count == 3)
 /// ```
 ///
-/// A request with no registered route fails with ``RestingError/transportFailed(_:)`` whose message lists
-/// what is registered.
+/// It keeps the transport contract that the conformance suite checks on `CurlClient` and `URLSessionClient`,
+/// so that code tested against the stub meets the same behaviour on the wire:
+///
+/// - redirects among stubbed routes are followed by ``RedirectFollower`` (methods, bodies, credentials, limit
+///   and loops as on every transport); `maximumRedirects: 0` returns 3xx responses as they are;
+/// - a request's ``HTTPRequest/timeout``, or the stub's `idleTimeout` (the stub sends a whole response at
+///   once, so waiting for it is all the idleness there is), ends a slower answer with
+///   ``TransportError/Kind/timedOut``; cancellation ends it with ``RestingError/cancelled``;
+/// - responses to `HEAD` and 1xx, 204 and 304 responses have no body;
+/// - a response with a `Content-Encoding` other than `identity` fails with ``RestingError/unsupported(feature:transport:)``:
+///   a real transport would decode it and the stub cannot, and passing coded bytes on as the body would let a
+///   test pass that fails in production. Register the decoded body instead.
+///
+/// A request with no registered route goes to the `fallback` responder when there is one, and otherwise
+/// fails with ``RestingError/transportFailed(_:)`` whose message lists what is registered:
+///
+/// ```swift
+/// let echo = StubHTTPClient { received in .text("you sent \(received.body.count) bytes") }
+/// ```
 public final class StubHTTPClient: HTTPClient {
     /// A request as the stub received it, with its body read.
     public struct ReceivedRequest: Sendable {
         public let request: HTTPRequest
         public let body: Data
     }
+
+    /// Answers a request that has no registered route.
+    public typealias Responder = @Sendable (ReceivedRequest) async throws -> StubResponse
 
     private struct Route: Hashable, CustomStringConvertible {
         let method: HTTPMethod
@@ -40,8 +60,19 @@ public final class StubHTTPClient: HTTPClient {
     }
 
     private let state = Locked(State())
+    private let redirects: RedirectFollower
+    private let idleTimeout: Duration?
+    private let fallback: Responder?
 
-    public init() {}
+    /// - Parameters:
+    ///   - maximumRedirects: Redirects followed per request, as on the real transports; 0 returns 3xx responses.
+    ///   - idleTimeout: How long an answer may take when the request sets no shorter ``HTTPRequest/timeout``.
+    ///   - fallback: Answers requests that match no registered route.
+    public init(maximumRedirects: Int = 10, idleTimeout: Duration? = nil, fallback: Responder? = nil) {
+        redirects = RedirectFollower(maximumRedirects: maximumRedirects)
+        self.idleTimeout = idleTimeout
+        self.fallback = fallback
+    }
 
     /// Serves `responses` for `method` and `path` (the URL's percent-encoded path, without query), in order.
     public func register(_ method: HTTPMethod, _ path: String, _ responses: StubResponse...) {
@@ -55,21 +86,70 @@ public final class StubHTTPClient: HTTPClient {
         }
     }
 
-    /// Every request received so far, in order.
+    /// Every request received so far, in order; a followed redirect adds each hop.
     public var received: [ReceivedRequest] { state.withLock { $0.received } }
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        let body = try request.body.collect()
+        try await redirects.send(request) { hop in try await exchange(hop, progress: progress) }
+    }
+
+    private func exchange(_ request: HTTPRequest, progress: ProgressHandler) async throws -> HTTPDataResponse {
+        guard !Task.isCancelled else { throw RestingError.cancelled }
+        let received = ReceivedRequest(request: request, body: try request.body.collect())
         let route = Route(method: request.method, path: Self.path(of: request.url))
-        let sequence: ResponseSequence? = state.withLock { state in
-            state.received.append(ReceivedRequest(request: request, body: body))
+        let sequence = state.withLock { state in
+            state.received.append(received)
             return state.routes[route]
         }
-        guard let response = sequence?.next() else {
+        let answer: @Sendable () async throws -> StubResponse
+        if let response = sequence?.next() {
+            answer = { response }
+        } else if let fallback {
+            answer = { try await fallback(received) }
+        } else {
             let registered = state.withLock { $0.order.map(\.description) }
             throw StubResponse.noMatch("stub", for: "\(route)", registered: registered, domain: "StubHTTPClient")
         }
-        return try await response.serve(request, bodyLength: Int64(body.count), progress: progress)
+        let limit = [request.timeout, idleTimeout].compactMap { $0 }.min()
+        var response = try await Self.within(limit) { () async throws -> StubResponse in
+            do {
+                let response = try await answer()
+                try await response.waitForDelay()
+                return response
+            } catch is CancellationError {
+                // A responder's `Task.sleep` or `checkCancellation()`: the transport contract's error is ours.
+                throw RestingError.cancelled
+            }
+        }
+        if let coding = response.headers["Content-Encoding"], coding.lowercased() != "identity" {
+            throw RestingError.unsupported(feature: "decoding Content-Encoding \(coding)", transport: "StubHTTPClient")
+        }
+        if request.method == .head || (100..<200).contains(response.status) || response.status == 204 || response.status == 304 {
+            response.body = Data()
+        }
+        return try response.deliver(request, bodyLength: Int64(received.body.count), progress: progress)
+    }
+
+    /// The result of `operation`, or ``TransportError/Kind/timedOut`` when it takes longer than `limit`.
+    private static func within(
+        _ limit: Duration?, _ operation: @escaping @Sendable () async throws -> StubResponse
+    ) async throws -> StubResponse {
+        guard let limit else { return try await operation() }
+        return try await withThrowingTaskGroup(of: StubResponse.self) { group in
+            group.addTask(operation: operation)
+            group.addTask {
+                do {
+                    try await Task.sleep(for: limit)
+                } catch {
+                    throw RestingError.cancelled
+                }
+                throw RestingError.transportFailed(
+                    TransportError(kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no answer within \(limit)"))
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw RestingError.cancelled }
+            return first
+        }
     }
 
     private static func path(of url: URL) -> String {

@@ -60,6 +60,20 @@ extension StubResponse {
     /// Answers `request` as this canned response says: waits, fails, or returns the response, reporting
     /// progress like a transport.
     package func serve(_ request: HTTPRequest, bodyLength sent: Int64, progress: ProgressHandler) async throws -> HTTPDataResponse {
+        try await waitForDelay()
+        return try deliver(request, bodyLength: sent, progress: progress)
+    }
+
+    /// Answers `request` now: throws ``error`` or returns the response, reporting progress like a transport.
+    package func deliver(_ request: HTTPRequest, bodyLength sent: Int64, progress: ProgressHandler) throws -> HTTPDataResponse {
+        if let error { throw error }
+        let length = Int64(body.count)
+        progress(TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: length, totalBytesToReceive: length))
+        return HTTPDataResponse(status: status, headers: headers, body: body, url: request.url)
+    }
+
+    /// Waits out ``delay``; cancellation ends the wait with ``RestingError/cancelled``.
+    package func waitForDelay() async throws {
         if let delay {
             do {
                 try await Task.sleep(for: delay)
@@ -68,10 +82,6 @@ extension StubResponse {
             }
         }
         guard !Task.isCancelled else { throw RestingError.cancelled }
-        if let error { throw error }
-        let length = Int64(body.count)
-        progress(TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: length, totalBytesToReceive: length))
-        return HTTPDataResponse(status: status, headers: headers, body: body, url: request.url)
     }
 
     /// The error for a request nothing was registered for, listing what was: `no <noun> for <request>; …`.

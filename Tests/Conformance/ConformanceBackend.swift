@@ -1,0 +1,14 @@
+import RestingServerHarness
+
+/// What answers the checks' requests: the conformance server on 127.0.0.1 for transports with a wire, or
+/// ``ConformanceModel`` for ``StubHTTPClient``, which has none.
+public protocol ConformanceBackend: Sendable {
+    /// The port the checks put in their URLs.
+    var port: Int { get }
+    /// Returns once a request tagged `tag` is being answered slowly (`/delay`, `/slow-read`, `/slow-download`).
+    func waitUntilDelaying(tag: String) async throws
+}
+
+extension LocalServer: ConformanceBackend {
+    public func waitUntilDelaying(tag: String) async throws { try await waitUntilDelaying(tag: tag, attempts: 2_000) }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import RestingCore
+
+/// The stub's own contract; the conformance suite (CurlTests) runs it through every transport check as well.
+@Suite("StubHTTPClient behaves like a transport")
+struct StubHTTPClientTests {
+    let base = URL(string: "https://api.example.com")!
+
+    @Test("a redirect between stubbed routes is followed, each hop recorded, credentials dropped off-origin")
+    func followsRedirects() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.post, "/old", .status(307, headers: ["Location": "https://other.example.com/new"]))
+        stub.register(.post, "/new", .text("moved"))
+        let request = HTTPRequest(
+            method: .post, url: base.appendingPathComponent("old"), headers: ["Authorization": "Bearer secret"],
+            body: .bytes(Data("payload".utf8)))
+        let response = try await stub.send(request) { _ in }
+        #expect(response.status == 200 && response.url?.host == "other.example.com")
+        #expect(stub.received.map(\.request.url.path) == ["/old", "/new"])
+        #expect(stub.received.map(\.body) == [Data("payload".utf8), Data("payload".utf8)])
+        #expect(stub.received[1].request.headers["Authorization"] == nil)
+    }
+
+    @Test("with maximumRedirects 0 a 3xx is returned as it is")
+    func redirectsOff() async throws {
+        let stub = StubHTTPClient(maximumRedirects: 0)
+        stub.register(.get, "/old", .status(301, headers: ["Location": "/new"]))
+        let response = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("old"))) { _ in }
+        #expect(response.status == 301 && stub.received.count == 1)
+    }
+
+    @Test("an answer slower than the request's timeout fails as timedOut; the stub's idle timeout applies too")
+    func timeouts() async throws {
+        let slow = StubResponse.text("late").delayed(by: .seconds(30))
+        for (stub, timeout) in [(StubHTTPClient(), Duration.milliseconds(50)), (StubHTTPClient(idleTimeout: .milliseconds(50)), nil)] {
+            stub.register(.get, "/slow", slow)
+            let request = HTTPRequest(method: .get, url: base.appendingPathComponent("slow"), timeout: timeout)
+            let error = await #expect(throws: RestingError.self) { try await stub.send(request) { _ in } }
+            guard case .transportFailed(let failure) = error, failure.kind == .timedOut else {
+                Issue.record("expected timedOut, got \(String(describing: error))")
+                continue
+            }
+        }
+    }
+
+    @Test("HEAD, 204 and 304 answers have no body, whatever was registered")
+    func bodilessAnswers() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.head, "/a", .text("body"))
+        stub.register(.get, "/b", .text("body", status: 204))
+        stub.register(.get, "/c", .text("body", status: 304))
+        for (method, path) in [(HTTPMethod.head, "a"), (.get, "b"), (.get, "c")] {
+            let response = try await stub.send(HTTPRequest(method: method, url: base.appendingPathComponent(path))) { _ in }
+            #expect(response.body.isEmpty, "\(method) /\(path)")
+        }
+    }
+
+    @Test("a content-coded answer fails as unsupported rather than passing coded bytes on")
+    func contentCodings() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.get, "/gz", .status(200, headers: ["Content-Encoding": "gzip"], body: Data([0x1f, 0x8b])))
+        stub.register(.get, "/plain", .status(200, headers: ["Content-Encoding": "identity"], body: Data("ok".utf8)))
+        let error = await #expect(throws: RestingError.self) {
+            try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("gz"))) { _ in }
+        }
+        guard case .unsupported(_, let transport) = error, transport == "StubHTTPClient" else {
+            Issue.record("expected unsupported, got \(String(describing: error))")
+            return
+        }
+        let plain = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("plain"))) { _ in }
+        #expect(plain.body == Data("ok".utf8))
+    }
+
+    @Test("the fallback answers what no route matches; cancelling it while it waits is .cancelled")
+    func fallback() async throws {
+        let stub = StubHTTPClient { received in
+            if received.request.url.path == "/wait" { try await Task.sleep(for: .seconds(60)) }
+            return .text("fallback for \(received.request.url.path)")
+        }
+        stub.register(.get, "/registered", .text("registered"))
+        let registered = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("registered"))) { _ in }
+        let other = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("other"))) { _ in }
+        #expect(String(decoding: registered.body, as: UTF8.self) == "registered")
+        #expect(String(decoding: other.body, as: UTF8.self) == "fallback for /other")
+
+        let waiting = Task { try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("wait"))) { _ in } }
+        waiting.cancel()
+        let error = await #expect(throws: RestingError.self) { try await waiting.value }
+        guard case .cancelled = error else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+    }
+}
