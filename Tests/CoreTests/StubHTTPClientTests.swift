@@ -73,6 +73,35 @@ struct StubHTTPClientTests {
         #expect(plain.body == Data("ok".utf8))
     }
 
+    @Test("a download's 2xx body lands in the file, not in memory; an error status keeps its body for the error")
+    func downloads() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stub-download-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stub = StubHTTPClient()
+        let content = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0) })
+        stub.register(.get, "/files/a.bin", .status(200, headers: ["ETag": "\"v1\""], body: content))
+        stub.register(.get, "/files/missing.bin", .text("no such file", status: 404))
+        let client = makeClient(stub)
+        let file = Endpoint<Nothing, Nothing>(.get, "/files/{{name}}", encoding: .query)
+
+        let downloaded = try await client.download(
+            RestingRequest(endpoint: file, pathVariables: ["name": "a.bin"]), to: directory.appendingPathComponent("a.bin")).value
+        #expect(downloaded.size == Int64(content.count) && downloaded.status == 200)
+        #expect(try Data(contentsOf: downloaded.url) == content)
+
+        let error = await restingError {
+            try await client.download(
+                RestingRequest(endpoint: file, pathVariables: ["name": "missing.bin"]), to: directory.appendingPathComponent("m.bin")).value
+        }
+        guard case .httpError(let httpError) = error else {
+            Issue.record("expected an HTTP error, got \(String(describing: error))")
+            return
+        }
+        #expect(httpError.status == 404 && String(decoding: httpError.body, as: UTF8.self) == "no such file")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("m.bin").path))
+    }
+
     @Test("the fallback answers what no route matches; cancelling it while it waits is .cancelled")
     func fallback() async throws {
         let stub = StubHTTPClient { received in

@@ -27,6 +27,8 @@ import Foundation
 ///   once, so waiting for it is all the idleness there is), ends a slower answer with
 ///   ``TransportError/Kind/timedOut``; cancellation ends it with ``RestingError/cancelled``;
 /// - responses to `HEAD` and 1xx, 204 and 304 responses have no body;
+/// - a download's (``HTTPRequest/downloadTarget``) 2xx body is written to its file, so
+///   ``RestingClient/download(_:to:resume:)`` works against the stub;
 /// - a response with a `Content-Encoding` other than `identity` fails with ``RestingError/unsupported(feature:transport:)``:
 ///   a real transport would decode it and the stub cannot, and passing coded bytes on as the body would let a
 ///   test pass that fails in production. Register the decoded body instead.

@@ -65,9 +65,19 @@ extension StubResponse {
     }
 
     /// Answers `request` now: throws ``error`` or returns the response, reporting progress like a transport.
+    /// A download's 2xx body goes to its target's file, as a transport's would.
     package func deliver(_ request: HTTPRequest, bodyLength sent: Int64, progress: ProgressHandler) throws -> HTTPDataResponse {
         if let error { throw error }
-        let length = Int64(body.count)
+        var body = body
+        if let target = request.downloadTarget {
+            let sink = DownloadSink(target)
+            if try sink.begin(status: status, headers: headers) == .file {
+                try sink.write(body)
+                body = Data()
+            }
+            try sink.finish(status: status, headers: headers)
+        }
+        let length = Int64(self.body.count)
         progress(TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: length, totalBytesToReceive: length))
         return HTTPDataResponse(status: status, headers: headers, body: body, url: request.url)
     }
