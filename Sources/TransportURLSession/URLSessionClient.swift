@@ -85,17 +85,11 @@ public final class URLSessionClient: HTTPClient {
         // so a 0.3 s timeout fires at once; the deadline is enforced here instead, exactly, and the request
         // carries a whole-second value that can only fire after it.
         urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up)
-        return try await withThrowingTaskGroup(of: HTTPDataResponse.self) { [urlRequest] group in
-            group.addTask { try await self.perform(request, urlRequest, progress: progress) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw RestingError.transportFailed(
-                    TransportError(kind: .timedOut, code: URLError.timedOut.rawValue, domain: NSURLErrorDomain,
-                                   message: "no response within \(timeout)"))
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw RestingError.cancelled }
-            return first
+        return try await withDeadline(timeout, expired: {
+            .transportFailed(TransportError(kind: .timedOut, code: URLError.timedOut.rawValue, domain: NSURLErrorDomain,
+                                            message: "no response within \(timeout)"))
+        }) { [urlRequest] in
+            try await self.perform(request, urlRequest, progress: progress)
         }
     }
 

@@ -51,6 +51,15 @@ extension TransportConformance {
                 continue
             }
         }
+        // Cancelled while its own timeout is still running.
+        let tag = UUID().uuidString
+        let timed = Task { try await send(HTTPRequest(method: .get, url: url("/delay/30000?tag=\(tag)"), timeout: .seconds(20))) }
+        try await server.waitUntilDelaying(tag: tag)
+        timed.cancel()
+        guard case .cancelled = await failure({ try await timed.value }) else {
+            Issue.record("\(name): a call with a timeout, cancelled, must fail with .cancelled")
+            return
+        }
         // Cancelled before it starts.
         let early = Task { try await send(HTTPRequest(method: .get, url: url("/delay/30000"))) }
         early.cancel()

@@ -112,8 +112,7 @@ public final class StubHTTPClient: HTTPClient {
             let registered = state.withLock { $0.order.map(\.description) }
             throw StubResponse.noMatch("stub", for: "\(route)", registered: registered, domain: "StubHTTPClient")
         }
-        let limit = [request.timeout, idleTimeout].compactMap { $0 }.min()
-        var response = try await Self.within(limit) { () async throws -> StubResponse in
+        let wait: @Sendable () async throws -> StubResponse = {
             do {
                 let response = try await answer()
                 try await response.waitForDelay()
@@ -123,6 +122,14 @@ public final class StubHTTPClient: HTTPClient {
                 throw RestingError.cancelled
             }
         }
+        var response: StubResponse
+        if let limit = [request.timeout, idleTimeout].compactMap({ $0 }).min() {
+            response = try await withDeadline(limit, expired: {
+                .transportFailed(TransportError(kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no answer within \(limit)"))
+            }, operation: wait)
+        } else {
+            response = try await wait()
+        }
         if let coding = response.headers["Content-Encoding"], coding.lowercased() != "identity" {
             throw RestingError.unsupported(feature: "decoding Content-Encoding \(coding)", transport: "StubHTTPClient")
         }
@@ -130,28 +137,6 @@ public final class StubHTTPClient: HTTPClient {
             response.body = Data()
         }
         return try response.deliver(request, bodyLength: Int64(received.body.count), progress: progress)
-    }
-
-    /// The result of `operation`, or ``TransportError/Kind/timedOut`` when it takes longer than `limit`.
-    private static func within(
-        _ limit: Duration?, _ operation: @escaping @Sendable () async throws -> StubResponse
-    ) async throws -> StubResponse {
-        guard let limit else { return try await operation() }
-        return try await withThrowingTaskGroup(of: StubResponse.self) { group in
-            group.addTask(operation: operation)
-            group.addTask {
-                do {
-                    try await Task.sleep(for: limit)
-                } catch {
-                    throw RestingError.cancelled
-                }
-                throw RestingError.transportFailed(
-                    TransportError(kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no answer within \(limit)"))
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw RestingError.cancelled }
-            return first
-        }
     }
 
     private static func path(of url: URL) -> String {
