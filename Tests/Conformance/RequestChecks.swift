@@ -54,6 +54,34 @@ extension TransportConformance {
         }
     }
 
+    /// A request no server should see — CR/LF or a bad name in a header, a method that is not a token, a body
+    /// on a `GET` — fails with its typed error before anything is sent.
+    public func invalidRequests() async throws {
+        let target = try url("/echo")
+        var injected = HTTPHeaders()
+        injected.add(name: "X-Injected", value: "a\r\nX-Smuggled: b")
+        var badName = HTTPHeaders()
+        badName.add(name: "Bad Name:", value: "x")
+        let cases: [(String, HTTPRequest, (RestingError) -> Bool)] = [
+            ("CR/LF in a header value", HTTPRequest(method: .get, url: target, headers: injected), {
+                if case .invalidHeader = $0 { true } else { false }
+            }),
+            ("a header name with a space and a colon", HTTPRequest(method: .get, url: target, headers: badName), {
+                if case .invalidHeader = $0 { true } else { false }
+            }),
+            ("a method that is not a token", HTTPRequest(method: "GET /admin", url: target), {
+                if case .invalidMethod = $0 { true } else { false }
+            }),
+            ("a body on a GET", HTTPRequest(method: .get, url: target, body: .bytes(Data("x".utf8))), {
+                if case .bodyNotAllowed = $0 { true } else { false }
+            }),
+        ]
+        for (label, request, isExpected) in cases {
+            let error = await failure { try await send(request) }
+            #expect(error.map(isExpected) == true, "\(name): \(label) gave \(String(describing: error))")
+        }
+    }
+
     /// Many requests at once all complete.
     public func concurrentRequests(count: Int = 1000) async throws {
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

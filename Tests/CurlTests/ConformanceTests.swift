@@ -73,6 +73,9 @@ struct ConformanceTests {
     @Test("bodies of 0 B, 1 B and 1 MiB from memory and from a file arrive whole, twice", arguments: names)
     func requestBodies(_ name: String) async throws { try await suite(name).requestBodies() }
 
+    @Test("invalid headers, methods and bodies are refused before sending", arguments: names)
+    func invalidRequests(_ name: String) async throws { try await suite(name).invalidRequests() }
+
     @Test("1000 concurrent requests all complete", arguments: names)
     func concurrentRequests(_ name: String) async throws { try await suite(name).concurrentRequests() }
 

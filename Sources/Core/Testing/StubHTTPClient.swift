@@ -21,6 +21,8 @@ import Foundation
 /// It keeps the transport contract that the conformance suite checks on `CurlClient` and `URLSessionClient`,
 /// so that code tested against the stub meets the same behaviour on the wire:
 ///
+/// - a request a server must never see (CR/LF in a header, a method that is not a token, a body on a `GET`)
+///   fails with its typed error, as ``HTTPRequest/validate()`` makes every transport do;
 /// - redirects among stubbed routes are followed by ``RedirectFollower`` (methods, bodies, credentials, limit
 ///   and loops as on every transport); `maximumRedirects: 0` returns 3xx responses as they are;
 /// - a request's ``HTTPRequest/timeout``, or the stub's `idleTimeout` (the stub sends a whole response at
@@ -92,7 +94,8 @@ public final class StubHTTPClient: HTTPClient {
     public var received: [ReceivedRequest] { state.withLock { $0.received } }
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        try await redirects.send(request) { hop in try await exchange(hop, progress: progress) }
+        try request.validate()
+        return try await redirects.send(request) { hop in try await exchange(hop, progress: progress) }
     }
 
     private func exchange(_ request: HTTPRequest, progress: ProgressHandler) async throws -> HTTPDataResponse {
