@@ -29,6 +29,18 @@ extension TransportConformance {
         }
     }
 
+    /// A body larger than the transport's limit fails with `.responseTooLarge`; one within it arrives whole.
+    public func responseSizeLimit() async throws {
+        let limited = try makeTransport(Settings(maximumResponseSize: 10_000))
+        let within = try await send(HTTPRequest(method: .get, url: url("/bytes/10000")), on: limited)
+        #expect(within.status == 200 && within.body.count == 10_000, "\(name)")
+        let error = await failure { try await send(HTTPRequest(method: .get, url: url("/bytes/10001")), on: limited) }
+        guard case .responseTooLarge(limit: 10_000) = error else {
+            Issue.record("\(name): expected responseTooLarge(limit: 10000), got \(String(describing: error))")
+            return
+        }
+    }
+
     /// gzip and deflate bodies are decoded transparently.
     public func decompression() async throws {
         guard capabilities.decodesContentCodings else {

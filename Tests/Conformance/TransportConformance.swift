@@ -35,9 +35,12 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         public var idleTimeout: Duration?
         /// Fail a connection that does not complete within this long.
         public var connectTimeout: Duration?
-        public init(idleTimeout: Duration? = nil, connectTimeout: Duration? = nil) {
+        /// Fail a response whose body, kept in memory, would be larger than this.
+        public var maximumResponseSize: Int64?
+        public init(idleTimeout: Duration? = nil, connectTimeout: Duration? = nil, maximumResponseSize: Int64? = nil) {
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
+            self.maximumResponseSize = maximumResponseSize
         }
     }
 

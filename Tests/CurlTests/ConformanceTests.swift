@@ -15,6 +15,7 @@ enum Transports {
         try await TransportConformance(name: "CurlClient", capabilities: .init()) { settings in
             var configuration = CurlClient.Configuration()
             configuration.idleTimeout = settings.idleTimeout ?? .seconds(60)
+            if let limit = settings.maximumResponseSize { configuration.maximumResponseSize = limit }
             if let connectTimeout = settings.connectTimeout { configuration.connectTimeout = connectTimeout }
             return try CurlClient(configuration: configuration)
         }
@@ -30,7 +31,7 @@ enum Transports {
             if let idle = settings.idleTimeout ?? settings.connectTimeout {
                 configuration.timeoutIntervalForRequest = max(1, Double(idle.components.seconds))
             }
-            return URLSessionClient(configuration: configuration)
+            return URLSessionClient(configuration: configuration, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024)
         }
     }
 }
@@ -47,7 +48,8 @@ extension Transports {
             guard settings.connectTimeout == nil else {
                 throw RestingError.unsupported(feature: "a connect timeout", transport: "StubHTTPClient")
             }
-            return StubHTTPClient(idleTimeout: settings.idleTimeout, fallback: model.respond)
+            return StubHTTPClient(idleTimeout: settings.idleTimeout, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024,
+                                  fallback: model.respond)
         }
     }
 }
@@ -84,6 +86,9 @@ struct ConformanceTests {
 
     @Test("repeated response headers are received", arguments: names)
     func responseHeaders(_ name: String) async throws { try await suite(name).responseHeaders() }
+
+    @Test("a body past the size limit fails with responseTooLarge", arguments: names)
+    func responseSizeLimit(_ name: String) async throws { try await suite(name).responseSizeLimit() }
 
     @Test("gzip and deflate responses are decoded", arguments: names)
     func decompression(_ name: String) async throws { try await suite(name).decompression() }

@@ -67,14 +67,21 @@ public final class StubHTTPClient: HTTPClient {
     private let redirects: RedirectFollower
     private let idleTimeout: Duration?
     private let fallback: Responder?
+    private let maximumResponseSize: Int64
 
     /// - Parameters:
     ///   - maximumRedirects: Redirects followed per request, as on the real transports; 0 returns 3xx responses.
     ///   - idleTimeout: How long an answer may take when the request sets no shorter ``HTTPRequest/timeout``.
+    ///   - maximumResponseSize: The largest body answered in memory, as on the transports (downloads to a file
+    ///     are not limited); past it the call fails with ``RestingError/responseTooLarge(limit:)``.
     ///   - fallback: Answers requests that match no registered route.
-    public init(maximumRedirects: Int = 10, idleTimeout: Duration? = nil, fallback: Responder? = nil) {
+    public init(
+        maximumRedirects: Int = 10, idleTimeout: Duration? = nil, maximumResponseSize: Int64 = 64 * 1024 * 1024,
+        fallback: Responder? = nil
+    ) {
         redirects = RedirectFollower(maximumRedirects: maximumRedirects)
         self.idleTimeout = idleTimeout
+        self.maximumResponseSize = maximumResponseSize
         self.fallback = fallback
     }
 
@@ -138,6 +145,10 @@ public final class StubHTTPClient: HTTPClient {
         }
         if request.method == .head || (100..<200).contains(response.status) || response.status == 204 || response.status == 304 {
             response.body = Data()
+        }
+        let toFile = request.downloadTarget != nil && (200..<300).contains(response.status)
+        if !toFile, response.error == nil, Int64(response.body.count) > maximumResponseSize {
+            throw RestingError.responseTooLarge(limit: maximumResponseSize)
         }
         return try response.deliver(request, bodyLength: Int64(received.body.count), progress: progress)
     }
