@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingTestSupport
 import Testing
 
 extension TransportConformance {
@@ -39,6 +40,19 @@ extension TransportConformance {
             Issue.record("\(name): expected responseTooLarge(limit: 10000), got \(String(describing: error))")
             return
         }
+    }
+
+    /// Progress never goes backwards, and before the call returns it reports every byte sent and received.
+    public func progress() async throws {
+        let upload = Data(count: 256 * 1024)
+        let events = Collector<TransferProgress>()
+        let response = try await send(HTTPRequest(method: .put, url: url("/echo/body"), body: .bytes(upload))) { events.append($0) }
+        let all = events.all
+        #expect(response.status == 200 && !all.isEmpty, "\(name)")
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.bytesSent <= $1.bytesSent && $0.bytesReceived <= $1.bytesReceived },
+                "\(name): \(all)")
+        #expect(all.last?.bytesSent == Int64(upload.count) && all.last?.totalBytesToSend == Int64(upload.count), "\(name): \(all)")
+        #expect(all.last?.bytesReceived == Int64(response.body.count), "\(name): \(all)")
     }
 
     /// gzip and deflate bodies are decoded transparently.

@@ -75,8 +75,10 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         try #require(URL(string: "http://\(host):\(server.port)\(path)"))
     }
 
-    func send(_ request: HTTPRequest, on transport: (any HTTPClient)? = nil) async throws -> HTTPDataResponse {
-        try await (transport ?? self.transport).send(request) { _ in }
+    func send(
+        _ request: HTTPRequest, on transport: (any HTTPClient)? = nil, progress: @escaping ProgressHandler = { _ in }
+    ) async throws -> HTTPDataResponse {
+        try await (transport ?? self.transport).send(request, progress: progress)
     }
 
     func echo(_ request: HTTPRequest) async throws -> Echo {

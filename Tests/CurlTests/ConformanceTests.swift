@@ -90,6 +90,9 @@ struct ConformanceTests {
     @Test("a body past the size limit fails with responseTooLarge", arguments: names)
     func responseSizeLimit(_ name: String) async throws { try await suite(name).responseSizeLimit() }
 
+    @Test("progress only moves forward and ends with every byte counted", arguments: names)
+    func progress(_ name: String) async throws { try await suite(name).progress() }
+
     @Test("gzip and deflate responses are decoded", arguments: names)
     func decompression(_ name: String) async throws { try await suite(name).decompression() }
 
