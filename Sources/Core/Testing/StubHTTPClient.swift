@@ -108,23 +108,37 @@ public final class StubHTTPClient: HTTPClient {
     private func exchange(_ request: HTTPRequest, progress: ProgressHandler) async throws -> HTTPDataResponse {
         guard !Task.isCancelled else { throw RestingError.cancelled }
         let received = ReceivedRequest(request: request, body: try request.body.collect())
-        let route = Route(method: request.method, path: Self.path(of: request.url))
+        let answer = try answerer(for: received)
+        let response: StubResponse
+        if let limit = [request.timeout, idleTimeout].compactMap({ $0 }).min() {
+            response = try await withDeadline(limit, expired: {
+                .transportFailed(TransportError(kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no answer within \(limit)"))
+            }, operation: answer)
+        } else {
+            response = try await answer()
+        }
+        return try asOnTheWire(response, to: request).deliver(request, bodyLength: Int64(received.body.count), progress: progress)
+    }
+
+    /// Records `received` and returns what answers it, delay included: its route's next response, or the fallback.
+    private func answerer(for received: ReceivedRequest) throws -> @Sendable () async throws -> StubResponse {
+        let route = Route(method: received.request.method, path: Self.path(of: received.request.url))
         let sequence = state.withLock { state in
             state.received.append(received)
             return state.routes[route]
         }
-        let answer: @Sendable () async throws -> StubResponse
+        let answer: Responder
         if let response = sequence?.next() {
-            answer = { response }
+            answer = { _ in response }
         } else if let fallback {
-            answer = { try await fallback(received) }
+            answer = fallback
         } else {
             let registered = state.withLock { $0.order.map(\.description) }
             throw StubResponse.noMatch("stub", for: "\(route)", registered: registered, domain: "StubHTTPClient")
         }
-        let wait: @Sendable () async throws -> StubResponse = {
+        return {
             do {
-                let response = try await answer()
+                let response = try await answer(received)
                 try await response.waitForDelay()
                 return response
             } catch is CancellationError {
@@ -132,25 +146,22 @@ public final class StubHTTPClient: HTTPClient {
                 throw RestingError.cancelled
             }
         }
-        var response: StubResponse
-        if let limit = [request.timeout, idleTimeout].compactMap({ $0 }).min() {
-            response = try await withDeadline(limit, expired: {
-                .transportFailed(TransportError(kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no answer within \(limit)"))
-            }, operation: wait)
-        } else {
-            response = try await wait()
-        }
+    }
+
+    /// `response` as a transport would hand it over: without the body HTTP forbids, within the size limit, and
+    /// refused when its content coding would need decoding.
+    private func asOnTheWire(_ response: StubResponse, to request: HTTPRequest) throws(RestingError) -> StubResponse {
+        guard response.error == nil else { return response }
         if let coding = response.headers["Content-Encoding"], coding.lowercased() != "identity" {
-            throw RestingError.unsupported(feature: "decoding Content-Encoding \(coding)", transport: "StubHTTPClient")
+            throw .unsupported(feature: "decoding Content-Encoding \(coding)", transport: "StubHTTPClient")
         }
+        var response = response
         if request.method == .head || (100..<200).contains(response.status) || response.status == 204 || response.status == 304 {
             response.body = Data()
         }
         let toFile = request.downloadTarget != nil && (200..<300).contains(response.status)
-        if !toFile, response.error == nil, Int64(response.body.count) > maximumResponseSize {
-            throw RestingError.responseTooLarge(limit: maximumResponseSize)
-        }
-        return try response.deliver(request, bodyLength: Int64(received.body.count), progress: progress)
+        if !toFile, Int64(response.body.count) > maximumResponseSize { throw .responseTooLarge(limit: maximumResponseSize) }
+        return response
     }
 
     private static func path(of url: URL) -> String {
