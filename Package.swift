@@ -52,7 +52,7 @@ let package = Package(
         // `make bench`: the small-request benchmark's Swift side (Benchmarks/bench.py drives it).
         .executableTarget(
             name: "RestingKitBenchmarks",
-            dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingKitBenchmarkSupport"],
+            dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingKitBenchmarkSupport", "CCurl"],
             path: "Benchmarks/Swift"),
         // `make bench`, large transfers (Benchmarks/streaming.py): the RestingClient side, and CurlClient's runs
         // in a binary without FoundationNetworking, so that their peak RSS is the transport's own.

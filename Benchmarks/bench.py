@@ -6,7 +6,11 @@ Clients, measured in the same run and interleaved round by round (ratios are med
   curl-transport    CurlClient.send alone (no converter, interceptors or decoding), on its executor
   curl-executor     RestingClient + CurlClient, request loops on the client's executor
   curl-pool         the same, request loops on the global concurrent pool
+  decode-floor      the C loop in Swift (same options) + JSONDecoder on every body: the ceiling of any pipeline
+                    that decodes, so the limit for the curl-executor and curl-pool ratios
   raw-urlsession    URLSession data(for:) + JSONDecoder                              baseline for urlsession
+  raw-urlsession-delegate  data tasks through a minimal session delegate + JSONDecoder: the ceiling of a client
+                    that needs a delegate (as URLSessionClient does, for redirects, a size limit and progress)
   urlsession        RestingClient + URLSessionClient
 Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
 own share. Then an HTTP/2 check: 8 requests at once
@@ -25,7 +29,8 @@ from benchlib import free_port, nginx, run
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 CONCURRENCY = [1, 8, 32]
-REQUESTS = {"c": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "raw-urlsession": 2000, "urlsession": 2000}
+REQUESTS = {"c": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "decode-floor": 20000,
+            "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000}
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
 NGINX_HTTP = """
@@ -100,12 +105,13 @@ def ratio(results, client, baseline, concurrency):
 
 
 def report(results):
-    baselines = {"c": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c", "raw-urlsession": "c", "urlsession": "raw-urlsession"}
-    print(f"\n{'client':<16}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")
+    baselines = {"c": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c", "decode-floor": "c",
+                 "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession"}
+    print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")
     for concurrency in CONCURRENCY:
         for client, baseline in baselines.items():
             runs = results[(client, concurrency)]
-            print(f"{client:<16}{concurrency:>10}{statistics.median(r['rps'] for r in runs):>10.0f}"
+            print(f"{client:<24}{concurrency:>10}{statistics.median(r['rps'] for r in runs):>10.0f}"
                   f"{statistics.median(r['cpu_us'] for r in runs):>12.1f}"
                   f"{statistics.median(r['switches'] for r in runs):>14.2f}"
                   f"{ratio(results, client, baseline, concurrency):>8.2f}  {baseline}")
@@ -116,6 +122,11 @@ def report(results):
         print(f"RESULT curl_get_pool_c{concurrency}_ratio {ratio(results, 'curl-pool', 'c', concurrency):.2f}")
     for concurrency in CONCURRENCY:
         print(f"RESULT curl_transport_get_c{concurrency}_ratio {ratio(results, 'curl-transport', 'c', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT decode_floor_get_c{concurrency}_ratio {ratio(results, 'decode-floor', 'c', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT raw_urlsession_delegate_get_c{concurrency}_ratio_vs_raw "
+              f"{ratio(results, 'raw-urlsession-delegate', 'raw-urlsession', concurrency):.2f}")
     for concurrency in CONCURRENCY:
         print(f"RESULT urlsession_get_c{concurrency}_ratio_vs_raw "
               f"{ratio(results, 'urlsession', 'raw-urlsession', concurrency):.2f}")

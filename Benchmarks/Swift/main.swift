@@ -11,6 +11,8 @@ import FoundationNetworking
 // One benchmark run, printing "requests seconds cpu_seconds voluntary_switches" like c/multi_get.c.
 //   RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]
 // Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), raw-urlsession,
+//        transport-executor (CurlClient.send alone), decode-floor (a synchronous loop that only decodes),
+//        raw-urlsession-delegate (data tasks through a minimal session delegate),
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing).
 // Streaming modes: urlsession-{upload-raw,upload-multipart,download} (Benchmarks/Support) and
 //        raw-urlsession-upload-{fromfile,stream} URL FILE; CurlClient's are in RestingCurlStreamingBenchmark.
@@ -115,6 +117,8 @@ case "transport-executor":
     try await measure(concurrency: concurrency, total: total, executor: transport.executor) {
         _ = try await transport.send(httpRequest) { _ in }
     }
+case "decode-floor":
+    try DecodingFloor.run(url: url, concurrency: concurrency, total: total)
 case "decode-only":
     // JSONDecoder alone on the benchmark's body: the floor the pipeline's "decoding" step adds per request.
     let body = Data(#"{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}"#.utf8)
@@ -133,6 +137,14 @@ case "raw-urlsession":
     try await measure(concurrency: concurrency, total: total, executor: nil) {
         let (data, _) = try await session.data(for: urlRequest)
         _ = try JSONDecoder().decode(Post.self, from: data)
+    }
+case "raw-urlsession-delegate":
+    let configuration = URLSessionConfiguration.default
+    configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)
+    let session = DelegateSession(configuration: configuration)
+    let urlRequest = URLRequest(url: url)
+    try await measure(concurrency: concurrency, total: total, executor: nil) {
+        _ = try JSONDecoder().decode(Post.self, from: try await session.data(for: urlRequest))
     }
 case "h2":
     var configuration = CurlClient.Configuration()
