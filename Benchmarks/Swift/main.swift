@@ -104,6 +104,13 @@ func pipeline(_ transport: any HTTPClient) -> RestingClient {
     RestingClient(baseUrl: base, httpClient: transport, interceptors: [PassThrough(), PassThrough(), PassThrough()])
 }
 
+/// The URLSession clients' configuration: as many connections per host as requests in flight.
+func sessionConfiguration() -> URLSessionConfiguration {
+    let configuration = URLSessionConfiguration.default
+    configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)
+    return configuration
+}
+
 switch mode {
 case "curl-executor", "curl-pool":
     let client = pipeline(try CurlClient())
@@ -125,23 +132,17 @@ case "decode-only":
     let decoder = JSONDecoder()
     try await measure(concurrency: 1, total: total, executor: nil) { _ = try decoder.decode(Post.self, from: body) }
 case "urlsession":
-    let configuration = URLSessionConfiguration.default
-    configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)
-    let client = pipeline(URLSessionClient(configuration: configuration))
+    let client = pipeline(URLSessionClient(configuration: sessionConfiguration()))
     try await measure(concurrency: concurrency, total: total, executor: nil) { _ = try await client.perform(request).value }
 case "raw-urlsession":
-    let configuration = URLSessionConfiguration.default
-    configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)
-    let session = URLSession(configuration: configuration)
+    let session = URLSession(configuration: sessionConfiguration())
     let urlRequest = URLRequest(url: url)
     try await measure(concurrency: concurrency, total: total, executor: nil) {
         let (data, _) = try await session.data(for: urlRequest)
         _ = try JSONDecoder().decode(Post.self, from: data)
     }
 case "raw-urlsession-delegate":
-    let configuration = URLSessionConfiguration.default
-    configuration.httpMaximumConnectionsPerHost = max(concurrency, 6)
-    let session = DelegateSession(configuration: configuration)
+    let session = DelegateSession(configuration: sessionConfiguration())
     let urlRequest = URLRequest(url: url)
     try await measure(concurrency: concurrency, total: total, executor: nil) {
         _ = try JSONDecoder().decode(Post.self, from: try await session.data(for: urlRequest))
