@@ -13,14 +13,18 @@ struct RecordedExchange: Codable {
         /// …else in base64.
         var bodyBase64: String?
 
+        /// A request's body is stored only where the policy can redact it (JSON, forms); a response's body
+        /// must replay, so any other kind is stored as it came, in base64 when it is not UTF-8.
         init(method: String? = nil, url: String? = nil, status: Int? = nil, headers: HTTPHeaders, body: Data,
-             redaction: RedactionPolicy) {
+             redaction: RedactionPolicy, replayable: Bool) {
             self.method = method
             self.url = url
             self.status = status
             self.headers = headers.map { [$0.name, redaction.value(ofHeader: $0)] }
-            if let redactedJSON = redaction.jsonIfRedacted(body) {
-                self.body = redactedJSON
+            if let text = redaction.exactBody(body, contentType: headers["Content-Type"]) {
+                self.body = text
+            } else if !replayable {
+                self.body = body.isEmpty ? "" : "<\(body.count)-byte body not recorded: it cannot be redacted>"
             } else if let text = String(data: body, encoding: .utf8) {
                 self.body = text
             } else {
@@ -48,7 +52,8 @@ struct RecordedExchange: Codable {
 
     init(request: HTTPRequest, body: Data, response: HTTPDataResponse, redaction: RedactionPolicy) {
         self.request = Message(method: request.method.rawValue, url: redaction.url(request.url), headers: request.headers,
-                               body: body, redaction: redaction)
-        self.response = Message(status: response.status, headers: response.headers, body: response.body, redaction: redaction)
+                               body: body, redaction: redaction, replayable: false)
+        self.response = Message(status: response.status, headers: response.headers, body: response.body, redaction: redaction,
+                                replayable: true)
     }
 }

@@ -17,10 +17,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public struct Field: Sendable, Hashable {
         public var name: String
         public var value: String
-        public init(name: String, value: String) {
+        /// Whether the value is a credential although its name is not one of ``SensitiveHeaders/names``: it
+        /// is then dropped on a redirect to another origin and redacted wherever it is printed, like them.
+        public var isSensitive: Bool
+
+        public init(name: String, value: String, isSensitive: Bool = false) {
             self.name = name
             self.value = value
+            self.isSensitive = isSensitive
         }
+
+        /// Whether this field carries a credential: marked so, or named like one (``SensitiveHeaders``).
+        public var carriesCredential: Bool { isSensitive || SensitiveHeaders.contains(name) }
     }
 
     private var fields: [Field]
@@ -52,20 +60,29 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
 
     /// Appends a field, keeping any existing ones of the same name (for `Set-Cookie`-like headers).
-    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+    /// `sensitive` marks a credential whose name RestingKit cannot know (see ``Field/isSensitive``).
+    public mutating func add(name: String, value: String, sensitive: Bool = false) {
+        fields.append(Field(name: name, value: value, isSensitive: sensitive))
+    }
 
     /// Replaces every field named `name` with one field at the position of the first, or appends it.
-    public mutating func replaceOrAdd(name: String, value: String) {
+    /// `sensitive` marks a credential whose name RestingKit cannot know (see ``Field/isSensitive``).
+    public mutating func replaceOrAdd(name: String, value: String, sensitive: Bool = false) {
         guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else {
-            return add(name: name, value: value)
+            return add(name: name, value: value, sensitive: sensitive)
         }
         fields[first].value = value
+        fields[first].isSensitive = sensitive
         fields = fields.enumerated()
             .filter { index, field in index <= first || !field.name.caseInsensitiveEquals(name) }
             .map(\.element)
     }
 
     public mutating func remove(name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+
+    /// Removes every field that carries a credential (``Field/carriesCredential``): what a hop to another
+    /// origin must not take along.
+    public mutating func removeCredentials() { fields.removeAll(where: \.carriesCredential) }
 
     /// Adds every field of `other` whose name is not present yet (used to lay defaults under explicit values).
     public mutating func addMissing(from other: HTTPHeaders) {
@@ -87,7 +104,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// `Name: value` lines with the values of credential headers replaced by `<redacted>`
-    /// (``RedactionPolicy/default``).
+    /// (``RedactionPolicy/default``, and every field marked sensitive).
     public var description: String {
         fields.map { "\($0.name): \(RedactionPolicy.default.value(ofHeader: $0))" }.joined(separator: "\n")
     }

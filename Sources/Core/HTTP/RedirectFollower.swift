@@ -11,7 +11,8 @@ import Foundation
 ///   are kept, with their body.
 /// - 303: becomes a `GET` (a `HEAD` stays `HEAD`) without body.
 /// - 307, 308: the same method, and the body read again from the start.
-/// - A hop to another origin (scheme, host or port) drops `Authorization`, `Proxy-Authorization` and `Cookie`.
+/// - A hop to another origin (scheme, host or port — so also from HTTPS to HTTP) drops every header that
+///   carries a credential: the names in ``SensitiveHeaders`` and every field marked sensitive.
 /// - Past `maximumRedirects` hops the call fails with ``TransportError/Kind/tooManyRedirects``; a hop back to
 ///   a URL already requested with the same method fails with ``TransportError/Kind/redirectLoop``.
 /// - A 3xx without a usable `Location`, or with `maximumRedirects` 0, is returned as it is.
@@ -23,7 +24,6 @@ public struct RedirectFollower: Sendable {
     public init(maximumRedirects: Int) { self.maximumRedirects = maximumRedirects }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
 
     public func send(
         _ request: HTTPRequest, exchange: (HTTPRequest) async throws -> HTTPDataResponse
@@ -68,19 +68,7 @@ public struct RedirectFollower: Sendable {
             next.body = .empty
             for name in ["Content-Type", "Content-Length", "Transfer-Encoding"] { next.headers.remove(name: name) }
         }
-        if !Self.sameOrigin(request.url, url) {
-            for name in Self.credentialHeaders { next.headers.remove(name: name) }
-        }
+        if !Origin.same(request.url, url) { next.headers.removeCredentials() }
         return next
-    }
-
-    static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
-        first.scheme?.lowercased() == second.scheme?.lowercased()
-            && first.host?.lowercased() == second.host?.lowercased()
-            && effectivePort(first) == effectivePort(second)
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
     }
 }

@@ -29,7 +29,11 @@ public protocol CredentialProvider: Sendable {
 ///   rejected with a credential that has already been replaced use the new one without another refresh.
 /// - **No loops:** a request is retried once; a second 401 is returned as the response.
 /// - **Failure:** when the refresh throws, `onAuthenticationFailure` is called (once per failed refresh —
-///   Harbor's `authFailed`) and the 401 is returned.
+///   Harbor's `authFailed`) and the 401 is returned. The rejected credential is remembered: later 401s to
+///   it are returned at once, without asking the provider again, and the next call asks the provider for its
+///   ``CredentialProvider/credential()`` afresh (the app may have signed in again meanwhile).
+/// - **Never leaks:** the header is marked sensitive (``HTTPHeaders/Field/isSensitive``), whatever its name, so
+///   a redirect to another origin drops it and logs, cURL descriptions and recordings hide it.
 ///
 /// ```swift
 /// let auth = AuthInterceptor(provider: TokenStore(session: session)) { error in await session.signOut() }
@@ -60,10 +64,10 @@ public struct AuthInterceptor: RestingInterceptor {
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         let credential = try await state.current()
         var authorized = request
-        authorized.headers[headerName] = credential
+        authorized.headers.replaceOrAdd(name: headerName, value: credential, sensitive: true)
         let response = try await execution(authorized)
         guard response.status == 401, let refreshed = try? await state.refresh(rejected: credential) else { return response }
-        authorized.headers[headerName] = refreshed
+        authorized.headers.replaceOrAdd(name: headerName, value: refreshed, sensitive: true)
         return try await execution(authorized)
     }
 }
@@ -74,6 +78,8 @@ private actor CredentialState {
     private let onFailure: (@Sendable (any Error) async -> Void)?
     private var credential: String?
     private var pending: Task<String, any Error>?
+    /// The credential whose refresh failed last: its 401s are final until the provider gives another.
+    private var failedRefresh: String?
 
     init(provider: any CredentialProvider, onFailure: (@Sendable (any Error) async -> Void)?) {
         self.provider = provider
@@ -88,9 +94,14 @@ private actor CredentialState {
     func refresh(rejected: String) async throws -> String {
         if let credential, credential != rejected { return credential }  // already replaced by another refresh
         if let pending { return try await pending.value }
+        guard rejected != failedRefresh else { throw RefreshAlreadyFailed() }
         do {
-            return try await settle(Task { [provider] in try await provider.refreshedCredential(after: rejected) })
+            let refreshed = try await settle(Task { [provider] in try await provider.refreshedCredential(after: rejected) })
+            failedRefresh = nil
+            return refreshed
         } catch {
+            failedRefresh = rejected
+            if credential == rejected { credential = nil }
             await onFailure?(error)
             throw error
         }
@@ -105,6 +116,9 @@ private actor CredentialState {
         return value
     }
 }
+
+/// The refresh of this credential failed before; asking again would fail the same way.
+private struct RefreshAlreadyFailed: Error {}
 
 /// A credential that never changes and cannot be refreshed.
 struct FixedCredential: CredentialProvider {

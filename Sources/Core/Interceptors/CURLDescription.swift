@@ -6,8 +6,9 @@ extension HTTPRequest {
     /// print(request.cURLDescription(redaction: .none))   // pastes into a shell and replays the request
     /// ```
     ///
-    /// Text bodies are inlined, file bodies read with `--data-binary @path`; a body that is neither (binary
-    /// bytes, a stream) is named in a trailing comment, since a shell line cannot carry it.
+    /// JSON and form bodies are inlined (redacted), file bodies read with `--data-binary @path`; any other body
+    /// (text the policy cannot redact, binary bytes, a stream) is named in a trailing comment. With
+    /// ``RedactionPolicy/none`` every UTF-8 body is inlined.
     public func cURLDescription(redaction: RedactionPolicy = .default) -> String {
         var parts = ["curl", "-X", ShellQuote.quote(method.rawValue), ShellQuote.quote(redaction.url(url))]
         for field in headers {
@@ -18,12 +19,10 @@ extension HTTPRequest {
         case .empty:
             break
         case .bytes(let data):
-            if let redactedJSON = redaction.jsonIfRedacted(data) {
-                parts += ["--data-binary", ShellQuote.quote(redactedJSON)]
-            } else if let text = String(data: data, encoding: .utf8) {
+            if let text = redaction.exactBody(data, contentType: headers["Content-Type"]) {
                 parts += ["--data-binary", ShellQuote.quote(text)]
             } else {
-                comment = "# a \(data.count)-byte binary body is not shown"
+                comment = "# a \(data.count)-byte body that cannot be redacted is not shown"
             }
         case .file(let file):
             parts += ["--data-binary", ShellQuote.quote("@" + file.path)]

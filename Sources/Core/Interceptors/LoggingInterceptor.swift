@@ -52,7 +52,8 @@ public struct StandardErrorLogger: RestingLogger {
 /// Place it last to log requests as they are sent (after other interceptors changed them). At `.verbose`,
 /// requests and responses print as trees with headers and bodies; JSON is pretty-printed; bodies are cut
 /// past `bodyLimit` bytes; files and streams are shown as their size, never read. ``RedactionPolicy/default``
-/// hides credentials in headers, query parameters and JSON keys unless you pass another policy.
+/// hides credentials in headers, query parameters, forms and JSON keys unless you pass another policy, and
+/// a body it cannot parse (plain text, XML, binary) is described by its size and type, not printed.
 public struct LoggingInterceptor: RestingInterceptor {
     public var level: LogLevel
     public var logger: any RestingLogger
@@ -74,7 +75,9 @@ public struct LoggingInterceptor: RestingInterceptor {
         guard level > .none else { return try await execution(request) }
         let started = ContinuousClock.now
         let summary = "\(request.method) \(redaction.url(request.url))"
-        if level >= .verbose { logger.log(level: .verbose, message: tree("→ \(summary)", request.headers, body(of: request.body))) }
+        if level >= .verbose {
+            logger.log(level: .verbose, message: tree("→ \(summary)", request.headers, body(of: request.body, headers: request.headers)))
+        }
         let response: HTTPDataResponse
         do {
             response = try await execution(request)
@@ -84,7 +87,7 @@ public struct LoggingInterceptor: RestingInterceptor {
         }
         let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started)))"
         if level >= .verbose {
-            logger.log(level: .verbose, message: tree(line, response.headers, body(of: .bytes(response.body))))
+            logger.log(level: .verbose, message: tree(line, response.headers, body(of: .bytes(response.body), headers: response.headers)))
         } else if level >= .info || !response.isSuccessful {
             logger.log(level: response.isSuccessful ? .info : .error, message: line)
         }
@@ -106,15 +109,18 @@ public struct LoggingInterceptor: RestingInterceptor {
         return lines.joined(separator: "\n")
     }
 
-    /// The body as it should be shown, or `nil` when there is none.
-    private func body(of body: RequestBody) -> String? {
+    /// The body as it should be shown, or `nil` when there is none. What the policy cannot redact is
+    /// described, never printed.
+    private func body(of body: RequestBody, headers: HTTPHeaders) -> String? {
         switch body.source {
         case .empty:
             return nil
         case .bytes(let data):
             guard !data.isEmpty else { return nil }
-            let text = redaction.json(data, prettyPrinted: true) ?? String(data: data, encoding: .utf8)
-            guard let text else { return "<\(data.count) bytes of binary data>" }
+            let contentType = headers["Content-Type"]
+            guard let text = redaction.printableBody(data, contentType: contentType, prettyPrinted: true) else {
+                return "<\(data.count)-byte \(contentType ?? "body") not shown: only JSON and form bodies can be redacted>"
+            }
             guard text.utf8.count > bodyLimit else { return text }
             return String(decoding: text.utf8.prefix(bodyLimit), as: UTF8.self) + "… (\(text.utf8.count - bodyLimit) more bytes)"
         case .file(let url):

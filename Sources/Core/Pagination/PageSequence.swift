@@ -23,23 +23,33 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
     let start: PagePosition
     let itemsOfPage: @Sendable (Page) -> [Item]
     /// Where the next page is, from the page just fetched.
-    let next: @Sendable (_ after: PagePosition, _ page: Page, _ count: Int, _ response: HTTPResponse<Page>) -> PagePosition?
+    let next: @Sendable (_ after: PagePosition, _ page: Page, _ count: Int, _ response: HTTPResponse<Page>) throws -> PagePosition?
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let sequence: PageSequence
         var position: PagePosition?
         var visited: Set<String> = []
+        /// Why there is no next page although the server named one: thrown after this page's items.
+        var refusedNext: (any Error)?
 
         public mutating func next() async throws -> [Item]? {
+            if let refusedNext {
+                self.refusedNext = nil
+                throw refusedNext
+            }
             guard let current = position else { return nil }
             position = nil
             let response = try await sequence.fetch(current)
             let items = sequence.itemsOfPage(response.body)
             guard !items.isEmpty else { return nil }
-            if let next = sequence.next(current, response.body, items.count, response),
-                visited.insert("\(next)").inserted  // a server that links back to a page must not loop forever
-            {
-                position = next
+            do {
+                if let next = try sequence.next(current, response.body, items.count, response),
+                    visited.insert("\(next)").inserted  // a server that links back to a page must not loop forever
+                {
+                    position = next
+                }
+            } catch {
+                refusedNext = error
             }
             return items
         }
@@ -90,7 +100,7 @@ extension RestingClient {
         PageSequence(
             client: self, endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems, start: pagination.start,
             itemsOfPage: { $0 }, next: { position, _, count, response in
-                pagination.next(after: position, count: count, headers: response.headers, url: response.url)
+                try pagination.next(after: position, count: count, headers: response.headers, url: response.url)
             })
     }
 

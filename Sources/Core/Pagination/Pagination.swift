@@ -10,8 +10,13 @@ public enum Pagination: Sendable {
     case pageNumber(page: String = "page", size: String = "size", pageSize: Int, firstPage: Int = 1)
     /// `?offset=N&limit=M`; the first page with fewer than `pageSize` items is the last.
     case offset(offset: String = "offset", limit: String = "limit", pageSize: Int)
-    /// The RFC 8288 `Link` header's `rel="next"` target; the page without one is the last.
+    /// The RFC 8288 `Link` header's `rel="next"` target; the page without one is the last. Only a target on
+    /// the page's own origin (scheme, host and port) is followed, since the whole chain — credentials
+    /// included — goes with it; any other fails the iteration with ``RestingError/invalidURL(_:reason:)``.
     case linkHeader
+    /// As ``linkHeader``, and also to the hosts in `trustedHosts` (lowercase), which then receive the same
+    /// credentials. Never from HTTPS to plain HTTP.
+    case linkHeaderTrusting(_ trustedHosts: Set<String>)
 
     /// Where the first page is.
     var start: PagePosition {
@@ -20,13 +25,13 @@ public enum Pagination: Sendable {
             .query([URLQueryItem(name: page, value: "\(firstPage)"), URLQueryItem(name: size, value: "\(pageSize)")])
         case .offset(let offset, let limit, let pageSize):
             .query([URLQueryItem(name: offset, value: "0"), URLQueryItem(name: limit, value: "\(pageSize)")])
-        case .linkHeader:
+        case .linkHeader, .linkHeaderTrusting:
             .query([])
         }
     }
 
     /// Where the page after `position` is, given what that page held.
-    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?) -> PagePosition? {
+    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?) throws(RestingError) -> PagePosition? {
         switch self {
         case .pageNumber(let page, let size, let pageSize, _):
             guard count >= pageSize, let current = position.value(of: page).flatMap(Int.init) else { return nil }
@@ -35,11 +40,30 @@ public enum Pagination: Sendable {
             guard count >= pageSize, let current = position.value(of: offset).flatMap(Int.init) else { return nil }
             return .query([URLQueryItem(name: offset, value: "\(current + count)"), URLQueryItem(name: limit, value: "\(pageSize)")])
         case .linkHeader:
-            guard let header = headers["Link"], let target = LinkHeader.target(of: header, relation: "next"),
-                let next = URL(string: target, relativeTo: url)?.absoluteURL
-            else { return nil }
-            return .url(next)
+            return try nextLink(headers: headers, url: url, trustedHosts: [])
+        case .linkHeaderTrusting(let trustedHosts):
+            return try nextLink(headers: headers, url: url, trustedHosts: trustedHosts)
         }
+    }
+
+    private func nextLink(headers: HTTPHeaders, url: URL?, trustedHosts: Set<String>) throws(RestingError) -> PagePosition? {
+        guard let header = headers["Link"], let target = LinkHeader.target(of: header, relation: "next"),
+            let next = URL(string: target, relativeTo: url)?.absoluteURL
+        else { return nil }
+        guard let url, Origin(next) != nil else {
+            throw .invalidURL(RedactionPolicy.default.url(next), reason: "a next-page link must be an http(s) URL")
+        }
+        if Origin.same(url, next) { return .url(next) }
+        guard !Origin.isDowngrade(from: url, to: next) else {
+            throw .invalidURL(RedactionPolicy.default.url(next), reason: "a next-page link may not leave HTTPS for HTTP")
+        }
+        guard let host = next.host?.lowercased(), trustedHosts.contains(host) else {
+            throw .invalidURL(
+                RedactionPolicy.default.url(next),
+                reason: "a next-page link to another origin is not followed (credentials would go with it); "
+                    + "trust its host with Pagination.linkHeaderTrusting")
+        }
+        return .url(next)
     }
 }
 

@@ -76,7 +76,7 @@ public struct RestingRequestConverter: RequestConverter {
         let url = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
 
         var headers = configuration.headerProvider.headers()
-        for field in request.headers { headers.replaceOrAdd(name: field.name, value: field.value) }
+        for field in request.headers { headers.replaceOrAdd(name: field.name, value: field.value, sensitive: field.isSensitive) }
         if let contentType = encoded.contentType {
             // A multipart type names the body's own boundary, so no other Content-Type can describe it.
             if endpoint.encoding == .multipartFormData {
