@@ -68,7 +68,7 @@ final class CurlTransfer: @unchecked Sendable {
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's.
-        try handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map { max(1, $0.wholeMilliseconds) } ?? handle.defaultTimeout, "timeout")
+        try handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map(EasyHandle.timeoutMilliseconds) ?? handle.defaultTimeout, "timeout")
         let liftsLimit = sink != nil
         if liftsLimit != handle.responseSizeLimitLifted {
             try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: liftsLimit ? 0 : handle.maximumResponseSize, "maximum response size")
@@ -105,8 +105,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {
         // libcurl frames the body itself; a caller's framing headers could only contradict it.
-        let framing = ["Content-Length", "Transfer-Encoding", "Expect"]
-        for field in request.headers where !framing.contains(where: field.name.caseInsensitiveEquals) {
+        for field in request.headers where !HTTPHeaders.isFraming(field.name) {
             // "Name;" is libcurl's way of sending a header with an empty value.
             append(header: field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
@@ -313,8 +312,3 @@ let progressCallback: rk_progress_callback = { userdata, downloadTotal, download
     return 0
 }
 
-extension Duration {
-    var milliseconds: Int {
-        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
-    }
-}

@@ -9,16 +9,19 @@ extension EasyHandle {
             throw .transportFailed(TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_easy_init failed"))
         }
         try handle.set(CURLOPT_NOSIGNAL, 1, "no signals")
+        // HTTPRequest.validate already refuses other schemes; libcurl refuses them too, on every hop it makes.
+        try handle.set(CURLOPT_PROTOCOLS_STR, "http,https", "protocols")
+        try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "redirect protocols")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, writeCallback), "body sink")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, headerCallback), "header sink")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_READFUNCTION, readCallback), "body reader")
         try handle.check(rk_easy_setopt_seek_callback(handle.raw, seekCallback), "body rewind")
         try handle.check(rk_easy_setopt_progress_callback(handle.raw, progressCallback), "progress")
         try handle.set(CURLOPT_NOPROGRESS, 0, "progress")
-        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.wholeMilliseconds, "connect timeout")
+        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, timeoutMilliseconds(configuration.connectTimeout), "connect timeout")
         if let idle = configuration.idleTimeout {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1, "idle timeout")
-            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, (idle.wholeMilliseconds + 999) / 1000), "idle timeout")
+            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, min(idle, .effectivelyForever).wholeSecondsRoundedUp), "idle timeout")
         }
         if configuration.automaticDecompression { try handle.set(CURLOPT_ACCEPT_ENCODING, "", "decompression") }
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maximumResponseSize, "maximum response size")
@@ -29,6 +32,12 @@ extension EasyHandle {
         if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
         try handle.apply(configuration.tls)
         return handle
+    }
+
+    /// A timeout as libcurl takes it: at least 1 ms (0 would mean none), at most a century, so that neither
+    /// a negative nor a huge `Duration` reaches libcurl's own arithmetic.
+    static func timeoutMilliseconds(_ timeout: Duration) -> Int {
+        max(1, min(timeout, .effectivelyForever).wholeMilliseconds)
     }
 
     private func apply(_ proxy: CurlClient.Proxy) throws(RestingError) {

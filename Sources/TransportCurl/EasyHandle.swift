@@ -20,7 +20,7 @@ final class EasyHandle {
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer[0] = 0
-        defaultTimeout = configuration.totalTimeout.map { max(1, $0.wholeMilliseconds) } ?? 0
+        defaultTimeout = configuration.totalTimeout.map(Self.timeoutMilliseconds) ?? 0
         multiplexesPlainHTTP = configuration.httpVersion == .http2PriorKnowledge
         maximumResponseSize = configuration.maximumResponseSize
         _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)

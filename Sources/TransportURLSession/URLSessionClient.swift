@@ -80,7 +80,10 @@ public final class URLSessionClient: HTTPClient {
     /// One request and its response; URLSession's own redirect handling is refused by the session delegate.
     private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         var urlRequest = try Self.urlRequest(for: request)
-        guard let timeout = request.timeout else { return try await perform(request, urlRequest, progress: progress) }
+        // A deadline a century away is none; FoundationNetworking would overflow converting a larger one.
+        guard let timeout = request.timeout, timeout < .effectivelyForever else {
+            return try await perform(request, urlRequest, progress: progress)
+        }
         // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
         // so a 0.3 s timeout fires at once; the deadline is enforced here instead, exactly, and the request
         // carries a whole-second value that can only fire after it.
@@ -113,19 +116,10 @@ public final class URLSessionClient: HTTPClient {
     static func urlRequest(for request: HTTPRequest) throws(RestingError) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        let streamed: Bool
-        switch request.body.source {
-        case .empty: streamed = false
-        case .bytes(let data):
-            urlRequest.httpBody = data
-            streamed = false
-        case .file, .stream: streamed = true
-        }
-        for field in request.headers {
-            // A streamed body goes chunked; a Content-Length beside it would make the request ambiguous.
-            if streamed, field.name.caseInsensitiveEquals("Content-Length") || field.name.caseInsensitiveEquals("Transfer-Encoding") {
-                continue
-            }
+        if case .bytes(let data) = request.body.source { urlRequest.httpBody = data }
+        // FoundationNetworking frames the body (a length for bytes, chunked for streams); a caller's framing
+        // header beside its own would let the declared length differ from the bytes sent.
+        for field in request.headers where !HTTPHeaders.isFraming(field.name) {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
         return urlRequest

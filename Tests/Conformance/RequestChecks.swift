@@ -54,6 +54,20 @@ extension TransportConformance {
         }
     }
 
+    /// Framing is the transport's alone: a caller's `Content-Length`, `Transfer-Encoding` or `Expect` never
+    /// reaches the server, so the length it reads always matches the bytes that follow.
+    public func framingHeaders() async throws {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Length", value: "2")
+        headers.add(name: "Transfer-Encoding", value: "chunked")
+        headers.add(name: "Expect", value: "100-continue")
+        let body = Data("hello, smuggler".utf8)
+        let echoed = try await echo(HTTPRequest(method: .post, url: url("/echo"), headers: headers, body: .bytes(body)))
+        #expect(echoed.bodyLength == body.count && echoed.body == "hello, smuggler", "\(name): \(echoed.bodyLength) bytes arrived")
+        #expect(echoed.values(of: "Content-Length") == ["\(body.count)"], "\(name): \(echoed.values(of: "Content-Length"))")
+        #expect(echoed.values(of: "Transfer-Encoding").isEmpty && echoed.values(of: "Expect").isEmpty, "\(name)")
+    }
+
     /// A request no server should see — CR/LF or a bad name in a header, a method that is not a token, a body
     /// on a `GET` — fails with its typed error before anything is sent.
     public func invalidRequests() async throws {
@@ -75,10 +89,25 @@ extension TransportConformance {
             ("a body on a GET", HTTPRequest(method: .get, url: target, body: .bytes(Data("x".utf8))), {
                 if case .bodyNotAllowed = $0 { true } else { false }
             }),
-        ]
+        ] + ["file:///etc/passwd", "gopher://127.0.0.1:\(server.port)/", "dict://127.0.0.1:\(server.port)/", "ftp://127.0.0.1/"].map { link in
+            ("a \(link) URL", HTTPRequest(method: .get, url: URL(string: link)!), {
+                if case .invalidURL = $0 { true } else { false }
+            })
+        }
         for (label, request, isExpected) in cases {
             let error = await failure { try await send(request) }
             #expect(error.map(isExpected) == true, "\(name): \(label) gave \(String(describing: error))")
+        }
+    }
+
+    /// A timeout of any size — a century, `Int64.max` seconds — is accepted and simply never fires; nothing
+    /// overflows converting it.
+    public func hugeTimeouts() async throws {
+        let forever = Duration.seconds(Int64.max)
+        let transport = try makeTransport(Settings(idleTimeout: forever, connectTimeout: capabilities.opensConnections ? forever : nil))
+        for timeout in [forever, .seconds(Int64.max / 1000 + 1), .seconds(100 * 365 * 24 * 3600)] {
+            let response = try await send(HTTPRequest(method: .get, url: url("/bytes/10"), timeout: timeout), on: transport)
+            #expect(response.status == 200 && response.body.count == 10, "\(name): timeout \(timeout)")
         }
     }
 

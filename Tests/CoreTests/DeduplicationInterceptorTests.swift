@@ -31,6 +31,23 @@ struct DeduplicationInterceptorTests {
         #expect(stub.received.filter { $0.request.method == .post }.count == 2)
     }
 
+    @Test("two downloads of one URL to different files are never merged: each file is written")
+    func downloadsAreNeverShared() async throws {
+        stub.register(.get, "/report", StubResponse.status(200, body: Data("report".utf8)).delayed(by: .milliseconds(200)))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dedup-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = [directory.appendingPathComponent("a.txt"), directory.appendingPathComponent("b.txt")]
+        let report = Endpoint<Nothing, Nothing>(.get, "/report", encoding: .query)
+        let client = client
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for file in files { group.addTask { _ = try await client.download(RestingRequest(endpoint: report), to: file).value } }
+            try await group.waitForAll()
+        }
+        for file in files { #expect(try Data(contentsOf: file) == Data("report".utf8), "\(file.lastPathComponent)") }
+        #expect(stub.received.count == 2)
+    }
+
     @Test("sharing can be limited to some endpoints")
     func perEndpointOptIn() async throws {
         stub.register(.get, "/shared", StubResponse.status(200).delayed(by: .milliseconds(50)))

@@ -89,12 +89,34 @@ struct RetryInterceptorTests {
         #expect(tooLong.received.count == 1)
     }
 
+    @Test("a Retry-After too large for any clock means: do not retry — never: retry at once")
+    func hugeRetryAfterIsNotRetried() async throws {
+        for value in ["99999999999999999999999", "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT"] {
+            let stub = StubHTTPClient()
+            stub.register(.get, "/posts/1", .status(503, headers: ["Retry-After": value]), .status(200))
+            let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub,
+                                       interceptors: [retry { $0.maximumDelay = .seconds(Int64.max / 2) }])
+            let error = await restingError { try await client.perform(RestingRequest(endpoint: getPost)).value }
+            guard case .httpError(let http) = error else { Issue.record("\(value): expected the 503"); continue }
+            #expect(http.status == 503 && stub.received.count == 1, "\(value)")
+        }
+    }
+
+    @Test("backoff with policies of any size never overflows")
+    func hugePoliciesDoNotOverflow() {
+        let huge = retry({ $0.baseDelay = .seconds(Int64.max / 2); $0.maximumDelay = .seconds(Int64.max) }, fraction: 1)
+        #expect(huge.backoff(attempt: 40) == .effectivelyForever)
+        #expect(Duration.seconds(Int64.max).wholeMilliseconds == .max && Duration.seconds(Int64.min).wholeMilliseconds == .min)
+        #expect(Duration.milliseconds(1500).wholeMilliseconds == 1500 && Duration.milliseconds(1500).wholeSecondsRoundedUp == 2)
+    }
+
     @Test("Retry-After parsing", arguments: [
         ("120", Duration.seconds(120)), ("0", .zero), (" 7 ", .seconds(7)), ("-1", nil), ("soon", nil),
         ("Tue, 14 Nov 2023 22:13:30 GMT", .seconds(10)), ("Tuesday, 14-Nov-23 22:13:30 GMT", .seconds(10)),
         ("Tue Nov 14 22:13:30 2023", .seconds(10)), ("Tue, 14 Nov 2023 22:00:00 GMT", .zero),
         ("Wed Nov  15 22:13:20 2023", .seconds(86_400)), ("Thu, 29 Feb 2024 22:13:20 GMT", .seconds(107 * 86_400)),
         ("Sunday, 06-Nov-94 08:49:37 GMT", .zero),  // a two-digit year is never more than 50 years ahead
+        ("99999999999999999999999", .effectivelyForever), ("9223372036854775807", .effectivelyForever),
         ("Fri, 31 Feb 2023 22:13:30 GMT", nil), ("Wed, 29 Feb 2023 22:13:30 GMT", nil), ("Tue, 14 Nov 2023 24:00:00 GMT", nil),
         ("Tue, 14 Nov 2023 22:13:30 PST", nil), ("Tue, 14 Foo 2023 22:13:30 GMT", nil), ("Tue, 14 Nov 2023 22:13 GMT", nil),
     ] as [(String, Duration?)])

@@ -29,7 +29,8 @@ enum Transports {
             let configuration = URLSessionConfiguration.ephemeral
             // FoundationNetworking has no separate connect timeout: its request timeout (whole seconds) bounds both.
             if let idle = settings.idleTimeout ?? settings.connectTimeout {
-                configuration.timeoutIntervalForRequest = max(1, Double(idle.components.seconds))
+                // FoundationNetworking converts it to Int milliseconds without a check: keep it within range.
+                configuration.timeoutIntervalForRequest = min(max(1, Double(idle.components.seconds)), 1e9)
             }
             return URLSessionClient(configuration: configuration, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024)
         }
@@ -75,7 +76,13 @@ struct ConformanceTests {
     @Test("bodies of 0 B, 1 B and 1 MiB from memory and from a file arrive whole, twice", arguments: names)
     func requestBodies(_ name: String) async throws { try await suite(name).requestBodies() }
 
-    @Test("invalid headers, methods and bodies are refused before sending", arguments: names)
+    @Test("timeouts of any size are accepted without overflow", arguments: names)
+    func hugeTimeouts(_ name: String) async throws { try await suite(name).hugeTimeouts() }
+
+    @Test("a caller's framing headers never reach the server", arguments: names)
+    func framingHeaders(_ name: String) async throws { try await suite(name).framingHeaders() }
+
+    @Test("invalid headers, methods, bodies and URL schemes are refused before sending", arguments: names)
     func invalidRequests(_ name: String) async throws { try await suite(name).invalidRequests() }
 
     @Test("1000 concurrent requests all complete", arguments: names)

@@ -80,6 +80,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     public mutating func remove(name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
 
+    /// Whether `name` frames the message on the wire (`Content-Length`, `Transfer-Encoding`, `Expect`):
+    /// transports decide those from the body they send, and never pass a caller's on, so the length a server
+    /// reads can never differ from the bytes that follow (request smuggling).
+    package static func isFraming(_ name: String) -> Bool {
+        name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Transfer-Encoding")
+            || name.caseInsensitiveEquals("Expect")
+    }
+
+    /// Removes the framing fields (``isFraming(_:)``).
+    package mutating func removeFraming() { fields.removeAll { Self.isFraming($0.name) } }
+
     /// Removes every field that carries a credential (``Field/carriesCredential``): what a hop to another
     /// origin must not take along.
     public mutating func removeCredentials() { fields.removeAll(where: \.carriesCredential) }

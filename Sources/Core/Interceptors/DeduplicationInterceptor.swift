@@ -2,7 +2,8 @@
 /// reaching the server.
 ///
 /// Two requests are identical when they have the same method (`GET` or `HEAD`), URL and headers (names
-/// ignoring case, minus `ignoredHeaders` such as per-request trace ids) and no body. The look-up and the
+/// ignoring case, minus `ignoredHeaders` such as per-request trace ids), no body and no download target:
+/// downloads are never merged, since each writes its own file. The look-up and the
 /// registration of a new request happen under one lock, so two simultaneous requests can never both go out
 /// (the check-then-act race of Moya's `trackInflights`).
 ///
@@ -36,7 +37,10 @@ public final class DeduplicationInterceptor: RestingInterceptor {
     }
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-        guard request.method == .get || request.method == .head, request.body.isEmpty, sharing(request) else {
+        // A download's response is its file: two downloads, even of one URL, each need their own.
+        guard request.method == .get || request.method == .head, request.body.isEmpty, request.downloadTarget == nil,
+            sharing(request)
+        else {
             return try await execution(request)
         }
         let key = key(for: request)

@@ -98,12 +98,15 @@ public struct RetryInterceptor: RestingInterceptor {
         guard let header = headers["Retry-After"], let asked = RetryAfter.delay(header, now: clock.now) else {
             return backoff(attempt: attempt)
         }
-        return asked <= policy.maximumDelay ? asked : nil
+        // A server asking for a delay past any clock's range says: do not retry.
+        return asked <= policy.maximumDelay && asked < .effectivelyForever ? asked : nil
     }
 
     /// Full jitter: uniformly random between 0 and the capped exponential delay.
     func backoff(attempt: Int) -> Duration {
-        let exponential = policy.baseDelay * Double(1 << min(attempt - 1, 30))
-        return min(policy.maximumDelay, exponential) * randomFraction()
+        // In seconds as a Double: `Duration` arithmetic traps on overflow, and a policy may be any size.
+        let exponential = policy.baseDelay.seconds * Double(1 << min(max(attempt - 1, 0), 30))
+        let capped = min(policy.maximumDelay.seconds, exponential, Duration.effectivelyForever.seconds)
+        return .seconds(max(0, capped) * randomFraction())
     }
 }

@@ -11,7 +11,9 @@ package func withDeadline<Value: Sendable>(
     _ limit: Duration, expired: @escaping @Sendable () -> RestingError,
     operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    try await withThrowingTaskGroup(of: Value.self) { group in
+    // A clock cannot be asked to wait past its range; a deadline a century away is none.
+    guard limit < .effectivelyForever else { return try await operation() }
+    return try await withThrowingTaskGroup(of: Value.self) { group in
         group.addTask(operation: operation)
         group.addTask {
             do {

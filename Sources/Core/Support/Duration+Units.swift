@@ -1,11 +1,27 @@
 extension Duration {
-    /// The whole milliseconds in this duration, for APIs that take a count of them.
+    /// The whole milliseconds in this duration, for APIs that take a count of them; saturates at `Int.max`
+    /// (and `Int.min`) instead of trapping, so that no duration a caller or a server chooses can crash.
     package var wholeMilliseconds: Int {
-        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+        let (seconds, attoseconds) = components
+        let (milliseconds, overflowed) = Int(truncatingIfNeeded: seconds).multipliedReportingOverflow(by: 1000)
+        guard !overflowed, Int64(Int.max) >= seconds, Int64(Int.min) <= seconds else { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflowed) = milliseconds.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
+        return sumOverflowed ? (seconds < 0 ? .min : .max) : sum
+    }
+
+    /// Whole seconds, rounded up, saturating like ``wholeMilliseconds``.
+    package var wholeSecondsRoundedUp: Int {
+        let (seconds, attoseconds) = components
+        guard seconds < Int64(Int.max) else { return .max }
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
     }
 
     /// The duration in seconds, for APIs that take a `TimeInterval`.
     package var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
+
+    /// Longer than any timer needs to run (a century): a deadline beyond it is treated as none, since adding
+    /// a larger one to a clock's `now` could overflow.
+    package static let effectivelyForever = Duration.seconds(100 * 365 * 24 * 3600)
 }

@@ -46,6 +46,20 @@ public final class StubHTTPClient: HTTPClient {
     public struct ReceivedRequest: Sendable {
         public let request: HTTPRequest
         public let body: Data
+
+        public init(request: HTTPRequest, body: Data) {
+            self.request = request
+            self.body = body
+        }
+
+        /// `request` as a server would read it: framed by the transport (a caller's `Content-Length`,
+        /// `Transfer-Encoding` and `Expect` replaced by the body's true length), as on every transport.
+        init(asSent request: HTTPRequest, body: Data) {
+            var wire = request
+            wire.headers.removeFraming()
+            if !body.isEmpty { wire.headers.add(name: "Content-Length", value: String(body.count)) }
+            self.init(request: wire, body: body)
+        }
     }
 
     /// Answers a request that has no registered route.
@@ -107,7 +121,7 @@ public final class StubHTTPClient: HTTPClient {
 
     private func exchange(_ request: HTTPRequest, progress: ProgressHandler) async throws -> HTTPDataResponse {
         guard !Task.isCancelled else { throw RestingError.cancelled }
-        let received = ReceivedRequest(request: request, body: try request.body.collect())
+        let received = ReceivedRequest(asSent: request, body: try request.body.collect())
         let answer = try answerer(for: received)
         let response: StubResponse
         if let limit = [request.timeout, idleTimeout].compactMap({ $0 }).min() {
