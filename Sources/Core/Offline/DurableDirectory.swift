@@ -4,17 +4,24 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A directory of files that survive a crash at any instant: a file is written to a temporary name, flushed
-/// to disk, renamed into place (atomic) and the directory flushed, so a name either holds a complete file or
-/// does not exist. Leftover temporary files of an interrupted write are removed on open.
+/// A private directory of files that survive a crash at any instant: a file is written to a temporary name,
+/// flushed to disk, renamed into place (atomic) and the directory flushed, so a name either holds a complete
+/// file or does not exist. Leftover temporary files of an interrupted write are removed on open.
+///
+/// The directory is the owner's alone (mode 0700, files 0600): what it keeps — queued requests with their
+/// bodies — is for this app's eyes only.
 struct DurableDirectory: Sendable {
     let url: URL
     static let temporaryPrefix = "tmp-"
+    /// Where files that cannot be read are moved, out of the way of the store but kept for inspection.
+    static let quarantineName = "quarantine"
 
     init(_ url: URL) throws(RestingError) {
         self.url = url
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            // Also when it existed before: a store made by an older version, or by hand, may be readable by all.
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
             for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix(Self.temporaryPrefix) {
                 try FileManager.default.removeItem(at: url.appendingPathComponent(name))
             }
@@ -27,24 +34,54 @@ struct DurableDirectory: Sendable {
     func names() throws(RestingError) -> [String] {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: url.path)
-                .filter { !$0.hasPrefix(Self.temporaryPrefix) }.sorted()
+                .filter { !$0.hasPrefix(Self.temporaryPrefix) && $0 != Self.quarantineName }.sorted()
         } catch {
             throw .bodyUnreadable(reason: "cannot list the store at \(url.path): \(error)")
         }
     }
 
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
     func read(_ name: String) throws(RestingError) -> Data {
-        try RequestBody.file(url.appendingPathComponent(name)).collect()
+        try RequestBody.file(file(name)).collect()
     }
 
     /// Writes `data` under `name`, durably.
     func write(_ data: Data, as name: String) throws(RestingError) {
+        try write(as: name) { descriptor in data.withUnsafeBytes { FileIO.write(descriptor, $0) } }
+    }
+
+    /// Writes `body` under `name`, durably, streaming it: a large file body never sits whole in memory.
+    func write(_ body: RequestBody, as name: String) throws(RestingError) {
+        let reader = try body.makeReader()
+        defer { reader.close() }
+        var readFailure: RestingError?
+        try write(as: name) { descriptor in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+            defer { buffer.deallocate() }
+            while true {
+                let count: Int
+                do throws(RestingError) {
+                    count = try reader.read(into: buffer)
+                } catch {
+                    readFailure = error
+                    return false
+                }
+                guard count > 0 else { return true }
+                guard FileIO.write(descriptor, UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { return false }
+            }
+        }
+        if let readFailure { throw readFailure }
+    }
+
+    /// Fills a new temporary file with `fill` (false: it failed), flushes it and renames it to `name`.
+    private func write(as name: String, fill: (Int32) -> Bool) throws(RestingError) {
         let temporary = url.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString)
         guard let descriptor = FileIO.createNew(temporary) else { throw Self.failure("create", temporary) }
-        let written = data.withUnsafeBytes { FileIO.write(descriptor, $0) }
-        let synced = FileIO.sync(descriptor)
+        let written = fill(descriptor)
+        let synced = written && FileIO.sync(descriptor)
         FileIO.close(descriptor)
-        guard written, synced, FileIO.move(temporary, to: url.appendingPathComponent(name)) else {
+        guard synced, FileIO.move(temporary, to: file(name)) else {
             let failure = Self.failure("write", temporary)
             FileIO.remove(temporary)
             throw failure
@@ -54,9 +91,20 @@ struct DurableDirectory: Sendable {
 
     /// Removes `name`, durably.
     func remove(_ name: String) throws(RestingError) {
-        guard FileIO.remove(url.appendingPathComponent(name)) else {
-            throw Self.failure("remove", url.appendingPathComponent(name))
+        guard FileIO.remove(file(name)) else { throw Self.failure("remove", file(name)) }
+        try syncDirectory()
+    }
+
+    /// Moves `name` into the quarantine folder (created 0700 when first needed), durably.
+    func quarantine(_ name: String) throws(RestingError) {
+        let folder = url.appendingPathComponent(Self.quarantineName)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .bodyUnreadable(reason: "cannot create \(folder.path): \(error)")
         }
+        guard FileIO.move(file(name), to: folder.appendingPathComponent(name)) else { throw Self.failure("quarantine", file(name)) }
         try syncDirectory()
     }
 

@@ -7,42 +7,80 @@ import Foundation
 /// A request kept for later, as the app made it — template, path variables, query, its own headers, the
 /// encoded body — so that providers and interceptors apply again when it is replayed.
 public struct OfflineEntry: Codable, Sendable, Equatable {
-    /// Unique and stable; sent as `Idempotency-Key` on replay so that a server can drop a second delivery.
+    /// Unique and stable; names the entry's files.
     public let id: String
     public let method: String
     public let pathTemplate: String
     public let pathVariables: [String: String]
     public let queryItems: [[String]]
-    /// The request's own headers, minus credentials (the header provider adds fresh ones on replay).
+    /// The request's own headers, minus credentials (the header provider adds fresh ones on replay). Its
+    /// `Idempotency-Key` is among them when the call was sent before it was kept (see ``idempotencyKey``).
     public let headers: [[String]]
+    /// A body of up to 64 KiB held in memory when it was kept; a larger or file-backed one was streamed into
+    /// the store's own file (``bodyFile``).
     public let body: Data?
+    /// The name, in the store, of the file holding the body, when it is not ``body``.
+    public let bodyFile: String?
     public let contentType: String?
     public let createdAt: Date
 
-    init<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, configuration: RestingRequestConverter.Configuration,
-        redaction: RedactionPolicy
-    ) throws(RestingError) {
-        let encoded = try EncodedBody(request.body, encoding: request.endpoint.encoding, configuration: configuration)
-        id = UUID().uuidString
-        method = request.endpoint.method.rawValue
-        pathTemplate = request.endpoint.path
-        pathVariables = request.pathVariables.mapValues(\.description)
-        queryItems = (encoded.queryItems + request.queryItems).map { [$0.name, $0.value ?? ""] }
-        headers = request.headers.filter { !redaction.redactsHeader($0.name) }.map { [$0.name, $0.value] }
-        body = encoded.body.isEmpty ? nil : try encoded.body.collect()
-        contentType = encoded.contentType
-        createdAt = Date()
+    /// Bodies up to this size are kept inside the entry; larger ones stream to a file of their own.
+    static let inlineBodyLimit = 64 * 1024
+
+    /// Sent as `Idempotency-Key` on replay, so that a server can drop a second delivery: the key the request
+    /// carried when it was first sent (the app's own, or the one ``RestingClient/perform(_:storingOfflineIn:ifDeliveryUncertain:)``
+    /// gave it), else ``id``.
+    public var idempotencyKey: String {
+        headers.first { $0.count == 2 && $0[0].caseInsensitiveEquals("Idempotency-Key") }?[1] ?? id
     }
 
-    /// The request to send again.
-    func request() -> RestingRequest<Data, Data> {
+    /// The entry for `request`, and the body to stream into ``bodyFile`` when it is too large to keep inline.
+    static func make<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, configuration: RestingRequestConverter.Configuration
+    ) throws(RestingError) -> (entry: OfflineEntry, bodyToStore: RequestBody?) {
+        let encoded = try EncodedBody(request.body, encoding: request.endpoint.encoding, configuration: configuration)
+        let id = UUID().uuidString
+        var inline: Data?
+        var bodyToStore: RequestBody?
+        switch encoded.body.source {
+        case .empty: break
+        case .bytes(let data) where data.count <= inlineBodyLimit: inline = data
+        default: bodyToStore = encoded.body
+        }
+        let entry = OfflineEntry(
+            id: id, method: request.endpoint.method.rawValue, pathTemplate: request.endpoint.path,
+            pathVariables: request.pathVariables.mapValues(\.description),
+            queryItems: (encoded.queryItems + request.queryItems).map { [$0.name, $0.value ?? ""] },
+            headers: request.headers.filter { !$0.carriesCredential }.map { [$0.name, $0.value] },
+            body: inline, bodyFile: bodyToStore == nil ? nil : id + ".body", contentType: encoded.contentType,
+            createdAt: Date())
+        return (entry, bodyToStore)
+    }
+
+    private init(
+        id: String, method: String, pathTemplate: String, pathVariables: [String: String], queryItems: [[String]],
+        headers: [[String]], body: Data?, bodyFile: String?, contentType: String?, createdAt: Date
+    ) {
+        self.id = id
+        self.method = method
+        self.pathTemplate = pathTemplate
+        self.pathVariables = pathVariables
+        self.queryItems = queryItems
+        self.headers = headers
+        self.body = body
+        self.bodyFile = bodyFile
+        self.contentType = contentType
+        self.createdAt = createdAt
+    }
+
+    /// The request to send again, with `body` — the inline bytes, or the URL of the body's file.
+    func request<Body>(body: Body) -> RestingRequest<Body, Data> {
         var requestHeaders = HTTPHeaders(headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
-        requestHeaders["Idempotency-Key"] = id
+        requestHeaders["Idempotency-Key"] = idempotencyKey
         let encoding = RequestEncoding.raw(contentType: contentType ?? "application/octet-stream")
         return RestingRequest(
-            endpoint: Endpoint<Data, Data>(HTTPMethod(rawValue: method), pathTemplate, encoding: encoding),
-            body: body ?? Data(), headers: requestHeaders, pathVariables: pathVariables,
+            endpoint: Endpoint<Body, Data>(HTTPMethod(rawValue: method), pathTemplate, encoding: encoding),
+            body: body, headers: requestHeaders, pathVariables: pathVariables,
             queryItems: queryItems.compactMap { $0.count == 2 ? URLQueryItem(name: $0[0], value: $0[1]) : nil })
     }
 }

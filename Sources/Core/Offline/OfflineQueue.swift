@@ -15,9 +15,19 @@ import Foundation
 /// let report = try await queue.replay(with: client) { done, total in print("\(done)/\(total)") }
 /// ```
 ///
-/// Each entry is a file written with an atomic rename and `fsync`; a replayed entry is removed only after a
-/// success response, so a crash between the two sends it again: it carries an `Idempotency-Key` for servers
-/// to recognise the second delivery. Replay stops at the first failure and leaves the rest for next time.
+/// - **Durable:** each entry is a file written with an atomic rename and `fsync`; a replayed entry is removed
+///   only after a success response, so a crash between the two sends it again. Every request carries one
+///   `Idempotency-Key` from its first send to its last replay, so a server can recognise a second delivery.
+/// - **Private:** the directory is created (or reset) to mode 0700 and its files 0600. Credentials are never
+///   stored (the header provider and interceptors add fresh ones on replay); bodies, queries and path
+///   variables are, as they must be to replay.
+/// - **Bounded in memory:** bodies over 64 KiB (multipart uploads of files included) stream into a file of
+///   their own and stream out again on replay.
+/// - **Never jammed:** an entry that cannot be read (truncated, corrupt) is moved to `quarantine/` and
+///   skipped, counted in ``ReplayReport/quarantined``; files that are not entries (`.DS_Store`) are ignored.
+/// - **One replay at a time:** a replay started while another runs waits for it, then sends what is left.
+///
+/// Replay stops at the first failure and leaves the rest for next time.
 public final class OfflineQueue: Sendable {
     /// What a replay did.
     public struct ReplayReport: Sendable {
@@ -25,38 +35,58 @@ public final class OfflineQueue: Sendable {
         public let remaining: Int
         /// Why the replay stopped early, if it did.
         public let stoppedBy: (any Error)?
+        /// Entries that could not be read and were moved to the quarantine folder.
+        public var quarantined = 0
+    }
+
+    /// Which failures keep a request for later.
+    public enum DeliveryPolicy: Sendable {
+        /// Keep a request when the failure proves it never reached the server (no connection, no DNS), or when
+        /// its method is idempotent (sending it twice does no harm). A `POST` that timed out or was reset may
+        /// have been acted on: it fails without being kept.
+        case keepOnlyUndelivered
+        /// Also keep non-idempotent requests after a timeout or a reset. Replaying them may deliver them twice:
+        /// choose it only for servers that honour `Idempotency-Key`.
+        case keepPossiblyDelivered
     }
 
     private let store: DurableDirectory
-    private let redaction: RedactionPolicy
     /// The last sequence number taken: entries are named by it, so that they sort oldest first.
     private let writer = Locked(UInt64(0))
+    private let replays = ReplayGate()
 
+    /// Opens (or creates) the queue in `directory`. `redaction` is kept for source compatibility: every header
+    /// that carries a credential (``HTTPHeaders/Field/carriesCredential``) is left out of stored entries.
     public init(directory: URL, redaction: RedactionPolicy = .default) throws(RestingError) {
         store = try DurableDirectory(directory)
-        self.redaction = redaction
-        let last = try store.names().compactMap { UInt64($0.prefix(16)) }.max() ?? 0
+        let names = try store.names()
+        let last = names.compactMap { Self.isEntryName($0) ? UInt64($0.prefix(16)) : nil }.max() ?? 0
         writer.withLock { $0 = last }
+        // A body file whose entry was never written (a crash between the two) belongs to no request.
+        let entries = Set(names.filter(Self.isEntryName).map { $0.dropFirst(17).dropLast(5) })
+        for name in names where name.hasSuffix(".body") && !entries.contains(name.dropLast(5)) { try store.remove(name) }
     }
 
-    /// The entries waiting, oldest first.
+    /// The entries waiting, oldest first; unreadable ones are quarantined and left out.
     public func entries() throws(RestingError) -> [OfflineEntry] {
-        try store.names().map { name throws(RestingError) in try decode(name) }
+        try readableEntries().entries.map(\.entry)
     }
 
-    /// Keeps `request` for a later replay; the entry is on disk when this returns.
+    /// Keeps `request` for a later replay; the entry, and its body, are on disk when this returns.
     @discardableResult
     public func enqueue<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>,
         configuration: RestingRequestConverter.Configuration = RestingRequestConverter.Configuration()
     ) throws(RestingError) -> OfflineEntry {
-        let entry = try OfflineEntry(request, configuration: configuration, redaction: redaction)
+        let (entry, bodyToStore) = try OfflineEntry.make(request, configuration: configuration)
         let data: Data
         do {
             data = try JSONEncoder().encode(entry)
         } catch {
             throw .encodingFailed(reason: "offline entry: \(error)")
         }
+        // The body first: an entry on disk always has its body.
+        if let bodyToStore, let bodyFile = entry.bodyFile { try store.write(bodyToStore, as: bodyFile) }
         // Only the number is taken under the lock; names sort in the order numbers were taken.
         let sequence = writer.withLock { sequence in
             sequence += 1
@@ -72,39 +102,68 @@ public final class OfflineQueue: Sendable {
         return String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-" + id + ".json"
     }
 
+    /// Whether `name` is an entry's file (and not a body, a quarantine folder or a stranger's file).
+    static func isEntryName(_ name: String) -> Bool {
+        name.utf8.count > 22 && name.hasSuffix(".json") && name.utf8.prefix(16).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            && name.utf8.dropFirst(16).first == UInt8(ascii: "-")
+    }
+
     /// Removes an entry without sending it (a request the server will never accept, say).
     public func discard(_ entry: OfflineEntry) throws(RestingError) {
-        for name in try store.names() where name.contains(entry.id) { try store.remove(name) }
+        for name in try store.names() where Self.isEntryName(name) && name.contains(entry.id) { try remove(name, entry) }
     }
 
     /// Sends the entries in order through `client` — its providers and interceptors apply — removing each after
-    /// a success response, and stops at the first failure.
+    /// a success response, and stops at the first failure. Waits for a replay already running to end first.
     public func replay(
         with client: RestingClient, progress: (@Sendable (_ sent: Int, _ total: Int) -> Void)? = nil
     ) async throws -> ReplayReport {
-        let names = try store.names()
-        var sent = 0
-        for name in names {
-            let entry = try decode(name)
-            do {
-                _ = try await client.perform(entry.request()).value
-            } catch {
-                return ReplayReport(sent: sent, remaining: names.count - sent, stoppedBy: error)
+        try await replays.exclusively {
+            let (entries, quarantined) = try readableEntries()
+            var sent = 0
+            for (name, entry) in entries {
+                do {
+                    if let bodyFile = entry.bodyFile {
+                        _ = try await client.perform(entry.request(body: store.file(bodyFile))).value
+                    } else {
+                        _ = try await client.perform(entry.request(body: entry.body ?? Data())).value
+                    }
+                } catch {
+                    var report = ReplayReport(sent: sent, remaining: entries.count - sent, stoppedBy: error)
+                    report.quarantined = quarantined
+                    return report
+                }
+                try remove(name, entry)
+                sent += 1
+                progress?(sent, entries.count)
             }
-            try store.remove(name)
-            sent += 1
-            progress?(sent, names.count)
+            var report = ReplayReport(sent: sent, remaining: 0, stoppedBy: nil)
+            report.quarantined = quarantined
+            return report
         }
-        return ReplayReport(sent: sent, remaining: 0, stoppedBy: nil)
     }
 
-    private func decode(_ name: String) throws(RestingError) -> OfflineEntry {
-        let data = try store.read(name)
-        do {
-            return try JSONDecoder().decode(OfflineEntry.self, from: data)
-        } catch {
-            throw .decodingFailed(type: "OfflineEntry", underlying: error, body: data)
+    /// The entries that decode, oldest first, after moving those that do not to the quarantine folder.
+    private func readableEntries() throws(RestingError) -> (entries: [(name: String, entry: OfflineEntry)], quarantined: Int) {
+        var entries: [(String, OfflineEntry)] = []
+        var quarantined = 0
+        for name in try store.names() where Self.isEntryName(name) {
+            if let data = try? store.read(name), let entry = try? JSONDecoder().decode(OfflineEntry.self, from: data),
+                entry.bodyFile.map({ FileIO.size(of: store.file($0)) != nil }) ?? true
+            {
+                entries.append((name, entry))
+            } else {
+                try store.quarantine(name)
+                quarantined += 1
+            }
         }
+        return (entries, quarantined)
+    }
+
+    /// Removes the entry first, then its body: a crash between leaves a body that the next open removes.
+    private func remove(_ name: String, _ entry: OfflineEntry) throws(RestingError) {
+        try store.remove(name)
+        if let bodyFile = entry.bodyFile { try store.remove(bodyFile) }
     }
 
     /// Whether `error` means the network could not be reached, so that a request is worth keeping.
@@ -112,17 +171,75 @@ public final class OfflineQueue: Sendable {
         guard case RestingError.transportFailed(let failure) = error else { return false }
         return [.connectionFailed, .dnsFailed, .timedOut, .connectionReset].contains(failure.kind)
     }
+
+    /// Whether a request with `method` that failed with `error` is kept under `policy`.
+    static func keeps(_ method: HTTPMethod, after error: any Error, policy: DeliveryPolicy) -> Bool {
+        guard case RestingError.transportFailed(let failure) = error, isConnectivityFailure(error) else { return false }
+        let undelivered = failure.kind == .connectionFailed || failure.kind == .dnsFailed
+        return undelivered || method.isIdempotent || policy == .keepPossiblyDelivered
+    }
+}
+
+/// Runs one operation at a time, in the order they asked.
+private final class ReplayGate: Sendable {
+    private struct State {
+        var busy = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
+
+    func exclusively<T>(_ operation: () async throws -> T) async throws -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let enter = state.withLock { state in
+                guard state.busy else {
+                    state.busy = true
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if enter { continuation.resume() }
+        }
+        defer {
+            // Hand the gate straight to the next in line, or open it.
+            let next = state.withLock { state in
+                guard !state.waiting.isEmpty else {
+                    state.busy = false
+                    return CheckedContinuation<Void, Never>?.none
+                }
+                return state.waiting.removeFirst()
+            }
+            next?.resume()
+        }
+        return try await operation()
+    }
 }
 
 extension RestingClient {
     /// Performs `request`; when it fails because the network is unreachable, keeps it in `queue` for a later
-    /// ``OfflineQueue/replay(with:progress:)``. The promise still fails with the connectivity error.
+    /// ``OfflineQueue/replay(with:progress:)``. The promise still fails with the connectivity error (or, when
+    /// the request could not be stored either, ``RestingError/offlineStorageFailed(original:reason:)``).
+    ///
+    /// The request is sent with an `Idempotency-Key` — its own if it has one — and a kept request is replayed
+    /// with the same key. Under the default `policy` a non-idempotent request is kept only when the failure
+    /// proves it never reached the server (see ``OfflineQueue/DeliveryPolicy``).
     public func perform<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, storingOfflineIn queue: OfflineQueue
+        _ request: RestingRequest<RequestType, ResponseType>, storingOfflineIn queue: OfflineQueue,
+        ifDeliveryUncertain policy: OfflineQueue.DeliveryPolicy = .keepOnlyUndelivered
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
         let configuration = (requestConverter as? RestingRequestConverter)?.configuration ?? .init()
-        return perform(request).recover { error throws -> HTTPResponse<ResponseType> in
-            if OfflineQueue.isConnectivityFailure(error) { try queue.enqueue(request, configuration: configuration) }
+        var keyed = request
+        if !keyed.headers.contains("Idempotency-Key") { keyed.headers["Idempotency-Key"] = UUID().uuidString }
+        return perform(keyed).recover { [keyed] error throws -> HTTPResponse<ResponseType> in
+            guard OfflineQueue.keeps(keyed.endpoint.method, after: error, policy: policy),
+                case RestingError.transportFailed(let original) = error
+            else { throw error }
+            do {
+                try queue.enqueue(keyed, configuration: configuration)
+            } catch {
+                throw RestingError.offlineStorageFailed(original: original, reason: "\(error)")
+            }
             throw error
         }
     }

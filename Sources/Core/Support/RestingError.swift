@@ -58,6 +58,9 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     case unsupported(feature: String, transport: String)
     /// An interceptor broke a rule of the chain (for instance called `execution` after it returned).
     case interceptorMisuse(interceptor: String, reason: String)
+    /// The network failed (`original`) and the request could not be kept in the offline queue either
+    /// (`reason`: a full disk, say): it is neither delivered nor stored.
+    case offlineStorageFailed(original: TransportError, reason: String)
 
     public var description: String {
         switch self {
@@ -83,6 +86,8 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .downloadFailed(let reason): "download failed: \(reason)"
         case .unsupported(let feature, let transport): "\(feature) is not supported by \(transport)"
         case .interceptorMisuse(let interceptor, let reason): "interceptor \(interceptor) \(reason)"
+        case .offlineStorageFailed(let original, let reason):
+            "transport failed: \(original); the request could not be kept offline either: \(reason)"
         }
     }
 }

@@ -1,0 +1,171 @@
+import Foundation
+import RestingTestSupport
+import Testing
+
+@testable import RestingCore
+
+/// What a hostile network, a crowded disk and a careless caller do to the offline queue: it neither
+/// delivers twice what it cannot identify, nor jams, nor leaks what it stores, nor hides a failure.
+@Suite("Offline queue under hostile conditions")
+struct OfflineQueueHardeningTests {
+    struct Payload: Codable, Sendable { let n: Int }
+    let create = Endpoint<Payload, Nothing>(.post, "/items", encoding: .json)
+
+    private func withStore(_ body: (URL) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(directory)
+    }
+
+    private func failing(_ kind: TransportError.Kind, seen: Collector<HTTPRequest>) -> RestingClient {
+        RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
+            seen.append(request)
+            throw RestingError.transportFailed(TransportError(kind: kind, code: 0, domain: "test", message: "\(kind)"))
+        })
+    }
+
+    private func delivering(_ seen: Collector<HTTPRequest>) -> RestingClient {
+        RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
+            seen.append(request)
+            return HTTPDataResponse(status: 201)
+        })
+    }
+
+    @Test("the Idempotency-Key is fixed at the first send and replayed unchanged; an app's own key is kept")
+    func idempotencyKeyIsFixedAtFirstSend() async throws {
+        try await withStore { directory in
+            let queue = try OfflineQueue(directory: directory)
+            let firstSends = Collector<HTTPRequest>()
+            let offline = failing(.connectionFailed, seen: firstSends)
+            _ = try? await offline.perform(RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue).value
+            _ = try? await offline.perform(RestingRequest(endpoint: create, body: Payload(n: 2), headers: ["Idempotency-Key": "app-key"]),
+                                           storingOfflineIn: queue).value
+            let replays = Collector<HTTPRequest>()
+            _ = try await queue.replay(with: delivering(replays))
+            let sentKeys = firstSends.all.map { $0.headers["Idempotency-Key"] }
+            #expect(sentKeys.allSatisfy { $0 != nil } && sentKeys[1] == "app-key")
+            #expect(replays.all.map { $0.headers["Idempotency-Key"] } == sentKeys)
+            #expect(replays.all.allSatisfy { $0.headers.values(for: "Idempotency-Key").count == 1 })
+        }
+    }
+
+    @Test("a POST that timed out or was reset is not kept by default; refused or unresolved it is; PUT always; opt-in keeps all")
+    func onlyUndeliveredNonIdempotentRequestsAreKept() async throws {
+        let put = Endpoint<Payload, Nothing>(.put, "/items/1", encoding: .json)
+        let cases: [(TransportError.Kind, HTTPMethod, OfflineQueue.DeliveryPolicy, Bool)] = [
+            (.timedOut, .post, .keepOnlyUndelivered, false), (.connectionReset, .post, .keepOnlyUndelivered, false),
+            (.connectionFailed, .post, .keepOnlyUndelivered, true), (.dnsFailed, .post, .keepOnlyUndelivered, true),
+            (.timedOut, .put, .keepOnlyUndelivered, true), (.timedOut, .post, .keepPossiblyDelivered, true),
+            (.tlsFailed, .post, .keepPossiblyDelivered, false),
+        ]
+        for (kind, method, policy, kept) in cases {
+            try await withStore { directory in
+                let queue = try OfflineQueue(directory: directory)
+                let client = failing(kind, seen: Collector())
+                let error: RestingError?
+                if method == .put {
+                    error = await restingError { try await client.perform(RestingRequest(endpoint: put, body: Payload(n: 1)), storingOfflineIn: queue, ifDeliveryUncertain: policy).value }
+                } else {
+                    error = await restingError { try await client.perform(RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue, ifDeliveryUncertain: policy).value }
+                }
+                guard case .transportFailed(let failure) = error else { Issue.record("\(kind): \(String(describing: error))"); return }
+                #expect(failure.kind == kind)
+                #expect(try queue.entries().count == (kept ? 1 : 0), "\(method) after \(kind) under \(policy)")
+            }
+        }
+    }
+
+    @Test("a corrupt entry is quarantined and a stranger's file ignored: the queue never jams")
+    func unreadableEntriesAreQuarantined() async throws {
+        try await withStore { directory in
+            let queue = try OfflineQueue(directory: directory)
+            for n in 1...3 { try queue.enqueue(RestingRequest(endpoint: create, body: Payload(n: n))) }
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            try Data("{\"id\":".utf8).write(to: directory.appendingPathComponent(names[1]))  // truncated
+            try Data([0, 1, 2]).write(to: directory.appendingPathComponent(".DS_Store"))
+            try Data().write(to: directory.appendingPathComponent("0000000000000099-empty.json"))
+            #expect(try queue.entries().count == 2)
+            let seen = Collector<HTTPRequest>()
+            let report = try await queue.replay(with: delivering(seen))
+            #expect(report.sent == 2 && report.remaining == 0 && report.stoppedBy == nil)
+            let bodies = try seen.all.map { try JSONDecoder().decode(Payload.self, from: $0.body.collect()).n }
+            #expect(bodies == [1, 3])
+            let quarantine = directory.appendingPathComponent("quarantine")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: quarantine.path).sorted() == [names[1], "0000000000000099-empty.json"].sorted())
+            #expect(try OfflineQueue(directory: directory).entries().isEmpty)
+        }
+    }
+
+    @Test("two replays at once deliver each entry once")
+    func concurrentReplaysAreSerialised() async throws {
+        try await withStore { directory in
+            let queue = try OfflineQueue(directory: directory)
+            for n in 1...6 { try queue.enqueue(RestingRequest(endpoint: create, body: Payload(n: n))) }
+            let seen = Collector<Int>()
+            let slow = RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
+                seen.append(try JSONDecoder().decode(Payload.self, from: request.body.collect()).n)
+                try await Task.sleep(for: .milliseconds(20))  // keeps the two replays overlapping
+                return HTTPDataResponse(status: 201)
+            })
+            let reports = try await withThrowingTaskGroup(of: OfflineQueue.ReplayReport.self) { group in
+                group.addTask { try await queue.replay(with: slow) }
+                group.addTask { try await queue.replay(with: slow) }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(seen.all == [1, 2, 3, 4, 5, 6])
+            #expect(reports.map(\.sent).sorted() == [0, 6])
+        }
+    }
+
+    @Test("a large or file-backed body streams into the store and out again; the entry stays small")
+    func largeBodiesStreamThroughTheStore() async throws {
+        try await withStore { directory in
+            let source = directory.appendingPathExtension("upload")
+            let content = Data((0..<(3 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try content.write(to: source)
+            defer { try? FileManager.default.removeItem(at: source) }
+            let queue = try OfflineQueue(directory: directory)
+            let upload = Endpoint<URL, Nothing>(.put, "/files/big", encoding: .raw(contentType: "application/octet-stream"))
+            let entry = try queue.enqueue(RestingRequest(endpoint: upload, body: source))
+            #expect(entry.body == nil && entry.bodyFile != nil)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            let entryFile = try #require(files.first { $0.hasSuffix(".json") })
+            #expect(try Data(contentsOf: directory.appendingPathComponent(entryFile)).count < 4096)
+            let received = Collector<Data>()
+            _ = try await queue.replay(with: RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
+                received.append(try request.body.collect())
+                return HTTPDataResponse(status: 201)
+            }))
+            #expect(received.all == [content])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "entry and body removed")
+        }
+    }
+
+    @Test("the store is private: the folder 0700 (even one made before), its files 0600")
+    func storeIsPrivate() async throws {
+        try await withStore { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            let queue = try OfflineQueue(directory: directory)
+            try queue.enqueue(RestingRequest(endpoint: create, body: Payload(n: 1)))
+            let mode = { (url: URL) in (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? -1 }
+            #expect(try mode(directory) == 0o700)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+                #expect(try mode(directory.appendingPathComponent(name)) == 0o600, "\(name)")
+            }
+        }
+    }
+
+    @Test("when the request cannot be stored either, both failures reach the caller")
+    func storageFailureDoesNotHideTheNetworkError() async throws {
+        try await withStore { directory in
+            let queue = try OfflineQueue(directory: directory)
+            try FileManager.default.removeItem(at: directory)
+            try Data("not a folder".utf8).write(to: directory)  // every write into the store now fails
+            let error = await restingError {
+                try await failing(.connectionFailed, seen: Collector()).perform(RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue).value
+            }
+            guard case .offlineStorageFailed(let original, let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(original.kind == .connectionFailed && !reason.isEmpty)
+        }
+    }
+}
