@@ -56,6 +56,16 @@ public final class ConformanceModel: ConformanceBackend {
         case ("status", let code?):
             // Sent even for 204 and 304, which must reach the caller without it.
             return .status(code, body: parameter("body") == "1" ? Data("status \(code)".utf8) : Data())
+        case ("challenge", _) where segments.count == 2:
+            let challenges = [
+                "basic": ("WWW-Authenticate", #"Basic realm="conformance", charset="UTF-8""#),
+                "digest": ("WWW-Authenticate", #"Digest realm="conformance", qop="auth", nonce="dcd98b7102dd2f0e", opaque="5ccc069c""#),
+                "bearer": ("WWW-Authenticate", #"Bearer realm="conformance", error="invalid_token""#),
+                "bearer-bare": ("WWW-Authenticate", #"Bearer error="invalid_token""#),
+                "proxy": ("Proxy-Authenticate", #"Basic realm="proxy""#),
+            ]
+            guard let (name, value) = challenges[segments[1]] else { return .status(404) }
+            return .status(segments[1] == "proxy" ? 407 : 401, headers: HTTPHeaders([(name, value)]), body: Data("credentials required".utf8))
         case ("bytes", let count?):
             return .status(200, headers: ["Content-Type": "application/octet-stream"],
                            body: Data((0..<count).map { UInt8($0 % 251) }))

@@ -71,4 +71,16 @@ extension TransportConformance {
             #expect(String(decoding: response.body, as: UTF8.self) == #"{"compressed":"\#(encoding)"}"#, "\(name): \(encoding)")
         }
     }
+
+    /// A 401 with a Basic, Digest or Bearer challenge, and a 407 with a proxy's, are responses like any other:
+    /// they reach the caller at once (so an auth interceptor can refresh), never a hang or a timeout.
+    public func authenticationChallenges() async throws {
+        for (scheme, status) in [("basic", 401), ("digest", 401), ("bearer", 401), ("bearer-bare", 401), ("proxy", 407)] {
+            for headers: HTTPHeaders in [[:], ["Authorization": "Basic d3Jvbmc6d3Jvbmc="]] {
+                let request = HTTPRequest(method: .get, url: try url("/challenge/\(scheme)"), headers: headers, timeout: .seconds(10))
+                let response = try await send(request)
+                #expect(response.status == status && response.body == Data("credentials required".utf8), "\(name): \(scheme) \(headers)")
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ so that each fault is exactly the bytes written here. Prints its address on the 
 --exit-with-stdin it exits when standard input closes.
 
 Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}  /json/{n}
+               /challenge/{basic|digest|bearer|proxy}: 401 (407 for proxy) with its authentication challenge
                /redirect/{code}?to=URL  /loop  /chain/{n}  /delay/{ms}[?tag=T]  /waiting
                /slow-download: 47 MiB sent 16 KiB every 20 ms; /slow-read: the body read 64 KiB every 200 ms
                (both minute-long, for cancellation; with ?tag=T they show in /waiting)
@@ -140,6 +141,21 @@ class Handler(socketserver.StreamRequestHandler):
         code = int(request.path.split("/")[2])
         with_body = dict(parse_qsl(request.query)).get("body") == "1"
         self.respond(code, f"status {code}".encode() if with_body else b"")
+
+    CHALLENGES = {
+        "basic": ("WWW-Authenticate", 'Basic realm="conformance", charset="UTF-8"'),
+        "digest": ("WWW-Authenticate", 'Digest realm="conformance", qop="auth", nonce="dcd98b7102dd2f0e", opaque="5ccc069c"'),
+        "bearer": ("WWW-Authenticate", 'Bearer realm="conformance", error="invalid_token"'),
+        "bearer-bare": ("WWW-Authenticate", 'Bearer error="invalid_token"'),
+        "proxy": ("Proxy-Authenticate", 'Basic realm="proxy"'),
+    }
+
+    def route_challenge(self, request):
+        scheme = request.path.split("/")[2]
+        header = self.CHALLENGES.get(scheme)
+        if header is None:
+            return self.respond(404, b"no such challenge")
+        self.respond(407 if scheme == "proxy" else 401, b"credentials required", [header])
 
     def route_bytes(self, request):
         count = int(request.path.split("/")[2])

@@ -91,6 +91,9 @@ struct ConformanceTests {
     @Test("204, 304, 404 and 500 are responses, with or without bodies", arguments: names)
     func statuses(_ name: String) async throws { try await suite(name).statuses() }
 
+    @Test("401 and 407 with authentication challenges are returned at once", arguments: names)
+    func authenticationChallenges(_ name: String) async throws { try await suite(name).authenticationChallenges() }
+
     @Test("repeated response headers are received", arguments: names)
     func responseHeaders(_ name: String) async throws { try await suite(name).responseHeaders() }
 
