@@ -25,9 +25,10 @@ package enum FileIO {
         descriptor(open(url.path, O_RDONLY | O_CLOEXEC))
     }
 
-    /// `open(2)` for writing, creating the file (mode 0644) and, if `truncate`, emptying it.
-    package static func openForWriting(_ url: URL, truncate: Bool) -> Int32? {
-        descriptor(open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0o644))
+    /// `open(2)` for writing, creating the file with `mode` and, if `truncate`, emptying it. A symbolic link at
+    /// `url` is refused (`O_NOFOLLOW`): whoever planted it must not choose where the bytes go.
+    package static func openForWriting(_ url: URL, truncate: Bool, mode: mode_t = 0o644) -> Int32? {
+        descriptor(open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (truncate ? O_TRUNC : 0), mode))
     }
 
     /// `open(2)` for writing a file that must not exist yet (mode 0600).

@@ -83,6 +83,12 @@ private struct FieldEncoder: Encoder {
             throw EncodingError.invalidValue(
                 value, .init(codingPath: codingPath, debugDescription: "form fields need a keyed top-level value (a struct or a dictionary)"))
         }
+        // A bracket inside a key would let a value (a dictionary key from user input, say) reshape the
+        // nesting that servers read back — `x][role` becoming a `role` parameter — so it is refused.
+        if let bad = path.first(where: { $0.contains("[") || $0.contains("]") }) {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: codingPath, debugDescription: "the key \(bad.debugDescription) contains a bracket, which would change the field's nesting"))
+        }
         let name = root + path.dropFirst().map { "[\($0)]" }.joined()
         output.fields.append(FormField(name: name, value: value))
     }

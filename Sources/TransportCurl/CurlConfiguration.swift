@@ -65,7 +65,8 @@ extension CurlClient {
 
     /// Server verification and client identity. Verification is on unless you turn it off.
     public struct TLS: Sendable {
-        /// Certificate authorities to trust instead of the system's, as a PEM file…
+        /// Certificate authorities to trust instead of the system's — for the server and for an HTTPS proxy —
+        /// as a PEM file…
         public var caFile: String? = nil
         /// …or as PEM bytes in memory.
         public var caPEM: Data? = nil
@@ -80,11 +81,23 @@ extension CurlClient {
         public init() {}
     }
 
-    public enum ClientCertificate: Sendable {
+    /// A client identity for mutual TLS. Its password never shows in `print`, `dump` or a debugger's view.
+    public enum ClientCertificate: Sendable, CustomStringConvertible, CustomReflectable {
         /// A PEM certificate and its PEM private key (files), for mutual TLS.
         case pem(certificateFile: String, keyFile: String, keyPassword: String? = nil)
         /// A PKCS#12 bundle (file) holding both.
         case pkcs12(file: String, password: String? = nil)
+
+        public var description: String {
+            switch self {
+            case .pem(let certificateFile, let keyFile, let password):
+                "pem(certificateFile: \(certificateFile), keyFile: \(keyFile), keyPassword: \(password == nil ? "nil" : RedactionPolicy.placeholder))"
+            case .pkcs12(let file, let password):
+                "pkcs12(file: \(file), password: \(password == nil ? "nil" : RedactionPolicy.placeholder))"
+            }
+        }
+
+        public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
     }
 
     public enum MinimumVersion: Sendable {

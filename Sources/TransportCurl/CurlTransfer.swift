@@ -25,6 +25,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var headers = HTTPHeaders()
     private var headerBytes = 0
+    /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
+    private var headSeen = false
     private var body = Data()
     /// Where a download's 2xx body goes instead of `body`.
     private let sink: DownloadSink?
@@ -158,6 +160,12 @@ final class CurlTransfer: @unchecked Sendable {
         if line.starts(with: "HTTP/".utf8) {
             // A new response begins (after a 100 Continue, say): forget the previous one's headers.
             headers = HTTPHeaders()
+            headSeen = false
+        } else if HeaderLine.trimmed(line[...]).isEmpty {
+            headSeen = true
+        } else if headSeen {
+            // A trailer, after a chunked body: never merged into the head, where it could supply a
+            // `Location` or a `Retry-After` that the checks of the head have already passed.
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
             let name = String(decoding: HeaderLine.trimmed(line[..<colon]), as: UTF8.self)
             let value = String(decoding: HeaderLine.trimmed(line[(colon + 1)...]), as: UTF8.self)

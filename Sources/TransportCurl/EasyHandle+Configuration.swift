@@ -56,8 +56,16 @@ extension EasyHandle {
         try set(CURLOPT_SSL_VERIFYPEER, tls.verifiesPeer ? 1 : 0, "peer verification")
         try set(CURLOPT_SSL_VERIFYHOST, tls.verifiesPeer ? 2 : 0, "host verification")
         try set(CURLOPT_SSLVERSION, tls.minimumVersion.curlValue, "minimum TLS version")
-        if let caFile = tls.caFile { try set(CURLOPT_CAINFO, caFile, "CA file") }
-        if let caPEM = tls.caPEM { try set(CURLOPT_CAINFO_BLOB, blob: Array(caPEM), "in-memory CA") }
+        // The same trust for an HTTPS proxy: otherwise a proxy signed by the custom CA fails, and the fix
+        // people reach for is turning verification off.
+        if let caFile = tls.caFile {
+            try set(CURLOPT_CAINFO, caFile, "CA file")
+            try set(CURLOPT_PROXY_CAINFO, caFile, "proxy CA file")
+        }
+        if let caPEM = tls.caPEM {
+            try set(CURLOPT_CAINFO_BLOB, blob: Array(caPEM), "in-memory CA")
+            try set(CURLOPT_PROXY_CAINFO_BLOB, blob: Array(caPEM), "in-memory proxy CA")
+        }
         if !tls.pinnedPublicKeys.isEmpty {
             try set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"), "public key pinning")
         }

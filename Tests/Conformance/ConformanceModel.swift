@@ -66,6 +66,9 @@ public final class ConformanceModel: ConformanceBackend {
             ]
             guard let (name, value) = challenges[segments[1]] else { return .status(404) }
             return .status(segments[1] == "proxy" ? 407 : 401, headers: HTTPHeaders([(name, value)]), body: Data("credentials required".utf8))
+        case ("trailers", _):
+            // A stub response has no trailers: the head is all there is.
+            return .status(200, body: Data("hello".utf8))
         case ("bytes", let count?):
             return .status(200, headers: ["Content-Type": "application/octet-stream"],
                            body: Data((0..<count).map { UInt8($0 % 251) }))

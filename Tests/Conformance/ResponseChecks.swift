@@ -83,4 +83,13 @@ extension TransportConformance {
             }
         }
     }
+
+    /// Trailers after a chunked body never join the response's headers, where a `Location` or `Retry-After`
+    /// could steer what the checks of the head already decided.
+    public func trailersAreNotHeaders() async throws {
+        guard capabilities.survivesTrailers else { return }
+        let response = try await send(HTTPRequest(method: .get, url: url("/trailers")))
+        #expect(response.status == 200 && response.body == Data("hello".utf8), "\(name)")
+        #expect(response.headers["Location"] == nil && response.headers["Retry-After"] == nil, "\(name): \(response.headers)")
+    }
 }

@@ -26,6 +26,10 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// The transport opens connections, so a connect timeout applies; without it, making a transport with
         /// one must fail as `.unsupported`.
         public var opensConnections = true
+        /// A response with trailers after its chunked body can be received at all. FoundationNetworking on
+        /// Linux traps on one ("Transfer completed, but there's no response", NativeProtocol.swift:240): no
+        /// delegate answer avoids it, so the check cannot run there without killing the test process.
+        public var survivesTrailers = true
         public init() {}
     }
 

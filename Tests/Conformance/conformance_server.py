@@ -6,6 +6,7 @@ so that each fault is exactly the bytes written here. Prints its address on the 
 --exit-with-stdin it exits when standard input closes.
 
 Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}  /json/{n}
+               /trailers: a chunked body with Location and Retry-After trailers
                /challenge/{basic|digest|bearer|proxy}: 401 (407 for proxy) with its authentication challenge
                /redirect/{code}?to=URL  /loop  /chain/{n}  /delay/{ms}[?tag=T]  /waiting
                /slow-download: 47 MiB sent 16 KiB every 20 ms; /slow-read: the body read 64 KiB every 200 ms
@@ -156,6 +157,13 @@ class Handler(socketserver.StreamRequestHandler):
         if header is None:
             return self.respond(404, b"no such challenge")
         self.respond(407 if scheme == "proxy" else 401, b"credentials required", [header])
+
+    def route_trailers(self, request):
+        # A chunked body followed by trailers that must never be read as headers.
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: Location, Retry-After, X-Checksum\r\n"
+                         b"Connection: close\r\n\r\n5\r\nhello\r\n0\r\nLocation: https://evil.example/\r\n"
+                         b"Retry-After: 0\r\nX-Checksum: abc\r\n\r\n")
+        self.wfile.flush()
 
     def route_bytes(self, request):
         count = int(request.path.split("/")[2])

@@ -25,6 +25,7 @@ enum Transports {
         var capabilities = TransportConformance.Capabilities()
         capabilities.preservesRequestHeaderCase = false
         capabilities.preservesRepeatedResponseHeaders = false
+        capabilities.survivesTrailers = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
             // FoundationNetworking has no separate connect timeout: its request timeout (whole seconds) bounds both.
@@ -93,6 +94,9 @@ struct ConformanceTests {
 
     @Test("401 and 407 with authentication challenges are returned at once", arguments: names)
     func authenticationChallenges(_ name: String) async throws { try await suite(name).authenticationChallenges() }
+
+    @Test("trailers never become headers", arguments: names)
+    func trailersAreNotHeaders(_ name: String) async throws { try await suite(name).trailersAreNotHeaders() }
 
     @Test("repeated response headers are received", arguments: names)
     func responseHeaders(_ name: String) async throws { try await suite(name).responseHeaders() }

@@ -30,6 +30,19 @@ struct TLSTests {
         }
     }
 
+    @Test("a client certificate's password shows neither in print nor in dump")
+    func clientCertificatePasswordIsHidden() {
+        var configuration = CurlClient.Configuration()
+        for certificate in [CurlClient.ClientCertificate.pem(certificateFile: "c.pem", keyFile: "k.pem", keyPassword: "s3cr3t"),
+                            .pkcs12(file: "id.p12", password: "s3cr3t")] {
+            configuration.tls.clientCertificate = certificate
+            var dumped = ""
+            dump(configuration, to: &dumped)
+            #expect(!dumped.contains("s3cr3t") && !"\(certificate)".contains("s3cr3t") && !String(reflecting: certificate).contains("s3cr3t"))
+            #expect(dumped.contains("<redacted>"), "\(dumped)")
+        }
+    }
+
     @Test("verification is on by default: a certificate from an unknown CA is refused")
     func verificationIsOnByDefault() async throws {
         let server = try await fixtures.server()

@@ -63,6 +63,9 @@ public final class DownloadSink {
     /// Appends `bytes` to the file.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(RestingError) {
         guard descriptor >= 0 else { return }
+        guard target.offset + bytesWritten + Int64(bytes.count) <= target.maximumSize else {
+            throw .responseTooLarge(limit: target.maximumSize)
+        }
         guard FileIO.write(descriptor, bytes) else { throw failure("cannot write") }
         bytesWritten += Int64(bytes.count)
     }
@@ -94,7 +97,8 @@ public final class DownloadSink {
     }
 
     private func open() throws(RestingError) {
-        guard let opened = FileIO.openForWriting(target.file, truncate: false) else { throw failure("cannot open") }
+        // Private until the app moves it elsewhere: a download may be anything the user fetched.
+        guard let opened = FileIO.openForWriting(target.file, truncate: false, mode: 0o600) else { throw failure("cannot open") }
         descriptor = opened
         // Whatever lies past the offset came from an attempt that did not finish writing it in order.
         guard FileIO.truncate(descriptor, to: target.offset) else { throw failure("cannot position") }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Where a transport writes a response body instead of memory: set on ``HTTPRequest/downloadTarget`` by
-/// ``RestingClient/download(_:to:resume:)``, honoured by every transport through ``DownloadSink``.
+/// ``RestingClient/download(_:to:resume:maximumSize:)``, honoured by every transport through ``DownloadSink``.
 ///
 /// Only a successful (2xx) body goes to the file; any other response is kept in memory as usual, so an
 /// error page never ends up in the user's file.
@@ -18,11 +18,19 @@ public struct DownloadTarget: Sendable, Equatable {
     /// The `ETag` (or else `Last-Modified`) of the response that produced the first `offset` bytes: a
     /// response with another one is a different file.
     public var validator: String?
+    /// The largest the whole file (kept bytes included) may grow; past it the download fails with
+    /// ``RestingError/responseTooLarge(limit:)`` and the partial file is removed, so that a server — or a
+    /// small compressed body that decodes to terabytes — cannot fill the disk.
+    public var maximumSize: Int64
 
-    public init(file: URL, offset: Int64 = 0, validator: String? = nil) {
+    /// Files of up to 16 GiB by default.
+    public static let defaultMaximumSize: Int64 = 16 * 1024 * 1024 * 1024
+
+    public init(file: URL, offset: Int64 = 0, validator: String? = nil, maximumSize: Int64 = DownloadTarget.defaultMaximumSize) {
         self.file = file
         self.offset = offset
         self.validator = validator
+        self.maximumSize = maximumSize
     }
 
     /// Where the validator of a partial file is kept between attempts: next to it, as `<file>.resume`.

@@ -13,14 +13,14 @@ struct PartialDownload {
 
     /// The target for the next attempt: continuing the partial file when it has bytes and a recorded
     /// validator (sent as `If-Range`), from scratch otherwise.
-    func target(resuming: Bool) -> DownloadTarget {
+    func target(resuming: Bool, maximumSize: Int64 = DownloadTarget.defaultMaximumSize) -> DownloadTarget {
         guard resuming, let saved = try? JSONDecoder().decode(PartialDownloadRecord.self, from: Data(contentsOf: record)),
             let size = FileIO.size(of: file), size > 0
         else {
             remove()
-            return DownloadTarget(file: file)
+            return DownloadTarget(file: file, maximumSize: maximumSize)
         }
-        return DownloadTarget(file: file, offset: size, validator: saved.validator)
+        return DownloadTarget(file: file, offset: size, validator: saved.validator, maximumSize: maximumSize)
     }
 
     /// Moves the finished file into place, atomically replacing what was there (the partial file sits in the

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A file that ``RestingClient/download(_:to:resume:)`` put in place.
+/// A file that ``RestingClient/download(_:to:resume:maximumSize:)`` put in place.
 public struct DownloadedFile: Sendable {
     /// Where the file is: the destination you gave.
     public var url: URL
@@ -39,13 +39,16 @@ extension RestingClient {
     ///
     /// Download progress counts the resumed bytes, so it runs from where the partial file ended to the total.
     /// Non-2xx responses fail with ``RestingError/httpError(_:)`` (their bodies stay in memory, not in the file).
+    /// A file that would grow past `maximumSize` (16 GiB by default) fails with
+    /// ``RestingError/responseTooLarge(limit:)`` and its partial file is removed.
     public func download<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, to destination: URL, resume: Bool = true
+        _ request: RestingRequest<RequestType, ResponseType>, to destination: URL, resume: Bool = true,
+        maximumSize: Int64 = DownloadTarget.defaultMaximumSize
     ) -> ProgressablePromise<DownloadedFile> {
         call { progress in
             var httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
             let partial = PartialDownload(destination: destination)
-            let target = partial.target(resuming: resume)
+            let target = partial.target(resuming: resume, maximumSize: maximumSize)
             if target.offset > 0, let validator = target.validator {
                 httpRequest.headers.replaceOrAdd(name: "Range", value: "bytes=\(target.offset)-")
                 httpRequest.headers.replaceOrAdd(name: "If-Range", value: validator)
@@ -77,7 +80,7 @@ extension RestingClient {
 
     static func discardsPartialFile(_ error: any Error) -> Bool {
         switch error {
-        case is CancellationError, RestingError.cancelled, RestingError.resumeRefused: true
+        case is CancellationError, RestingError.cancelled, RestingError.resumeRefused, RestingError.responseTooLarge: true
         default: false
         }
     }

@@ -26,8 +26,11 @@ public struct DefaultsInterceptor: RestingInterceptor {
         let missing = queryItems.filter { !present.contains($0.name) }
         if !missing.isEmpty {
             let address = request.url.absoluteString
+            // The query ends where a fragment begins: parameters appended after `#` would never be sent.
+            let fragmentStart = address.firstIndex(of: "#") ?? address.endIndex
             let separator = request.url.query == nil ? "?" : "&"
-            guard let url = URL(string: address + separator + URLQueryEncoder.percentEncoded(missing)) else {
+            let extended = address[..<fragmentStart] + separator + URLQueryEncoder.percentEncoded(missing) + address[fragmentStart...]
+            guard let url = URL(string: String(extended)) else {
                 throw RestingError.invalidURL(address, reason: "default query parameters made it invalid")
             }
             request.url = url

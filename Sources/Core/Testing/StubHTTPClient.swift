@@ -30,7 +30,7 @@ import Foundation
 ///   ``TransportError/Kind/timedOut``; cancellation ends it with ``RestingError/cancelled``;
 /// - responses to `HEAD` and 1xx, 204 and 304 responses have no body;
 /// - a download's (``HTTPRequest/downloadTarget``) 2xx body is written to its file, so
-///   ``RestingClient/download(_:to:resume:)`` works against the stub;
+///   ``RestingClient/download(_:to:resume:maximumSize:)`` works against the stub;
 /// - a response with a `Content-Encoding` other than `identity` fails with ``RestingError/unsupported(feature:transport:)``:
 ///   a real transport would decode it and the stub cannot, and passing coded bytes on as the body would let a
 ///   test pass that fails in production. Register the decoded body instead.
