@@ -168,6 +168,8 @@ class Handler(BaseHTTPRequestHandler):
     # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's algorithm and the client's
     # delayed ACK hold the body back for 40 ms.
     disable_nagle_algorithm = True
+    # A client that stops sending (or reading) frees its thread after this long instead of holding it forever.
+    timeout = 60
     server_version = "image_server/1.0"
     store: PostStore  # set on the class at start-up
 
@@ -228,7 +230,11 @@ class Handler(BaseHTTPRequestHandler):
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             chunks, total = [], 0
             while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                try:
+                    size = uploads.chunk_size(self.rfile.readline(1024))
+                except uploads.UploadError as error:
+                    self.close_connection = True
+                    raise BadRequest(str(error))
                 if size == 0:
                     while self.rfile.readline().strip():  # trailers
                         pass
@@ -238,7 +244,11 @@ class Handler(BaseHTTPRequestHandler):
                     raise BadRequest("request body too large")
                 chunks.append(self.rfile.read(size))
                 self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = uploads.content_length(self.headers)
+        except uploads.UploadError as error:
+            self.close_connection = True
+            raise BadRequest(str(error))
         if length > MAX_BODY:
             self.close_connection = True
             raise BadRequest("request body too large")

@@ -27,6 +27,8 @@ from urllib.parse import unquote
 
 CHUNK = 256 * 1024
 FIELD_LIMIT = 1024 * 1024       # a non-file field is kept in memory, so it is small
+FIELD_COUNT_LIMIT = 256          # and so are how many of them a form may have
+PREAMBLE_LIMIT = 64 * 1024       # bytes before the first boundary that are skipped before giving up
 DRAIN_LIMIT = 16 * 1024 * 1024  # an oversized body up to this size is read before the 413, so the client sees it
 
 
@@ -69,7 +71,7 @@ class BodyStream:
         self.limit = limit
         self.total = 0
         self.chunked = handler.headers.get("Transfer-Encoding", "").lower() == "chunked"
-        self.remaining = int(handler.headers.get("Content-Length") or 0)
+        self.remaining = content_length(handler.headers)
         self.chunk_left = 0
         self.done = False
 
@@ -87,7 +89,7 @@ class BodyStream:
                 line = self.rfile.readline(1024)
                 if not line:
                     raise UploadError(400, "the chunked body ended early")
-                self.chunk_left = int(line.split(b";")[0].strip() or b"0", 16)
+                self.chunk_left = chunk_size(line)
                 if self.chunk_left == 0:
                     while self.rfile.readline(1024).strip():  # trailers
                         pass
@@ -181,6 +183,8 @@ class MultipartReader:
         # The first boundary has no CRLF before it (a preamble, if any, is skipped).
         opening = self.delimiter[2:]
         while opening not in self.buffer:
+            if len(self.buffer) > PREAMBLE_LIMIT:
+                raise UploadError(400, "no multipart boundary within the first 64 KiB")
             self.fill()
         self.buffer = self.buffer[self.buffer.index(opening) + len(opening):]
         while True:
@@ -242,6 +246,8 @@ def receive_multipart(handler, stream, directory):
                     stored.write(chunk)
                 digest, size = stored.digest.copy(), stored.size
             else:
+                if len(fields) >= FIELD_COUNT_LIMIT:
+                    raise UploadError(413, f"more than {FIELD_COUNT_LIMIT} fields")
                 value = b""
                 for chunk in content:
                     value += chunk
@@ -284,6 +290,24 @@ def entity_tag(status):
     return f'"{status.st_size:x}-{status.st_mtime_ns:x}"'
 
 
+def content_length(headers):
+    """The request's Content-Length: a single non-negative decimal number, else a 400 (never a negative read)."""
+    values = headers.get_all("Content-Length") or []
+    if not values:
+        return 0
+    if len(set(value.strip() for value in values)) != 1 or not values[0].strip().isdigit():
+        raise UploadError(400, "an invalid or conflicting Content-Length")
+    return int(values[0].strip())
+
+
+def chunk_size(line):
+    """A chunk-size line's hexadecimal size: digits only (no sign, no 0x), else a 400."""
+    text = line.split(b";")[0].strip() or b"0"
+    if not all(byte in b"0123456789abcdefABCDEF" for byte in text) or len(text) > 16:
+        raise UploadError(400, "an invalid chunk size")
+    return int(text, 16)
+
+
 def parse_range(header, size):
     """(first, last) of a single `bytes=` range, None for no or an unusable header, "unsatisfiable" if so."""
     match = re.fullmatch(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", header or "")
@@ -292,7 +316,7 @@ def parse_range(header, size):
     first, last = match.group(1), match.group(2)
     if first == "":
         length = int(last)
-        if length == 0:
+        if length == 0 or size == 0:  # a suffix of an empty file has no bytes to send: "bytes 0--1/0" is no range
             return "unsatisfiable"
         return max(0, size - length), size - 1
     first = int(first)
