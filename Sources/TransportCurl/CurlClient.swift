@@ -45,7 +45,7 @@ public final class CurlClient: HTTPClient {
     /// One request and its response, without following redirects.
     private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let transfer = CurlTransfer(request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
-                                    census: census)
+                                    minimumRate: configuration.minimumTransferRate, census: census)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation

@@ -23,6 +23,9 @@ extension CurlClient {
         /// A transfer that moves no byte for this long fails as timed out (libcurl counts whole seconds);
         /// `nil` for none.
         public var idleTimeout: Duration? = .seconds(60)
+        /// Once the response has begun, a transfer slower than this fails as timed out: what ends a server
+        /// that drips a byte a second, which the idle timeout never sees. `nil` for none (event streams).
+        public var minimumTransferRate: MinimumTransferRate? = .default
         /// Response bodies longer than this fail with ``RestingError/responseTooLarge(limit:)``.
         public var maximumResponseSize: Int64 = 64 * 1024 * 1024
         /// Redirects followed per request, by RestingKit itself so that bodies, methods and credentials are

@@ -33,6 +33,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// A failure a callback decided on (body unreadable, response too large), which wins over the CURLcode.
     private var failure: RestingError?
     private var lastProgressReport = ContinuousClock.now - .seconds(1)
+    private let minimumRate: MinimumTransferRate?
+    /// Fed from the progress callback, which libcurl calls at least once a second, stalled or not.
+    private var rateFloor: TransferRateFloor?
     private var lastReported: (downloaded: Int64, uploaded: Int64) = (0, 0)
 
     /// All the response header bytes a server may send before the transfer fails.
@@ -42,12 +45,17 @@ final class CurlTransfer: @unchecked Sendable {
     /// The client's count of live transfers and double resumes.
     let census: TransferCensus
 
-    init(request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64, census: TransferCensus) {
+    init(
+        request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64,
+        minimumRate: MinimumTransferRate? = nil, census: TransferCensus
+    ) {
         census.record { $0.live += 1 }
         self.census = census
         self.request = request
         self.progress = progress
         self.maximumResponseSize = maximumResponseSize
+        self.minimumRate = minimumRate
+        rateFloor = minimumRate.map(TransferRateFloor.init)
         uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
         sink = request.downloadTarget.map(DownloadSink.init)
     }
@@ -198,15 +206,23 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    fileprivate func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) {
+    /// Reports progress; false when the response arrives slower than the minimum rate, which aborts the transfer.
+    fileprivate func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) -> Bool {
+        // Header bytes count: the response has begun with its first one, and a head can drip too.
+        let received = Int64(headerBytes) + downloaded
+        if received > 0, let minimumRate, rateFloor?.isTooSlow(received: received, at: .now) == true {
+            failure = minimumRate.failure(domain: CurlError.domain, code: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
+            return false
+        }
         // libcurl calls this often, also when nothing moved; only a change is worth reading the clock for.
-        guard downloaded != lastReported.downloaded || uploaded != lastReported.uploaded else { return }
+        guard downloaded != lastReported.downloaded || uploaded != lastReported.uploaded else { return true }
         lastReported = (downloaded, uploaded)
         let now = ContinuousClock.now
-        guard now - lastProgressReport >= Self.progressInterval else { return }
+        guard now - lastProgressReport >= Self.progressInterval else { return true }
         lastProgressReport = now
         progress(TransferProgress(bytesSent: uploaded, totalBytesToSend: uploadLength, bytesReceived: downloaded,
                                   totalBytesToReceive: expected > 0 ? expected : nil))
+        return true
     }
 
     // MARK: Outcome
@@ -316,7 +332,7 @@ let seekCallback: rk_seek_callback = { userdata, offset, origin in
 }
 
 let progressCallback: rk_progress_callback = { userdata, downloadTotal, downloaded, _, uploaded in
-    transfer(userdata)?.reportProgress(downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))
-    return 0
+    let keepsUp = transfer(userdata)?.reportProgress(downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))
+    return keepsUp == false ? 1 : 0
 }
 

@@ -34,18 +34,24 @@ final class TaskExchange: Sendable {
         var progress = TransferProgress()
         /// A failure decided here (too large, download refused), which wins over URLSession's error.
         var failure: RestingError?
+        /// Checked as each chunk arrives: a drip delivers chunks, and a full stall is the idle timeout's.
+        var rateFloor: TransferRateFloor?
     }
 
     private let request: HTTPRequest
     private let maximumResponseSize: Int64
+    private let minimumRate: MinimumTransferRate?
     private let progress: ProgressHandler
     private let state: Locked<State>
 
-    init(request: HTTPRequest, maximumResponseSize: Int64, progress: @escaping ProgressHandler) {
+    init(request: HTTPRequest, maximumResponseSize: Int64, minimumRate: MinimumTransferRate? = nil,
+         progress: @escaping ProgressHandler) {
         self.request = request
         self.maximumResponseSize = maximumResponseSize
+        self.minimumRate = minimumRate
         self.progress = progress
         var initial = State()
+        initial.rateFloor = minimumRate.map(TransferRateFloor.init)
         initial.sink = request.downloadTarget.map(DownloadSink.init)
         initial.progress.totalBytesToSend = request.body.isEmpty ? 0 : request.body.contentLength
         state = Locked(initial)
@@ -117,6 +123,9 @@ final class TaskExchange: Sendable {
             guard case .running = state.phase else { return (nil, false) }
             do throws(RestingError) {
                 if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
+                if let minimumRate, state.rateFloor?.isTooSlow(received: state.progress.bytesReceived + Int64(data.count), at: .now) == true {
+                    throw minimumRate.failure(domain: NSURLErrorDomain, code: URLError.timedOut.rawValue)
+                }
                 if state.sink?.destination == .file {
                     try state.sink?.write(data)
                 } else if Int64(state.body.count + data.count) > maximumResponseSize {

@@ -42,6 +42,8 @@ public final class URLSessionClient: HTTPClient {
     public let maximumRedirects: Int
     /// The largest response body kept in memory.
     public let maximumResponseSize: Int64
+    /// The slowest a response may arrive once its body has begun (see ``MinimumTransferRate``); `nil` for none.
+    public let minimumTransferRate: MinimumTransferRate?
     private let delegate = SessionDelegate()
     /// A setting of the session that this platform would silently ignore; every call fails with it.
     private let unsupportedSetting: RestingError?
@@ -53,11 +55,12 @@ public final class URLSessionClient: HTTPClient {
     /// directly. Use `CurlClient`'s proxy settings there.
     public init(
         configuration: URLSessionConfiguration = .default, maximumRedirects: Int = 10,
-        maximumResponseSize: Int64 = 64 * 1024 * 1024
+        maximumResponseSize: Int64 = 64 * 1024 * 1024, minimumTransferRate: MinimumTransferRate? = .default
     ) {
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.maximumRedirects = maximumRedirects
         self.maximumResponseSize = maximumResponseSize
+        self.minimumTransferRate = minimumTransferRate
         unsupportedSetting = Self.unsupportedSetting(of: configuration)
     }
 
@@ -104,7 +107,8 @@ public final class URLSessionClient: HTTPClient {
     private func perform(
         _ request: HTTPRequest, _ urlRequest: URLRequest, progress: @escaping ProgressHandler
     ) async throws -> HTTPDataResponse {
-        let exchange = TaskExchange(request: request, maximumResponseSize: maximumResponseSize, progress: progress)
+        let exchange = TaskExchange(request: request, maximumResponseSize: maximumResponseSize,
+                                    minimumRate: minimumTransferRate, progress: progress)
         var urlRequest = urlRequest
         if urlRequest.httpBody == nil, !request.body.isEmpty { urlRequest.httpBodyStream = exchange.makeBodyStream() }
         return try await withTaskCancellationHandler { [urlRequest] in

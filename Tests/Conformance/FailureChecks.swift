@@ -36,6 +36,19 @@ extension TransportConformance {
         }
     }
 
+    /// With nothing configured, a server that drips one byte a second is still cut off — by the default
+    /// ``MinimumTransferRate`` — as timed out. (The stub has no wire to drip on.)
+    public func dripWithDefaults() async throws {
+        guard capabilities.opensConnections else { return }
+        let transport = try makeTransport(Settings())
+        let error = await failure { try await send(HTTPRequest(method: .get, url: url("/drip")), on: transport) }
+        guard case .transportFailed(let failure) = error, failure.kind == .timedOut else {
+            Issue.record("\(name): a drip with default settings must end as timedOut, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.message.contains("slower than"), "\(name): \(failure.message)")
+    }
+
     /// Cancelling mid-request, mid-upload and mid-download ends the call with `.cancelled`.
     public func cancellation() async throws {
         let upload = Data(count: 8 * 1024 * 1024)

@@ -122,6 +122,9 @@ struct ConformanceTests {
     @Test("total, idle and connect timeouts are typed", arguments: names)
     func timeouts(_ name: String) async throws { try await suite(name).timeouts() }
 
+    @Test("a server dripping a byte a second is cut off with default settings", arguments: names)
+    func dripWithDefaults(_ name: String) async throws { try await suite(name).dripWithDefaults() }
+
     @Test("cancelling mid-request, mid-upload and mid-download is prompt and typed", arguments: names)
     func cancellation(_ name: String) async throws { try await suite(name).cancellation() }
 

@@ -1,0 +1,63 @@
+/// The slowest a response may arrive once it has begun: at least ``bytes`` in every ``window``, or the call
+/// fails with ``TransportError/Kind/timedOut``.
+///
+/// An idle timeout alone cannot bound a call: a server that drips one byte a second is never idle. This floor
+/// can: every transport applies ``default`` unless told otherwise, so a drip ends after one window.
+///
+/// ```swift
+/// var configuration = CurlClient.Configuration()
+/// configuration.minimumTransferRate = MinimumTransferRate(bytes: 16 * 1024, window: .seconds(10))
+/// ```
+///
+/// It starts with the first byte of the response: waiting for the server to answer is the idle timeout's
+/// business. A stream that legitimately pauses longer (events, long polls) needs `nil` there.
+public struct MinimumTransferRate: Sendable, Equatable, CustomStringConvertible {
+    /// Bytes that must arrive in each window.
+    public var bytes: Int64
+    /// How long each window lasts.
+    public var window: Duration
+
+    public init(bytes: Int64, window: Duration) {
+        self.bytes = bytes
+        self.window = window
+    }
+
+    /// 1 KiB in every 30 seconds: far below any working network, far above a drip.
+    public static let `default` = MinimumTransferRate(bytes: 1024, window: .seconds(30))
+
+    public var description: String { "\(bytes) bytes per \(window)" }
+
+    /// The failure a transfer slower than this ends with.
+    package func failure(domain: String, code: Int) -> RestingError {
+        .transportFailed(TransportError(kind: .timedOut, code: code, domain: domain,
+                                        message: "the response arrived slower than \(self)"))
+    }
+}
+
+/// Whether a transfer keeps up with its ``MinimumTransferRate``, from the running count of bytes received
+/// and the time: a value type the transports feed from their callbacks, tested without sockets.
+///
+/// ```swift
+/// var floor = TransferRateFloor(.default)
+/// if floor.isTooSlow(received: total, at: .now) { fail() }
+/// ```
+package struct TransferRateFloor: Sendable {
+    private let rate: MinimumTransferRate
+    /// Where the current window began, and how much had been received then; `nil` before the first byte.
+    private var windowStart: (instant: ContinuousClock.Instant, received: Int64)?
+
+    package init(_ rate: MinimumTransferRate) { self.rate = rate }
+
+    /// Records that `received` bytes have arrived in all by `now`; true when a whole window has passed with
+    /// fewer than the rate's bytes in it.
+    package mutating func isTooSlow(received: Int64, at now: ContinuousClock.Instant) -> Bool {
+        guard let start = windowStart else {
+            if received > 0 { windowStart = (now, received) }
+            return false
+        }
+        guard now - start.instant >= rate.window else { return false }
+        if received - start.received < rate.bytes { return true }
+        windowStart = (now, received)
+        return false
+    }
+}
