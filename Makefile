@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Zero warnings is a rule of the project: the build that precedes the tests treats them as errors.
 STRICT := -Xswiftc -warnings-as-errors
 
-.PHONY: deps demo build test test-sanitize bench clean
+.PHONY: deps demo build test test-sanitize fuzz soak bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -26,6 +26,23 @@ test: build
 test-sanitize: deps
 	$(SWIFT) test --sanitize=thread
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 $(SWIFT) test --sanitize=address
+
+# Every fuzz target (Fuzz/Targets) under libFuzzer with AddressSanitizer, FUZZ_SECONDS each, starting from its
+# committed corpus (Fuzz/Corpus/<target>). New inputs that add coverage go to a scratch folder, not the corpus; an
+# input that crashes or breaks a property is saved as Fuzz/Crashes/<target>-crash-… and the run fails: copy it
+# into the corpus once fixed, and FuzzRegressionTests replays it in `make test` from then on.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := .build/fuzz
+fuzz: deps
+	$(SWIFT) build --scratch-path $(FUZZ_BUILD) --product RestingFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	@scripts/fuzz.sh $(FUZZ_BUILD)/debug/RestingFuzz $(FUZZ_SECONDS)
+
+# Both transports for SOAK_SECONDS each at 64 calls in flight against the conformance server on loopback: GETs,
+# uploads, downloads, cancellations and faults, with memory, descriptors and threads sampled (RESULT lines).
+SOAK_SECONDS ?= 90
+soak: deps
+	$(SWIFT) build --product RestingSoak
+	$(SWIFT) run --skip-build RestingSoak --seconds $(SOAK_SECONDS)
 
 # Benchmarks against nginx on loopback (installs nginx): small requests (Benchmarks/bench.py), then large
 # uploads and downloads with peak RSS (Benchmarks/streaming.py).

@@ -40,10 +40,14 @@ let package = Package(
             name: "RestingTransportConformance",
             dependencies: ["RestingCore", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/Conformance", exclude: ["conformance_server.py", "make_certificates.sh"]),
+        // Fuzz targets for every parser a server's or a caller's bytes reach (`make fuzz`), and the program that
+        // runs them: under libFuzzer when built with -D FUZZING -sanitize=fuzzer, else replaying files.
+        .target(name: "RestingFuzzTargets", dependencies: ["RestingCore"], path: "Fuzz/Targets"),
+        .executableTarget(name: "RestingFuzz", dependencies: ["RestingFuzzTargets"], path: "Fuzz/Runner"),
         // Killed at random points by the offline queue's crash test.
         .executableTarget(name: "OfflineQueueProbe", dependencies: ["RestingCore"], path: "Tests/OfflineQueueProbe"),
         .testTarget(
-            name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "OfflineQueueProbe"],
+            name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "OfflineQueueProbe", "RestingFuzzTargets"],
             path: "Tests/CoreTests"),
         .testTarget(name: "MultipartTests", dependencies: ["RestingMultipart"], path: "Tests/MultipartTests"),
         .testTarget(
@@ -60,6 +64,10 @@ let package = Package(
         .executableTarget(
             name: "RestingCurlStreamingBenchmark", dependencies: ["RestingCurl", "RestingKitBenchmarkSupport"],
             path: "Benchmarks/CurlStreaming"),
+        // `make soak`: both transports under a bounded mixed load with faults, resources sampled.
+        .executableTarget(
+            name: "RestingSoak", dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingServerHarness"],
+            path: "Benchmarks/Soak"),
         .testTarget(
             name: "CurlTests",
             dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],

@@ -19,6 +19,9 @@ enum CurlError {
             CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_USE_SSL_FAILED,
             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CLIENTCERT:
             kind = .tlsFailed
+        // libcurl reports a broken chunked framing as a receive error; only its message tells it from a reset.
+        case CURLE_RECV_ERROR where detail.contains("chunked-encoding") || detail.contains("chunk"):
+            kind = .malformedResponse
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = .connectionReset
         case CURLE_WEIRD_SERVER_REPLY, CURLE_PARTIAL_FILE, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2,

@@ -159,9 +159,7 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         headerBytes += count
         guard headerBytes <= Self.maximumHeaderBytes else {
-            failure = .transportFailed(
-                TransportError(kind: .malformedResponse, code: 0, domain: CurlError.domain,
-                               message: "response headers larger than \(Self.maximumHeaderBytes) bytes"))
+            failure = Self.malformed("response headers larger than \(Self.maximumHeaderBytes) bytes")
             return 0
         }
         let line = UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
@@ -177,10 +175,17 @@ final class CurlTransfer: @unchecked Sendable {
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
             let name = String(decoding: HeaderLine.trimmed(line[..<colon]), as: UTF8.self)
             let value = String(decoding: HeaderLine.trimmed(line[(colon + 1)...]), as: UTF8.self)
-            headers.add(name: name, value: value)
-            if sink == nil, name.caseInsensitiveEquals("Content-Length"), let length = Int64(value), length > 0 {
-                body.reserveCapacity(Int(min(length, maximumResponseSize, 16 * 1024 * 1024)))
+            if name.caseInsensitiveEquals("Content-Length") {
+                // Two different lengths leave the body's end to a guess (RFC 9112 §6.3): refuse the response.
+                if let earlier = headers["Content-Length"], earlier != value {
+                    failure = Self.malformed("conflicting Content-Length headers")
+                    return 0
+                }
+                if sink == nil, let length = Int64(value), length > 0 {
+                    body.reserveCapacity(Int(min(length, maximumResponseSize, 16 * 1024 * 1024)))
+                }
             }
+            headers.add(name: name, value: value)
         }
         return count
     }
@@ -225,6 +230,10 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
+    private static func malformed(_ message: String) -> RestingError {
+        .transportFailed(TransportError(kind: .malformedResponse, code: 0, domain: CurlError.domain, message: message))
+    }
+
     // MARK: Outcome
 
     /// The response, or the failure, once libcurl reports the transfer done with `code`.
@@ -232,6 +241,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard let handle else { return .failure(.cancelled) }
         if let failure { return .failure(failure) }
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.responseTooLarge(limit: maximumResponseSize)) }
+        // libcurl answers a header line past its own limit (100 KB) with "out of memory": a malformed head.
+        if code == CURLE_OUT_OF_MEMORY, !headSeen { return .failure(Self.malformed("a response header line is too long")) }
         guard code == CURLE_OK else { return .failure(CurlError.restingError(code, detail: handle.errorDetail)) }
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
         do {

@@ -148,6 +148,11 @@ final class TaskExchange: Sendable {
     private func accept(_ response: HTTPURLResponse, in state: inout State) throws(RestingError) {
         state.response = response
         state.headers = URLSessionClient.headers(of: response)
+        // HTTPURLResponse joins repeated fields with ", ": two different lengths leave the body's end to a guess.
+        if let lengths = state.headers["Content-Length"], Set(lengths.split(separator: ",").map { $0.filter { $0 != " " } }).count > 1 {
+            throw .transportFailed(TransportError(kind: .malformedResponse, code: URLError.badServerResponse.rawValue,
+                                                  domain: NSURLErrorDomain, message: "conflicting Content-Length headers"))
+        }
         let expected = response.expectedContentLength
         state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
         if expected > maximumResponseSize, state.sink == nil { throw .responseTooLarge(limit: maximumResponseSize) }

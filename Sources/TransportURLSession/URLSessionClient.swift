@@ -142,6 +142,16 @@ public final class URLSessionClient: HTTPClient {
         return HTTPHeaders(fields.sorted { $0.0.lowercased() < $1.0.lowercased() })
     }
 
+    /// Parts of libcurl's messages for a reply that breaks HTTP's framing, as FoundationNetworking passes them on.
+    private static let malformedReplyMessages = [
+        "bytes remaining to read", "outstanding read data remaining", "chunked-encoding", "HTTP/0.9",
+        "Out of memory", "Weird server reply", "Too large response headers",
+    ]
+
+    private static func isMalformedReply(_ error: URLError) -> Bool {
+        malformedReplyMessages.contains { error.localizedDescription.contains($0) }
+    }
+
     static func restingError(_ error: any Error) -> RestingError {
         guard let urlError = error as? URLError else {
             return .transportFailed(TransportError(kind: .other, code: 0, domain: "URLSession", message: "\(error)"))
@@ -159,9 +169,10 @@ public final class URLSessionClient: HTTPClient {
             kind = .tlsFailed
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
             kind = .malformedResponse
-        // FoundationNetworking reports a body cut short of its Content-Length (libcurl's CURLE_PARTIAL_FILE) as
-        // NSURLErrorUnknown; only libcurl's message tells it apart. CurlClient calls it a malformed response.
-        case .unknown where urlError.localizedDescription.contains("bytes remaining to read"):
+        // FoundationNetworking reports libcurl's framing errors — a body cut short of its length or of its last
+        // chunk, a broken chunk size, a head too long, an HTTP/0.9 reply — as NSURLErrorUnknown or
+        // unsupportedURL; only libcurl's message tells them apart. CurlClient calls them malformed responses.
+        case .unknown where isMalformedReply(urlError), .unsupportedURL where isMalformedReply(urlError):
             kind = .malformedResponse
         default: kind = .other
         }

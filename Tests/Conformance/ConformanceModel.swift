@@ -40,6 +40,9 @@ public final class ConformanceModel: ConformanceBackend {
     /// The conformance server's answer to `received`.
     @Sendable public func respond(to received: StubHTTPClient.ReceivedRequest) async throws -> StubResponse {
         let url = received.request.url
+        guard url.host == "127.0.0.1" || url.host == "localhost" else {
+            return .failure(Self.failure(.dnsFailed, "cannot resolve \(url.host ?? "")"))
+        }
         guard url.port == port else {
             return .failure(Self.failure(.connectionFailed, "nothing listens on port \(url.port ?? 80)"))
         }
@@ -99,9 +102,16 @@ public final class ConformanceModel: ConformanceBackend {
             // One byte a second, or nothing at all: only the caller's timeout ends it.
             try await Task.sleep(for: .seconds(120))
             return .status(200, body: Data(repeating: UInt8(ascii: "x"), count: 100))
-        case ("reset-headers", _), ("reset-body", _):
+        case ("interim", _):
+            return .status(200, headers: ["X-Final": "yes"], body: Data("final".utf8))
+        case ("length-and-chunked", _):
+            return .status(200, body: Data("hello".utf8))
+        case ("gzip-bomb", _):
+            return .status(200, headers: ["Content-Encoding": "gzip"], body: Data(count: 64))
+        case ("reset-headers", _), ("reset-body", _), ("reset-upload", _):
             return .failure(Self.failure(.connectionReset, "connection reset by peer"))
-        case ("short-body", _), ("bad-chunked", _), ("garbage-status", _), ("huge-header", _):
+        case ("short-body", _), ("bad-chunked", _), ("garbage-status", _), ("huge-header", _), ("chunked-cut", _),
+            ("conflicting-length", _), ("header-flood", _):
             return .failure(Self.failure(.malformedResponse, "the server's reply to \(path) is not valid HTTP/1.1"))
         default:
             return .status(404)

@@ -41,9 +41,23 @@ extension TransportConformance {
         let sameOrigin = try await echo(HTTPRequest(method: .get, url: url("/redirect/302?to=%2Fecho"), headers: credentials))
         #expect(sameOrigin.values(of: "Authorization") == ["Bearer secret"] && sameOrigin.values(of: "Cookie") == ["session=secret"], "\(name)")
 
+        var marked = credentials
+        marked.add(name: "X-Api-Key", value: "secret")
+        marked.add(name: "X-Tenant-Secret", value: "secret", sensitive: true)
         let elsewhere = "http://localhost:\(server.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let crossOrigin = try await echo(HTTPRequest(method: .get, url: url("/redirect/307?to=\(elsewhere)"), headers: credentials))
-        #expect(crossOrigin.values(of: "Authorization").isEmpty && crossOrigin.values(of: "Cookie").isEmpty, "\(name): \(crossOrigin.headers)")
+        let crossOrigin = try await echo(HTTPRequest(method: .get, url: url("/redirect/307?to=\(elsewhere)"), headers: marked))
+        for header in ["Authorization", "Cookie", "X-Api-Key", "X-Tenant-Secret"] {
+            #expect(crossOrigin.values(of: header).isEmpty, "\(name): \(header) crossed origins")
+        }
         #expect(crossOrigin.values(of: "X-Other") == ["kept"], "\(name)")
+    }
+
+    /// A redirect to a scheme other than HTTP(S) is never followed: the 3xx itself is the answer.
+    public func redirectSchemes() async throws {
+        for target in ["file:///etc/passwd", "gopher://127.0.0.1:\(server.port)/", "ftp://127.0.0.1/x", "data:text/plain,hi"] {
+            let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let response = try await send(HTTPRequest(method: .get, url: url("/redirect/302?to=\(encoded)")))
+            #expect(response.status == 302, "\(name): \(target) gave \(response.status)")
+        }
     }
 }

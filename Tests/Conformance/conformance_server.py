@@ -12,7 +12,8 @@ Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /
                /slow-download: 47 MiB sent 16 KiB every 20 ms; /slow-read: the body read 64 KiB every 200 ms
                (both minute-long, for cancellation; with ?tag=T they show in /waiting)
 Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-status  /huge-header
-               /drip (a byte a second)  /silent (never answers)
+               /drip (a byte a second)  /silent (never answers)  /chunked-cut  /conflicting-length
+               /length-and-chunked  /header-flood  /interim (103 then 200)  /gzip-bomb  /reset-upload
 """
 import argparse
 import base64
@@ -94,7 +95,7 @@ class Handler(socketserver.StreamRequestHandler):
         request = read_request(self.rfile, read_body=False)
         if request is None:
             return
-        if request.path != "/slow-read":
+        if request.path not in ("/slow-read", "/reset-upload"):
             request.body = read_body_of(self.rfile, request)
         route = getattr(self, "route_" + request.path.strip("/").split("/")[0].replace("-", "_"), None)
         if route is None:
@@ -285,6 +286,49 @@ class Handler(socketserver.StreamRequestHandler):
                 time.sleep(1)
         except OSError:
             pass
+
+    def route_chunked_cut(self, request):
+        # A chunked body whose connection closes before the last (zero-size) chunk.
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n")
+        self.wfile.flush()
+
+    def route_conflicting_length(self, request):
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\nConnection: close\r\n\r\nhello, ")
+        self.wfile.flush()
+
+    def route_length_and_chunked(self, request):
+        # Both framings: Transfer-Encoding wins (RFC 9112 §6.3); read by Content-Length the body would be "5\r\nhe".
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                         b"5\r\nhello\r\n0\r\n\r\n")
+        self.wfile.flush()
+
+    def route_header_flood(self, request):
+        # 40,000 small header fields (about 600 KB of head) before a tiny body.
+        head = b"".join(b"X-F%d: v\r\n" % index for index in range(40000))
+        self.wfile.write(b"HTTP/1.1 200 OK\r\n" + head + b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
+        self.wfile.flush()
+
+    def route_interim(self, request):
+        # 103 Early Hints, then the real answer: only the final head counts.
+        self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nX-Interim: yes\r\n\r\n")
+        self.respond(200, b"final", [("X-Final", "yes")])
+
+    BOMB = None
+
+    def route_gzip_bomb(self, request):
+        # 64 MiB of zeros in about 64 KiB of gzip: a client that decodes it must stop at its size limit.
+        if Handler.BOMB is None:
+            compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+            Handler.BOMB = compressor.compress(bytes(64 * 1024 * 1024)) + compressor.flush()
+        self.respond(200, Handler.BOMB, [("Content-Encoding", "gzip"), ("Content-Type", "application/octet-stream")])
+
+    def route_reset_upload(self, request):
+        # Reads 64 KiB of a large upload, then resets the connection (the body is not read before routing).
+        try:
+            self.rfile.read(64 * 1024)
+        except OSError:
+            return
+        self.reset()
 
     def route_silent(self, request):
         # Read nothing more, write nothing: the client's timeout must end it.

@@ -119,6 +119,9 @@ struct ConformanceTests {
     @Test("credentials are dropped on a cross-origin redirect", arguments: names)
     func redirectCredentials(_ name: String) async throws { try await suite(name).redirectCredentials() }
 
+    @Test("redirects to other schemes are never followed", arguments: names)
+    func redirectSchemes(_ name: String) async throws { try await suite(name).redirectSchemes() }
+
     @Test("total, idle and connect timeouts are typed", arguments: names)
     func timeouts(_ name: String) async throws { try await suite(name).timeouts() }
 
@@ -128,6 +131,9 @@ struct ConformanceTests {
     @Test("cancelling mid-request, mid-upload and mid-download is prompt and typed", arguments: names)
     func cancellation(_ name: String) async throws { try await suite(name).cancellation() }
 
-    @Test("a misbehaving server always ends in a typed error", arguments: names)
+    @Test("interim responses, double framing and decompression bombs are handled", arguments: names)
+    func unusualFraming(_ name: String) async throws { try await suite(name).unusualFraming() }
+
+    @Test("each way a server misbehaves ends in its exact kind of transport error", arguments: names)
     func faults(_ name: String) async throws { try await suite(name).faults() }
 }

@@ -6,11 +6,11 @@ import Foundation
 
 /// HTTP dates (RFC 9110 §5.6.7), read without `DateFormatter`: locale-free, and without the part of Foundation
 /// that carries it.
-enum HTTPDate {
+package enum HTTPDate {
     /// An HTTP date (RFC 9110 §5.6.7), always in GMT: IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, and the
     /// obsolete forms recipients must accept, RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime
     /// `Sun Nov  6 08:49:37 1994`. A two-digit year more than 50 years after `now` is in the past century.
-    static func parse(_ text: String, now: Date = Date()) -> Date? {
+    package static func parse(_ text: String, now: Date = Date()) -> Date? {
         let fields = text.split(separator: " ")
         switch fields.count {
         case 6 where fields[0].hasSuffix(",") && fields[5] == "GMT":

@@ -52,7 +52,7 @@ public struct RedirectFollower: Sendable {
     }
 
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.
-    func nextRequest(after response: HTTPDataResponse, for request: HTTPRequest) -> HTTPRequest? {
+    package func nextRequest(after response: HTTPDataResponse, for request: HTTPRequest) -> HTTPRequest? {
         guard Self.redirectStatuses.contains(response.status), let location = response.headers["Location"],
             let url = URL(string: location, relativeTo: request.url)?.absoluteURL,
             let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"

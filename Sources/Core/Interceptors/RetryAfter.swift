@@ -5,10 +5,10 @@ import Foundation
 #endif
 
 /// The `Retry-After` header (RFC 9110 §10.2.3): a number of seconds, or an HTTP date.
-enum RetryAfter {
+package enum RetryAfter {
     /// The delay the server asks for; `nil` when the value is neither form. A number of seconds too large
     /// for any clock is ``Duration/effectivelyForever`` — a request not to retry — never "at once".
-    static func delay(_ value: String, now: Date) -> Duration? {
+    package static func delay(_ value: String, now: Date) -> Duration? {
         let trimmed = value.trimmingWhitespace
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             guard let seconds = Int64(trimmed), seconds < Duration.effectivelyForever.components.seconds else {

@@ -74,7 +74,7 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
     }
 
     /// The request to send again, with `body` — the inline bytes, or the URL of the body's file.
-    func request<Body>(body: Body) -> RestingRequest<Body, Data> {
+    package func request<Body>(body: Body) -> RestingRequest<Body, Data> {
         var requestHeaders = HTTPHeaders(headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
         requestHeaders["Idempotency-Key"] = idempotencyKey
         let encoding = RequestEncoding.raw(contentType: contentType ?? "application/octet-stream")

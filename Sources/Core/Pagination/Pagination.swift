@@ -79,9 +79,9 @@ enum PagePosition: Sendable, Equatable {
 }
 
 /// RFC 8288 `Link` header values: `<url>; rel="next", <url>; rel="last"`.
-enum LinkHeader {
+package enum LinkHeader {
     /// The target of the first link whose `rel` includes `relation`.
-    static func target(of header: String, relation: String) -> String? {
+    package static func target(of header: String, relation: String) -> String? {
         var rest = Substring(header)
         while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
             let target = String(rest[rest.index(after: open)..<close])

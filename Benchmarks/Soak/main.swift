@@ -1,0 +1,150 @@
+import Foundation
+import RestingCore
+import RestingCurl
+import RestingServerHarness
+import RestingURLSession
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// `make soak`: each transport in turn, at 64 calls in flight against the conformance server on loopback, for a
+// bounded time — small GETs, uploads, downloads to files, cancellations, and faults — while resident memory,
+// open file descriptors and threads are sampled. It fails when a call ends in anything but a value or the
+// typed error its kind of call expects, or when a resource keeps growing after warm-up.
+//   RestingSoak [--seconds S] [--in-flight N]     (S per transport; 60 and 64 by default)
+
+/// What one call of the mix is, and what counts as a correct ending for it.
+enum Call: CaseIterable {
+    case get, upload, download, cancelled, reset, truncated, garbage, serverError
+
+    func run(on transport: any HTTPClient, server: LocalServer, scratch: URL) async -> Bool {
+        do {
+            switch self {
+            case .get:
+                let response = try await transport.send(HTTPRequest(method: .get, url: url(server, "/bytes/1024"))) { _ in }
+                return response.status == 200 && response.body.count == 1024
+            case .upload:
+                let body = Data(repeating: 7, count: 256 * 1024)
+                let response = try await transport.send(HTTPRequest(method: .put, url: url(server, "/echo/body"), body: .bytes(body))) { _ in }
+                return response.status == 200
+            case .download:
+                let file = scratch.appendingPathComponent(UUID().uuidString)
+                defer { try? FileManager.default.removeItem(at: file) }
+                var request = HTTPRequest(method: .get, url: url(server, "/bytes/65536"))
+                request.downloadTarget = DownloadTarget(file: file)
+                let response = try await transport.send(request) { _ in }
+                let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int
+                return response.status == 200 && size == 65_536
+            case .cancelled:
+                let call = Task { try await transport.send(HTTPRequest(method: .get, url: url(server, "/delay/5000"))) { _ in } }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))  // load, not synchronisation
+                call.cancel()
+                _ = try await call.value
+                return false
+            case .reset, .truncated, .garbage:
+                let path = self == .reset ? "/reset-body" : self == .truncated ? "/short-body" : "/garbage-status"
+                _ = try await transport.send(HTTPRequest(method: .get, url: url(server, path), timeout: .seconds(10))) { _ in }
+                return false
+            case .serverError:
+                return try await transport.send(HTTPRequest(method: .get, url: url(server, "/status/503"))) { _ in }.status == 503
+            }
+        } catch RestingError.cancelled {
+            return self == .cancelled
+        } catch RestingError.transportFailed(let failure) {
+            switch self {
+            case .reset: return failure.kind == .connectionReset || failure.kind == .malformedResponse
+            case .truncated, .garbage: return failure.kind == .malformedResponse
+            default: return false
+            }
+        } catch {
+            return false
+        }
+    }
+
+    private func url(_ server: LocalServer, _ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(server.port)\(path)") ?? URL(fileURLWithPath: "/")
+    }
+}
+
+/// Resident memory, open descriptors and threads of this process, from /proc.
+struct Sample {
+    let residentMiB: Double
+    let descriptors: Int
+    let threads: Int
+
+    static func now() -> Sample {
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let pages = Double(statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0)
+        let count = { (path: String) in (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? 0 }
+        return Sample(residentMiB: pages * 4096 / 1_048_576, descriptors: count("/proc/self/fd"), threads: count("/proc/self/task"))
+    }
+}
+
+func option(_ name: String, default value: Int) -> Int {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return value }
+    return Int(arguments[index + 1]) ?? value
+}
+
+let seconds = option("--seconds", default: 60)
+let inFlight = option("--in-flight", default: 64)
+let server = try await LocalServer.start(script: LocalServer.conformanceServerScript)
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: scratch) }
+
+let configuration = URLSessionConfiguration.ephemeral
+configuration.httpMaximumConnectionsPerHost = inFlight
+let transports: [(String, any HTTPClient)] = [("curl", try CurlClient()), ("urlsession", URLSessionClient(configuration: configuration))]
+var failed = false
+for (name, transport) in transports {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    let counts = Locked([String: Int]())
+    let sampler = Task {
+        var samples: [Sample] = []
+        while !Task.isCancelled {
+            samples.append(.now())
+            try? await Task.sleep(for: .seconds(1))
+        }
+        return samples
+    }
+    await withTaskGroup(of: Void.self) { group in
+        for worker in 0..<inFlight {
+            group.addTask {
+                var index = worker
+                while ContinuousClock.now < deadline {
+                    let call = Call.allCases[index % Call.allCases.count]
+                    let correct = await call.run(on: transport, server: server, scratch: scratch)
+                    counts.withLock { $0[correct ? "ok" : "wrong \(call)", default: 0] += 1 }
+                    index += 1
+                }
+            }
+        }
+    }
+    sampler.cancel()
+    let samples = await sampler.value
+    let outcome = counts.withLock { $0 }
+    let wrong = outcome.filter { $0.key != "ok" }
+    // Warm-up is the first half; after it, the last quarter may not sit above the second quarter.
+    let settled = Array(samples.dropFirst(samples.count / 4))
+    let early = Array(settled.prefix(max(1, settled.count / 3)))
+    let late = Array(settled.suffix(max(1, settled.count / 3)))
+    func peak(_ values: [Sample], _ key: (Sample) -> Double) -> Double { values.map(key).max() ?? 0 }
+    let growth = (
+        rss: peak(late, \.residentMiB) - peak(early, \.residentMiB),
+        fds: peak(late) { Double($0.descriptors) } - peak(early) { Double($0.descriptors) },
+        threads: peak(late) { Double($0.threads) } - peak(early) { Double($0.threads) })
+    print("RESULT soak_\(name)_calls \(outcome.values.reduce(0, +))")
+    print("RESULT soak_\(name)_unexpected_outcomes \(wrong.values.reduce(0, +))\(wrong.isEmpty ? "" : " \(wrong)")")
+    print(String(format: "RESULT soak_%@_rss_mib %.1f (after warm-up %.1f, growth %.1f)", name, peak(samples, \.residentMiB),
+                 peak(early, \.residentMiB), growth.rss))
+    print("RESULT soak_\(name)_open_fds \(Int(peak(late) { Double($0.descriptors) })) (growth \(Int(growth.fds)))")
+    print("RESULT soak_\(name)_threads \(Int(peak(late) { Double($0.threads) })) (growth \(Int(growth.threads)))")
+    if !wrong.isEmpty || growth.rss > 16 || growth.fds > 8 || growth.threads > 4 {
+        print("soak: \(name) failed")
+        failed = true
+    }
+}
+server.stop()
+exit(failed ? 1 : 0)
