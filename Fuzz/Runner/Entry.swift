@@ -25,6 +25,21 @@ public func fuzzOne(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     selected.run(Data(bytes: bytes, count: count)) { report(selected.name, $0) }
     return 0
 }
+
+typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: FuzzCallback) -> CInt
+
+// SwiftPM links an executable's entry point under this name; it hands the command line to libFuzzer's driver.
+@_cdecl("RestingFuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { fuzzOne($0, $1) }
+}
 #else
 @main
 enum Replay {

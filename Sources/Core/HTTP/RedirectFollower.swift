@@ -55,7 +55,7 @@ public struct RedirectFollower: Sendable {
     package func nextRequest(after response: HTTPDataResponse, for request: HTTPRequest) -> HTTPRequest? {
         guard Self.redirectStatuses.contains(response.status), let location = response.headers["Location"],
             let url = URL(string: location, relativeTo: request.url)?.absoluteURL,
-            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            Origin(url) != nil  // HTTP(S) with a host: `http:https://h//` has the scheme and no host
         else { return nil }
 
         var next = request
