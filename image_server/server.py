@@ -168,7 +168,8 @@ class Handler(BaseHTTPRequestHandler):
     # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's algorithm and the client's
     # delayed ACK hold the body back for 40 ms.
     disable_nagle_algorithm = True
-    # A client that stops sending (or reading) frees its thread after this long instead of holding it forever.
+    # A client that stops sending (or reading) frees its thread after this long instead of holding it forever
+    # (--socket-timeout).
     timeout = 60
     server_version = "image_server/1.0"
     store: PostStore  # set on the class at start-up
@@ -442,9 +443,12 @@ def main():
     parser.add_argument("--uploads", default=str(Path(__file__).resolve().parent / "uploads"),
                         help="where uploads are stored (created if missing)")
     parser.add_argument("--max-upload-bytes", type=int, default=4 << 30, help="larger uploads get 413")
+    parser.add_argument("--socket-timeout", type=float, default=60,
+                        help="seconds a silent client may hold its connection (and a thread)")
     args = parser.parse_args()
 
     Handler.store = PostStore()
+    Handler.timeout = args.socket_timeout
     ThreadingHTTPServer.request_queue_size = 128  # the default listen backlog of 5 drops bursts of connections
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True

@@ -89,7 +89,11 @@ class BodyStream:
                 line = self.rfile.readline(1024)
                 if not line:
                     raise UploadError(400, "the chunked body ended early")
-                self.chunk_left = chunk_size(line)
+                try:
+                    self.chunk_left = chunk_size(line)
+                except UploadError:
+                    self.done = True  # its framing is lost: nothing more can be read from it, not even to drain
+                    raise
                 if self.chunk_left == 0:
                     while self.rfile.readline(1024).strip():  # trailers
                         pass

@@ -18,47 +18,53 @@ import FoundationNetworking
 enum Call: CaseIterable {
     case get, upload, download, cancelled, reset, truncated, garbage, serverError
 
-    func run(on transport: any HTTPClient, server: LocalServer, scratch: URL) async -> Bool {
+    /// Whether the call ended as its kind should; when it did not, what it ended with.
+    func run(on transport: any HTTPClient, server: LocalServer, scratch: URL) async -> (correct: Bool, outcome: String) {
         do {
-            switch self {
-            case .get:
-                let response = try await transport.send(HTTPRequest(method: .get, url: url(server, "/bytes/1024"))) { _ in }
-                return response.status == 200 && response.body.count == 1024
-            case .upload:
-                let body = Data(repeating: 7, count: 256 * 1024)
-                let response = try await transport.send(HTTPRequest(method: .put, url: url(server, "/echo/body"), body: .bytes(body))) { _ in }
-                return response.status == 200
-            case .download:
-                let file = scratch.appendingPathComponent(UUID().uuidString)
-                defer { try? FileManager.default.removeItem(at: file) }
-                var request = HTTPRequest(method: .get, url: url(server, "/bytes/65536"))
-                request.downloadTarget = DownloadTarget(file: file)
-                let response = try await transport.send(request) { _ in }
-                let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int
-                return response.status == 200 && size == 65_536
-            case .cancelled:
-                let call = Task { try await transport.send(HTTPRequest(method: .get, url: url(server, "/delay/5000"))) { _ in } }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))  // load, not synchronisation
-                call.cancel()
-                _ = try await call.value
-                return false
-            case .reset, .truncated, .garbage:
-                let path = self == .reset ? "/reset-body" : self == .truncated ? "/short-body" : "/garbage-status"
-                _ = try await transport.send(HTTPRequest(method: .get, url: url(server, path), timeout: .seconds(10))) { _ in }
-                return false
-            case .serverError:
-                return try await transport.send(HTTPRequest(method: .get, url: url(server, "/status/503"))) { _ in }.status == 503
-            }
+            let correct = try await attempt(on: transport, server: server, scratch: scratch)
+            return (correct, "a value")
         } catch RestingError.cancelled {
-            return self == .cancelled
+            return (self == .cancelled, "cancelled")
         } catch RestingError.transportFailed(let failure) {
             switch self {
-            case .reset: return failure.kind == .connectionReset || failure.kind == .malformedResponse
-            case .truncated, .garbage: return failure.kind == .malformedResponse
-            default: return false
+            case .reset: return (failure.kind == .connectionReset || failure.kind == .malformedResponse, "\(failure)")
+            case .truncated, .garbage: return (failure.kind == .malformedResponse, "\(failure)")
+            default: return (false, "\(failure)")
             }
         } catch {
+            return (false, "\(error)")
+        }
+    }
+
+    private func attempt(on transport: any HTTPClient, server: LocalServer, scratch: URL) async throws -> Bool {
+        switch self {
+        case .get:
+            let response = try await transport.send(HTTPRequest(method: .get, url: url(server, "/bytes/1024"))) { _ in }
+            return response.status == 200 && response.body.count == 1024
+        case .upload:
+            let body = Data(repeating: 7, count: 256 * 1024)
+            let response = try await transport.send(HTTPRequest(method: .put, url: url(server, "/echo/body"), body: .bytes(body))) { _ in }
+            return response.status == 200
+        case .download:
+            let file = scratch.appendingPathComponent(UUID().uuidString)
+            defer { try? FileManager.default.removeItem(at: file) }
+            var request = HTTPRequest(method: .get, url: url(server, "/bytes/65536"))
+            request.downloadTarget = DownloadTarget(file: file)
+            let response = try await transport.send(request) { _ in }
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int
+            return response.status == 200 && size == 65_536
+        case .cancelled:
+            let call = Task { try await transport.send(HTTPRequest(method: .get, url: url(server, "/delay/5000"))) { _ in } }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))  // load, not synchronisation
+            call.cancel()
+            _ = try await call.value
             return false
+        case .reset, .truncated, .garbage:
+            let path = self == .reset ? "/reset-body" : self == .truncated ? "/short-body" : "/garbage-status"
+            _ = try await transport.send(HTTPRequest(method: .get, url: url(server, path), timeout: .seconds(10))) { _ in }
+            return false
+        case .serverError:
+            return try await transport.send(HTTPRequest(method: .get, url: url(server, "/status/503"))) { _ in }.status == 503
         }
     }
 
@@ -101,6 +107,7 @@ var failed = false
 for (name, transport) in transports {
     let deadline = ContinuousClock.now + .seconds(seconds)
     let counts = Locked([String: Int]())
+    let examples = Locked([String: String]())
     let sampler = Task {
         var samples: [Sample] = []
         while !Task.isCancelled {
@@ -115,8 +122,9 @@ for (name, transport) in transports {
                 var index = worker
                 while ContinuousClock.now < deadline {
                     let call = Call.allCases[index % Call.allCases.count]
-                    let correct = await call.run(on: transport, server: server, scratch: scratch)
+                    let (correct, outcome) = await call.run(on: transport, server: server, scratch: scratch)
                     counts.withLock { $0[correct ? "ok" : "wrong \(call)", default: 0] += 1 }
+                    if !correct { examples.withLock { $0["\(call)"] = $0["\(call)"] ?? outcome } }
                     index += 1
                 }
             }
@@ -137,11 +145,12 @@ for (name, transport) in transports {
         threads: peak(late) { Double($0.threads) } - peak(early) { Double($0.threads) })
     print("RESULT soak_\(name)_calls \(outcome.values.reduce(0, +))")
     print("RESULT soak_\(name)_unexpected_outcomes \(wrong.values.reduce(0, +))\(wrong.isEmpty ? "" : " \(wrong)")")
+    for (call, outcome) in examples.withLock({ $0 }) { print("  \(call), for instance: \(outcome)") }
     print(String(format: "RESULT soak_%@_rss_mib %.1f (after warm-up %.1f, growth %.1f)", name, peak(samples, \.residentMiB),
                  peak(early, \.residentMiB), growth.rss))
     print("RESULT soak_\(name)_open_fds \(Int(peak(late) { Double($0.descriptors) })) (growth \(Int(growth.fds)))")
     print("RESULT soak_\(name)_threads \(Int(peak(late) { Double($0.threads) })) (growth \(Int(growth.threads)))")
-    if !wrong.isEmpty || growth.rss > 16 || growth.fds > 8 || growth.threads > 4 {
+    if !wrong.isEmpty || growth.rss > 16 || growth.fds > 8 || growth.threads > 8 {
         print("soak: \(name) failed")
         failed = true
     }
