@@ -42,14 +42,14 @@ let package = Package(
             path: "Tests/Conformance", exclude: ["conformance_server.py", "make_certificates.sh"]),
         // Fuzz targets for every parser a server's or a caller's bytes reach (`make fuzz`), and the program that
         // runs them: under libFuzzer when built with -D FUZZING -sanitize=fuzzer, else replaying files.
-        .target(name: "RestingFuzzTargets", dependencies: ["RestingCore"], path: "Fuzz/Targets"),
+        .target(name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart"], path: "Fuzz/Targets"),
         .executableTarget(name: "RestingFuzz", dependencies: ["RestingFuzzTargets"], path: "Fuzz/Runner"),
         // Killed at random points by the offline queue's crash test.
         .executableTarget(name: "OfflineQueueProbe", dependencies: ["RestingCore"], path: "Tests/OfflineQueueProbe"),
         .testTarget(
             name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "OfflineQueueProbe", "RestingFuzzTargets"],
             path: "Tests/CoreTests"),
-        .testTarget(name: "MultipartTests", dependencies: ["RestingMultipart"], path: "Tests/MultipartTests"),
+        .testTarget(name: "MultipartTests", dependencies: ["RestingMultipart", "RestingFuzzTargets"], path: "Tests/MultipartTests"),
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),

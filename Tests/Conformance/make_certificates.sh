@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the TLS fixtures of the tests in directory $1, with openssl: a CA, two server certificates for
 # 127.0.0.1/localhost with different keys, a client certificate (PEM and PKCS#12), an expired server
-# certificate, and the SPKI SHA-256 pins of both servers.
+# certificate, one for another host name, a self-signed one, and the SPKI SHA-256 pins of both servers.
 set -euo pipefail
 dir=$1
 cd "$dir"
@@ -19,6 +19,11 @@ sign server "/CN=127.0.0.1" server.ext
 sign other "/CN=127.0.0.1" server.ext
 sign client "/CN=RestingKit test client" client.ext
 quiet openssl pkcs12 -export -in client.pem -inkey client.key -passout pass:secret -out client.p12
+# Signed by the CA, but for another name; and one for the right name that no CA signed.
+printf 'subjectAltName=DNS:wrong.example\n' > mismatched.ext
+sign mismatched "/CN=wrong.example" mismatched.ext
+quiet openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+    -keyout selfsigned.key -out selfsigned.pem
 
 # An expired certificate, through `openssl ca` (x509 -req cannot backdate).
 mkdir -p ca-db

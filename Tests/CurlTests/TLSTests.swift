@@ -59,6 +59,32 @@ struct TLSTests {
         #expect(try await get(server) { $0.tls.caPEM = pem }.status == 200)
     }
 
+    @Test("a certificate for another host name, and a self-signed one, are refused even with the custom CA")
+    func hostNameMismatchAndSelfSignedLeaf() async throws {
+        for certificate in ["mismatched", "selfsigned"] {
+            let server = try await fixtures.server(certificate: certificate)
+            await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem") }
+        }
+    }
+
+    @Test("a wrong pin fails every request of a client, never only the first: no connection outlives the refusal")
+    func wrongPinOnEveryRequest() async throws {
+        let server = try await fixtures.server()
+        var configuration = CurlClient.Configuration()
+        configuration.tls.caFile = fixtures.path("ca.pem")
+        configuration.tls.pinnedPublicKeys = [try fixtures.pin("other")]
+        let client = try CurlClient(configuration: configuration)
+        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/echo"))
+        for attempt in 1...3 {
+            do {
+                let response = try await client.send(HTTPRequest(method: .get, url: url)) { _ in }
+                Issue.record("attempt \(attempt) got HTTP \(response.status) past a wrong pin")
+            } catch RestingError.transportFailed(let failure) {
+                #expect(failure.kind == .tlsFailed, "attempt \(attempt): \(failure)")
+            }
+        }
+    }
+
     @Test("the right SPKI pin passes and a wrong one fails")
     func pinning() async throws {
         let server = try await fixtures.server()

@@ -1,4 +1,5 @@
 import Foundation
+import RestingFuzzTargets
 import Testing
 @testable import RestingMultipart
 

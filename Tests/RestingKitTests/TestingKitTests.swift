@@ -68,6 +68,12 @@ struct MockTests {
     }
 }
 
+/// An API key that never changes.
+private struct StaticKey: CredentialProvider {
+    func credential() async throws -> String { "s3cr3t" }
+    func refreshedCredential(after rejected: String) async throws -> String { rejected }
+}
+
 @Suite("Testing kit: record and replay")
 struct RecordReplayTests {
     let server: LocalServer
@@ -86,7 +92,14 @@ struct RecordReplayTests {
             { try await $0.perform(RestingRequest(endpoint: createPost, body: PostCreateModel(userId: 1, title: "B", body: "two"))).value },
             { try await $0.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 999])).value },
         ]
-        let recording = RestingClient(baseUrl: server.baseURL, interceptors: [RecordReplayInterceptor(directory: directory, mode: .record)])
+        // The auth interceptor's own header name, an API key header and a marked field are as secret as Authorization.
+        let headerProvider = RestingHeaderProvider()
+        headerProvider.addHeader(key: "X-Tenant-Secret", value: "s3cr3t", sensitive: true)
+        headerProvider.addHeader(key: "X-Api-Key", value: "s3cr3t")
+        let recording = RestingClient(
+            baseUrl: server.baseURL, requestConverter: RestingRequestConverter(configuration: .init(headerProvider: headerProvider)),
+            interceptors: [AuthInterceptor(provider: StaticKey(), headerName: "X-Custom-Auth"),
+                           RecordReplayInterceptor(directory: directory, mode: .record)])
         var recorded: [Result<HTTPResponse<Data>, any Error>] = []
         for request in requests { recorded.append(await Result { try await request(recording) }) }
 

@@ -1,19 +1,24 @@
 import Foundation
-@testable import RestingMultipart
+import RestingMultipart
 
 /// A strict `multipart/form-data` parser (RFC 7578), independent of the encoder, so that tests check the
 /// bytes on the wire rather than the encoder's own idea of them.
-struct ParsedPart: Equatable {
-    var headers: [String]
-    var content: Data
+public struct ParsedPart: Equatable, Sendable {
+    public var headers: [String]
+    public var content: Data
 
-    var text: String { String(decoding: content, as: UTF8.self) }
+    public init(headers: [String], content: Data) {
+        self.headers = headers
+        self.content = content
+    }
+
+    public var text: String { String(decoding: content, as: UTF8.self) }
 }
 
-enum MultipartParser {
-    struct Malformed: Error { let reason: String }
+public enum MultipartParser {
+    public struct Malformed: Error { public let reason: String }
 
-    static func parse(_ body: Data, boundary: String) throws -> [ParsedPart] {
+    public static func parse(_ body: Data, boundary: String) throws -> [ParsedPart] {
         let bytes = [UInt8](body)
         let opening = Array("--\(boundary)\r\n".utf8)
         let delimiter = Array("\r\n--\(boundary)".utf8)
@@ -48,8 +53,8 @@ enum MultipartParser {
 }
 
 extension MultipartFormData {
-    /// The whole body, read through a reader with `chunkSize`-byte buffers.
-    func readAll(chunkSize: Int = 64 * 1024) throws -> Data {
+    /// The whole body, read through a reader.
+    public func readAll(chunkSize: Int = 64 * 1024) throws -> Data {
         let reader = makeReader()
         defer { reader.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
@@ -57,25 +62,5 @@ extension MultipartFormData {
         var data = Data()
         while case let count = try reader.read(into: buffer), count > 0 { data.append(contentsOf: buffer[0..<count]) }
         return data
-    }
-
-    func parsed() throws -> [ParsedPart] { try MultipartParser.parse(readAll(), boundary: boundary) }
-}
-
-/// A directory of its own per test, removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("rk-multipart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func file(_ name: String, _ contents: Data) throws -> URL {
-        let file = url.appendingPathComponent(name)
-        try contents.write(to: file)
-        return file
     }
 }
