@@ -41,4 +41,11 @@ public struct TLSFixtures: Sendable {
         if let maximumVersion { arguments += ["--tls-max-version", maximumVersion] }
         return try await LocalServer.start(script: LocalServer.conformanceServerScript, arguments: arguments)
     }
+
+    /// A forward proxy reached over TLS (`https_proxy.py`), presenting the CA-signed server certificate. It
+    /// stops when the returned value is released.
+    public func httpsProxy() async throws -> LocalServer {
+        let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/https_proxy.py")
+        return try await LocalServer.start(script: script, arguments: ["--tls-cert", path("server.pem"), "--tls-key", path("server.key")])
+    }
 }

@@ -85,6 +85,27 @@ struct TLSTests {
         }
     }
 
+    @Test("an HTTPS proxy is trusted through the same custom CA as servers, and refused without it")
+    func httpsProxyTrustsTheCustomCA() async throws {
+        let proxy = try await fixtures.httpsProxy()
+        let origin = try await LocalServer.sharedConformanceServer.value
+        let url = try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo"))
+        var configuration = CurlClient.Configuration()
+        configuration.proxy = .url("https://127.0.0.1:\(proxy.port)")
+        do {
+            _ = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
+            Issue.record("a proxy signed by an unknown CA was trusted")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .tlsFailed, "\(failure)")
+        }
+        configuration.tls.caFile = fixtures.path("ca.pem")
+        let response = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
+        #expect(response.status == 200)
+        configuration.tls.caFile = nil
+        configuration.tls.caPEM = try Data(contentsOf: URL(fileURLWithPath: fixtures.path("ca.pem")))
+        #expect(try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }.status == 200)
+    }
+
     @Test("the right SPKI pin passes and a wrong one fails")
     func pinning() async throws {
         let server = try await fixtures.server()
