@@ -102,6 +102,10 @@ public final class ConformanceModel: ConformanceBackend {
             // One byte a second, or nothing at all: only the caller's timeout ends it.
             try await Task.sleep(for: .seconds(120))
             return .status(200, body: Data(repeating: UInt8(ascii: "x"), count: 100))
+        case ("keepalive", _) where segments.count == 2:
+            // No connections here: every answer says connection 1, and the fault is the reset a wire reports.
+            guard segments[1] == "ok" else { return .failure(Self.failure(.connectionReset, "connection reset by peer")) }
+            return .status(200, headers: ["X-Connection": "1"], body: Data("kept".utf8))
         case ("interim", _):
             return .status(200, headers: ["X-Final": "yes"], body: Data("final".utf8))
         case ("length-and-chunked", _):

@@ -117,6 +117,23 @@ extension TransportConformance {
         }
     }
 
+    /// A kept-alive connection serves the next request, and a connection that failed mid-response is never
+    /// used again: the call after the fault succeeds on a new one.
+    public func reuseAfterFault() async throws {
+        let first = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
+        let second = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
+        let fault = await failure { try await send(HTTPRequest(method: .get, url: url("/keepalive/fault"), timeout: .seconds(5))) }
+        guard case .transportFailed(let failure) = fault, failure.kind == .connectionReset else {
+            Issue.record("\(name): a reset on a kept-alive connection must fail as connectionReset, got \(String(describing: fault))")
+            return
+        }
+        let after = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
+        #expect([first, second, after].allSatisfy { $0.status == 200 && $0.body == Data("kept".utf8) }, "\(name)")
+        guard capabilities.opensConnections else { return }
+        #expect(first.headers["X-Connection"] == second.headers["X-Connection"], "\(name): the second request reused the connection")
+        #expect(after.headers["X-Connection"] != second.headers["X-Connection"], "\(name): the faulted connection was not reused")
+    }
+
     /// What a server may send that is odd but valid: an interim 103 before the answer (only the final head
     /// counts), both framings at once (chunked wins, never the length), and a compressed body that decodes to
     /// far more than the size limit (stopped at the limit).

@@ -2,7 +2,7 @@
 """The transport conformance server: well-behaved routes, and faults on purpose.
 
 Python 3 standard library, raw sockets, one request per connection (every response says Connection: close),
-so that each fault is exactly the bytes written here. Prints its address on the first line; with
+so that each fault is exactly the bytes written here — but for /keepalive, which keeps its connection. Prints its address on the first line; with
 --exit-with-stdin it exits when standard input closes.
 
 Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}  /json/{n}
@@ -14,6 +14,7 @@ Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /
 Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-status  /huge-header
                /drip (a byte a second)  /silent (never answers)  /chunked-cut  /conflicting-length
                /length-and-chunked  /header-flood  /interim (103 then 200)  /gzip-bomb  /reset-upload
+Keep-alive:    /keepalive/ok (X-Connection numbers the connection)  /keepalive/fault (a reset mid-body)
 """
 import argparse
 import base64
@@ -31,6 +32,7 @@ import zlib
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 WAITING, WAITING_LOCK = set(), threading.Lock()
+CONNECTIONS, CONNECTIONS_LOCK = [0], threading.Lock()  # connections served by /keepalive, numbered
 
 
 class Request:
@@ -329,6 +331,22 @@ class Handler(socketserver.StreamRequestHandler):
         except OSError:
             return
         self.reset()
+
+    def route_keepalive(self, request):
+        # The one route that keeps its connection open: /keepalive/ok answers and waits for the next request on
+        # the same connection (X-Connection names it); /keepalive/fault sends a head and part of the body, then
+        # resets. A client must never reuse a connection after a fault.
+        with CONNECTIONS_LOCK:
+            CONNECTIONS[0] += 1
+            connection = CONNECTIONS[0]
+        while request is not None and request.path.startswith("/keepalive/"):
+            if request.path == "/keepalive/fault":
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + bytes(10))
+                return self.reset()
+            body = b"kept"
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Connection: %d\r\n\r\n" % connection + body)
+            self.wfile.flush()
+            request = read_request(self.rfile)
 
     def route_silent(self, request):
         # Read nothing more, write nothing: the client's timeout must end it.

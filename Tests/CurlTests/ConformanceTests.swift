@@ -131,6 +131,9 @@ struct ConformanceTests {
     @Test("cancelling mid-request, mid-upload and mid-download is prompt and typed", arguments: names)
     func cancellation(_ name: String) async throws { try await suite(name).cancellation() }
 
+    @Test("a kept-alive connection is reused, and never after a fault", arguments: names)
+    func reuseAfterFault(_ name: String) async throws { try await suite(name).reuseAfterFault() }
+
     @Test("interim responses, double framing and decompression bombs are handled", arguments: names)
     func unusualFraming(_ name: String) async throws { try await suite(name).unusualFraming() }
 

@@ -85,6 +85,22 @@ struct TLSTests {
         }
     }
 
+    @Test("a redirect from HTTPS down to plain HTTP (another port too) arrives without any credential")
+    func downgradingRedirectDropsCredentials() async throws {
+        let server = try await fixtures.server()
+        let plain = try await LocalServer.sharedConformanceServer.value
+        let target = "http://127.0.0.1:\(plain.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        var headers: HTTPHeaders = ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t", "X-Kept": "yes"]
+        headers.add(name: "X-Tenant-Secret", value: "s3cr3t", sensitive: true)
+        var configuration = CurlClient.Configuration()
+        configuration.tls.caFile = fixtures.path("ca.pem")
+        let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/redirect/302?to=\(target)"))
+        let response = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url, headers: headers)) { _ in }
+        let echoed = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == 200 && echoed.contains("X-Kept"), "\(echoed)")
+        #expect(!echoed.contains("s3cr3t"), "a credential followed the downgrade: \(echoed)")
+    }
+
     @Test("an HTTPS proxy is trusted through the same custom CA as servers, and refused without it")
     func httpsProxyTrustsTheCustomCA() async throws {
         let proxy = try await fixtures.httpsProxy()
