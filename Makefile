@@ -22,7 +22,8 @@ test: build
 	$(SWIFT) test $(STRICT)
 
 # Every test under ThreadSanitizer, then AddressSanitizer (with LeakSanitizer; .ci/lsan.supp names the toolchain
-# libraries whose own leaks are not ours). A report fails the run.
+# libraries whose own leaks are not ours). A report fails the run. Tests run several times slower there on two
+# cores, which is why their time limits — hang detectors, never timing assertions — are five minutes.
 test-sanitize: deps
 	$(SWIFT) test --sanitize=thread
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 $(SWIFT) test --sanitize=address

@@ -34,7 +34,7 @@ final class HoldingTransport: HTTPClient {
     }
 }
 
-@Suite("Concurrency modes and cancel-all", .timeLimit(.minutes(1)))
+@Suite("Concurrency modes and cancel-all", .timeLimit(.minutes(5)))
 struct ConcurrencyModeTests {
     let endpoint = Endpoint<Nothing, Nothing>(.get, "/item/{{n}}", encoding: .query)
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import RestingCore
 
-@Suite("In-flight de-duplication", .timeLimit(.minutes(1)))
+@Suite("In-flight de-duplication", .timeLimit(.minutes(5)))
 struct DeduplicationInterceptorTests {
     let stub = StubHTTPClient()
     var client: RestingClient {

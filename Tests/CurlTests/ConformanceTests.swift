@@ -56,7 +56,7 @@ extension Transports {
     }
 }
 
-@Suite("Transport conformance", .timeLimit(.minutes(2)))
+@Suite("Transport conformance", .timeLimit(.minutes(5)))
 struct ConformanceTests {
     static let names = ["CurlClient", "URLSessionClient", "StubHTTPClient"]
 

@@ -10,7 +10,7 @@ private struct Arrival: Decodable {
     let path: String
 }
 
-@Suite("CurlClient proxies and Unix sockets", .timeLimit(.minutes(1)))
+@Suite("CurlClient proxies and Unix sockets", .timeLimit(.minutes(5)))
 struct ConnectionOptionTests {
     let server: LocalServer
 

@@ -5,7 +5,7 @@ import RestingServerHarness
 import RestingTransportConformance
 import Testing
 
-@Suite("CurlClient TLS", .timeLimit(.minutes(1)))
+@Suite("CurlClient TLS", .timeLimit(.minutes(5)))
 struct TLSTests {
     let fixtures: TLSFixtures
 

@@ -8,7 +8,7 @@ import Glibc
 
 /// image_server is the demo's and the tests' server, and users run it: what a hostile client sends it ends in
 /// a prompt 4xx, never a read past its limits or a thread held forever.
-@Suite("image_server under hostile clients", .timeLimit(.minutes(1)))
+@Suite("image_server under hostile clients", .timeLimit(.minutes(5)))
 struct ImageServerHardeningTests {
     let server: LocalServer
 
@@ -53,7 +53,7 @@ struct ImageServerHardeningTests {
 
     @Test("a client that goes silent mid-request loses its connection after the socket timeout")
     func silentClientsAreDropped() async throws {
-        let impatient = try LocalServer(script: LocalServer.imageServerScript, arguments: ["--socket-timeout", "1"])
+        let impatient = try await LocalServer.start(script: LocalServer.imageServerScript, arguments: ["--socket-timeout", "1"])
         defer { impatient.stop() }
         let reply = try await RawHTTP.reply(port: impatient.port, sending: Data("POST /posts HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n{".utf8),
                                             readTimeout: 20)

@@ -4,7 +4,7 @@ import RestingCurl
 import RestingURLSession
 import Testing
 
-@Suite("Cancelled uploads and downloads clean up", .serialized, .timeLimit(.minutes(3)))
+@Suite("Cancelled uploads and downloads clean up", .serialized, .timeLimit(.minutes(5)))
 struct CancellationCleanupTests {
     let scratch: Scratch
 

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("cURL descriptions replay against image_server")
 struct CURLDescriptionTests {
-    @Test("the command pastes into a shell and reproduces the request", .timeLimit(.minutes(1)))
+    @Test("the command pastes into a shell and reproduces the request", .timeLimit(.minutes(5)))
     func replaysWithCurl() async throws {
         let server = try await LocalServer.sharedImageServer.value
         let request = HTTPRequest(

@@ -22,7 +22,7 @@ struct Echo: Decodable {
     }
 }
 
-@Suite("URLSessionClient against image_server", .timeLimit(.minutes(1)))
+@Suite("URLSessionClient against image_server", .timeLimit(.minutes(5)))
 struct URLSessionClientTests {
     let server: LocalServer
     let transport = URLSessionClient()
