@@ -30,3 +30,11 @@ extension Data {
         return (Data(self[startIndex..<nul]), Data(self[index(after: nul)...]))
     }
 }
+
+extension String {
+    /// Whether `other`'s UTF-8 bytes appear in this string's: properties compare bytes, since comparing
+    /// `Character`s lets a combining mark hide a match (`"` followed by U+0596 is one grapheme).
+    func containsBytes(of other: String) -> Bool {
+        other.isEmpty || utf8.firstRange(of: Array(other.utf8)) != nil
+    }
+}

@@ -19,7 +19,7 @@ extension FuzzTarget {
         guard parsed.count == fields.count else { return violation("\(fields.count) fields came back as \(parsed.count) parts") }
         for (field, part) in zip(fields, parsed) {
             if part.content != field.1 { violation("the value of \(field.0.debugDescription) changed") }
-            if part.headers.count != 1 || !part.headers[0].hasPrefix("Content-Disposition: form-data; name=\"") {
+            if part.headers.count != 1 || !part.headers[0].utf8.starts(with: "Content-Disposition: form-data; name=\"".utf8) {
                 violation("forged part headers: \(part.headers)")
             }
         }

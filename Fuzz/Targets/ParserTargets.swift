@@ -12,7 +12,7 @@ extension FuzzTarget {
         guard let parsed = try? PathTemplate(template.text) else { return }
         guard let path = try? parsed.render({ _ in value.text }) else { return }
         let literals = parsed.template.replacingVariables()
-        for mark in ["?", "#"] where path.contains(mark) && !literals.contains(mark) {
+        for mark in ["?", "#"] where path.containsBytes(of: mark) && !literals.containsBytes(of: mark) {
             violation("a variable's value put '\(mark)' into \(path.debugDescription)")
         }
     }
@@ -71,7 +71,7 @@ extension FuzzTarget {
     /// A `Link` header's target is always a piece of the header itself (`<>`, the empty reference, included).
     static let linkHeader = FuzzTarget(name: "link-header") { input, violation in
         let header = input.text
-        if let target = LinkHeader.target(of: header, relation: "next"), !target.isEmpty, !header.contains(target) {
+        if let target = LinkHeader.target(of: header, relation: "next"), !header.containsBytes(of: target) {
             violation("\(target.debugDescription) is not in \(header.debugDescription)")
         }
     }

@@ -31,7 +31,7 @@ extension FuzzTarget {
         printed.append(policy.printableBody(json, contentType: "application/json") ?? "")
         printed.append(policy.printableBody(form, contentType: "application/x-www-form-urlencoded") ?? "")
         printed.append(policy.exactBody(form, contentType: "application/x-www-form-urlencoded") ?? "")
-        for text in printed where text.contains(secret) { violation("the secret survived in \(text.debugDescription)") }
+        for text in printed where text.containsBytes(of: secret) { violation("the secret survived in \(text.debugDescription)") }
     }
 
     /// Any bytes in the offline store decode to an entry that rebuilds a request, or fail cleanly.

@@ -14,7 +14,7 @@ public enum Pagination: Sendable {
     /// the page's own origin (scheme, host and port) is followed, since the whole chain — credentials
     /// included — goes with it; any other fails the iteration with ``RestingError/invalidURL(_:reason:)``.
     case linkHeader
-    /// As ``linkHeader``, and also to the hosts in `trustedHosts` (lowercase), which then receive the same
+    /// As ``linkHeader``, and also to the hosts in `trustedHosts` (any case), which then receive the same
     /// credentials. Never from HTTPS to plain HTTP.
     case linkHeaderTrusting(_ trustedHosts: Set<String>)
 
@@ -57,7 +57,7 @@ public enum Pagination: Sendable {
         guard !Origin.isDowngrade(from: url, to: next) else {
             throw .invalidURL(RedactionPolicy.default.url(next), reason: "a next-page link may not leave HTTPS for HTTP")
         }
-        guard let host = next.host?.lowercased(), trustedHosts.contains(host) else {
+        guard let host = next.host?.lowercased(), trustedHosts.contains(where: { $0.lowercased() == host }) else {
             throw .invalidURL(
                 RedactionPolicy.default.url(next),
                 reason: "a next-page link to another origin is not followed (credentials would go with it); "
