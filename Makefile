@@ -32,11 +32,14 @@ test-sanitize: deps
 # committed corpus (Fuzz/Corpus/<target>). New inputs that add coverage go to a scratch folder, not the corpus; an
 # input that crashes or breaks a property is saved as Fuzz/Crashes/<target>-crash-… and the run fails: copy it
 # into the corpus once fixed, and FuzzRegressionTests replays it in `make test` from then on.
+# FUZZ_SEED 0 picks a new seed every run (exploring); CI fixes one, so that it replays the same mutations a
+# longer local run with that seed has already passed, and a red CI always means a change, never luck.
 FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= 0
 FUZZ_BUILD := .build/fuzz
 fuzz: deps
 	$(SWIFT) build --scratch-path $(FUZZ_BUILD) --product RestingFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
-	@scripts/fuzz.sh $(FUZZ_BUILD)/debug/RestingFuzz $(FUZZ_SECONDS)
+	@scripts/fuzz.sh $(FUZZ_BUILD)/debug/RestingFuzz $(FUZZ_SECONDS) $(FUZZ_SEED)
 
 # Both transports for SOAK_SECONDS each at 64 calls in flight against the conformance server on loopback: GETs,
 # uploads, downloads, cancellations and faults, with memory, descriptors and threads sampled (RESULT lines).

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for a bounded time: scripts/fuzz.sh FUZZER SECONDS. Fails on the first crash or broken
-# property, leaving the input in Fuzz/Crashes/. Prints one RESULT line per target with its executions.
+# Runs every fuzz target for a bounded time: scripts/fuzz.sh FUZZER SECONDS [SEED]. Fails on the first crash or
+# broken property, leaving the input in Fuzz/Crashes/. Prints one RESULT line per target with its executions.
 set -euo pipefail
 fuzzer=$1
 seconds=$2
+seed=${3:-0}
 cd "$(dirname "$0")/.."
 targets=$(ls Fuzz/Corpus)
 mkdir -p Fuzz/Crashes
@@ -13,7 +14,7 @@ for target in $targets; do
     mkdir -p "$scratch/$target"
     log="$scratch/$target.log"
     if ! RESTING_FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=0 "$fuzzer" "$scratch/$target" "Fuzz/Corpus/$target" \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+        -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
         -artifact_prefix="Fuzz/Crashes/$target-" -print_final_stats=1 >"$log" 2>&1; then
         tail -40 "$log"
         echo "fuzz: $target failed; the input is in Fuzz/Crashes/" >&2
