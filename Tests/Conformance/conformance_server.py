@@ -209,7 +209,7 @@ class Handler(socketserver.StreamRequestHandler):
             with WAITING_LOCK:
                 WAITING.add(tag)
         try:
-            time.sleep(min(int(request.path.split("/")[2]), 60_000) / 1000)
+            time.sleep(min(int(request.path.split("/")[2]), 180_000) / 1000)
         finally:
             if tag:
                 with WAITING_LOCK:

@@ -6,6 +6,7 @@ forwards to its origin as origin-form, one request per connection). Prints its a
 --exit-with-stdin it exits when standard input closes. Only loopback origins are served.
 """
 import argparse
+import select
 import socket
 import socketserver
 import ssl
@@ -14,21 +15,18 @@ import threading
 from urllib.parse import urlsplit
 
 
-def pipe(source, target):
-    try:
-        while True:
+def relay(client, upstream):
+    """Copies bytes both ways from one thread (an SSL socket must not be read and written from two) until
+    either side closes."""
+    while True:
+        readable = [client] if client.pending() else select.select([client, upstream], [], [], 30)[0]
+        if not readable:
+            return
+        for source in readable:
             data = source.recv(65536)
             if not data:
-                break
-            target.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for end in (source, target):
-            try:
-                end.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+                return
+            (upstream if source is client else client).sendall(data)
 
 
 class Handler(socketserver.StreamRequestHandler):
@@ -61,10 +59,12 @@ class Handler(socketserver.StreamRequestHandler):
                 return
             path = (url.path or "/") + ("?" + url.query if url.query else "")
             upstream.sendall(f"{method} {path} {version}\r\n".encode("latin-1") + b"".join(head) + b"\r\n")
-        backward = threading.Thread(target=pipe, args=(upstream, self.connection), daemon=True)
-        backward.start()
-        pipe(self.connection, upstream)
-        backward.join()
+        try:
+            relay(self.connection, upstream)
+        except OSError:
+            pass
+        finally:
+            upstream.close()
 
     def open(self, host, port):
         if host not in ("127.0.0.1", "localhost"):
