@@ -1,3 +1,4 @@
+import CCurl
 import RestingCore
 
 /// An ``HTTPClient`` directly on libcurl's multi interface: the fast transport on Linux, and the one with
@@ -44,8 +45,18 @@ public final class CurlClient: HTTPClient {
 
     /// One request and its response, without following redirects.
     private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
+        if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
+            return try await withDeadline(timeout, expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)") }) {
+                try await self.transfer(request, progress: progress)
+            }
+        }
+        return try await transfer(request, progress: progress)
+    }
+
+    private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let transfer = CurlTransfer(request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
-                                    minimumRate: configuration.minimumTransferRate, census: census)
+                                    minimumRate: configuration.minimumTransferRate, census: census, driver: driver)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation

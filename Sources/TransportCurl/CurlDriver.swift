@@ -24,6 +24,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         var jobs: [UnownedJob] = []
         var submissions: [CurlTransfer] = []
         var cancellations: [CurlTransfer] = []
+        var unpauses: [CurlTransfer] = []
         var isSleeping = false
         var isStopping = false
         var hasStopped = false
@@ -102,6 +103,11 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         _ = post { $0.cancellations.append(transfer) }
     }
 
+    /// Asks the driver to let a paused streamed transfer receive again.
+    func unpause(_ transfer: CurlTransfer) {
+        _ = post { $0.unpauses.append(transfer) }
+    }
+
     /// Lets the thread finish its transfers and exit.
     func stop() {
         _ = post { $0.isStopping = true }
@@ -154,6 +160,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
                 mailbox.jobs.removeAll(keepingCapacity: true)
                 mailbox.submissions.removeAll(keepingCapacity: true)
                 mailbox.cancellations.removeAll(keepingCapacity: true)
+                mailbox.unpauses.removeAll(keepingCapacity: true)
             }
             return mailbox
         }
@@ -161,6 +168,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         runLocalJobs()
         for transfer in mail.submissions { start(transfer) }
         for transfer in mail.cancellations { cancelOnDriver(transfer) }
+        for transfer in mail.unpauses { unpauseOnDriver(transfer) }
         return mail.isStopping
     }
 
@@ -175,6 +183,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     private func sleepUntilWoken() {
         let sleeps = mailbox.withLock { mailbox in
             let idle = mailbox.jobs.isEmpty && mailbox.submissions.isEmpty && mailbox.cancellations.isEmpty
+                && mailbox.unpauses.isEmpty
             mailbox.isSleeping = idle
             return idle
         }
@@ -188,7 +197,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     /// Stops taking mail if nothing arrived since the last look; late jobs then run elsewhere.
     private func shutDownIfIdle() -> Bool {
         let stopped = mailbox.withLock { mailbox in
-            guard mailbox.jobs.isEmpty, mailbox.submissions.isEmpty, mailbox.cancellations.isEmpty else { return false }
+            guard mailbox.jobs.isEmpty, mailbox.submissions.isEmpty, mailbox.cancellations.isEmpty, mailbox.unpauses.isEmpty
+            else { return false }
             mailbox.hasStopped = true
             return true
         }
@@ -204,7 +214,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         case .start:
             break
         case .failCancelled:
-            return resume(transfer, with: .failure(.cancelled))
+            return transfer.resume(with: .failure(.cancelled))
         default:
             return
         }
@@ -216,7 +226,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
                 handle = try EasyHandle.make(for: configuration)
             } catch {
                 _ = transfer.lifecycle.failBeforeStart()
-                return resume(transfer, with: .failure(error))
+                return transfer.resume(with: .failure(error))
             }
         }
         // One retain per started transfer, for libcurl's pointers; released in `release(_:)` only.
@@ -233,28 +243,48 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         } catch {
             _ = transfer.lifecycle.failBeforeStart()
             release(transfer)
-            resume(transfer, with: .failure(error as? RestingError ?? .cancelled))
+            transfer.resume(with: .failure(error as? RestingError ?? .cancelled))
         }
     }
 
     private func cancelOnDriver(_ transfer: CurlTransfer) {
-        guard transfer.lifecycle.cancel() == .removeHandleAndFailCancelled else { return }
+        let action = transfer.lifecycle.cancel()
+        guard action == .removeHandleAndFailCancelled || action == .removeHandleAndCancelStream else { return }
+        // Removing a transfer midway closes its connection: it cannot carry another request.
         if let handle = transfer.handle { curl_multi_remove_handle(multi, handle.raw) }
         activeTransfers -= 1
-        release(transfer)
-        resume(transfer, with: .failure(.cancelled))
+        if action == .removeHandleAndCancelStream {
+            transfer.endBody(CURLE_OK, failure: .cancelled)
+            release(transfer)
+        } else {
+            release(transfer)
+            transfer.resume(with: .failure(.cancelled))
+        }
+    }
+
+    private func unpauseOnDriver(_ transfer: CurlTransfer) {
+        guard transfer.lifecycle.state == .streaming, transfer.isPaused, let handle = transfer.handle else { return }
+        transfer.isPaused = false
+        // May call the write callback at once with what libcurl held back, which may pause again.
+        curl_easy_pause(handle.raw, CURLPAUSE_CONT)
     }
 
     private func finish(_ raw: UnsafeMutableRawPointer, _ code: CURLcode) {
         var userdata: UnsafeMutableRawPointer?
         guard rk_easy_getinfo_pointer(raw, CURLINFO_PRIVATE, &userdata) == CURLE_OK, let userdata else { return }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        guard transfer.lifecycle.complete() == .finish else { return }
+        let action = transfer.lifecycle.complete()
+        guard action == .finish || action == .finishStream else { return }
         curl_multi_remove_handle(multi, raw)
         activeTransfers -= 1
+        if action == .finishStream {
+            transfer.endBody(code)
+            release(transfer)
+            return
+        }
         let outcome = transfer.outcome(code)
         release(transfer)
-        resume(transfer, with: outcome)
+        transfer.resume(with: outcome)
     }
 
     /// Gives the handle back to the pool and drops libcurl's retain of the transfer.
@@ -264,15 +294,6 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             idleHandles.append(handle)
         }
         Unmanaged.passUnretained(transfer).release()
-    }
-
-    private func resume(_ transfer: CurlTransfer, with outcome: Result<HTTPDataResponse, RestingError>) {
-        guard let continuation = transfer.continuation else {
-            transfer.census.record { $0.doubleResumes += 1 }
-            return
-        }
-        transfer.continuation = nil
-        continuation.resume(with: outcome.mapError { $0 as any Error })
     }
 }
 

@@ -37,6 +37,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// Fed from the progress callback, which libcurl calls at least once a second, stalled or not.
     private var rateFloor: TransferRateFloor?
     private var lastReported: (downloaded: Int64, uploaded: Int64) = (0, 0)
+    /// Set when the request asks for a streamed body: the head goes up as soon as it arrives.
+    private let streaming: ResponseStreaming?
+    /// The producer's end of a streamed body, once its head has gone up.
+    private var bodyStream: ResponseBodyStream.Continuation?
+    /// The write callback paused the transfer because the reader fell behind; the driver unpauses it.
+    var isPaused = false
+    /// Where the body stream's reader sends its resume and cancel requests.
+    private let driver: CurlDriver
 
     /// All the response header bytes a server may send before the transfer fails.
     static let maximumHeaderBytes = 256 * 1024
@@ -47,17 +55,20 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(
         request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64,
-        minimumRate: MinimumTransferRate? = nil, census: TransferCensus
+        minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver
     ) {
         census.record { $0.live += 1 }
         self.census = census
         self.request = request
         self.progress = progress
         self.maximumResponseSize = maximumResponseSize
-        self.minimumRate = minimumRate
-        rateFloor = minimumRate.map(TransferRateFloor.init)
-        uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
         sink = request.downloadTarget.map(DownloadSink.init)
+        // A download's body goes to its file; a stream's quiet spells are not a slow transfer.
+        streaming = sink == nil ? request.responseStreaming : nil
+        self.minimumRate = streaming == nil ? minimumRate : nil
+        rateFloor = self.minimumRate.map(TransferRateFloor.init)
+        uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
+        self.driver = driver
     }
 
     deinit {
@@ -77,9 +88,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
-        // 0 means no limit; a reused handle must not keep the previous request's.
-        try handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map(EasyHandle.timeoutMilliseconds) ?? handle.defaultTimeout, "timeout")
-        let liftsLimit = sink != nil
+        // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
+        // its head only, which `CurlClient` enforces.
+        let timeout = streaming != nil ? 0 : request.timeout.map(EasyHandle.timeoutMilliseconds) ?? handle.defaultTimeout
+        try handle.set(CURLOPT_TIMEOUT_MS, timeout, "timeout")
+        let liftsLimit = sink != nil || streaming != nil
         if liftsLimit != handle.responseSizeLimitLifted {
             try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: liftsLimit ? 0 : handle.maximumResponseSize, "maximum response size")
             handle.responseSizeLimitLifted = liftsLimit
@@ -132,6 +145,19 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: libcurl callbacks (driver thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        if let bodyStream {
+            switch bodyStream.yield(Data(bytes: UnsafeRawPointer(bytes), count: count)) {
+            case .accepted:
+                return count
+            case .pause:
+                // libcurl keeps this chunk and offers it again once the driver unpauses the transfer.
+                isPaused = true
+                return Int(CURL_WRITEFUNC_PAUSE)
+            case .discarded:
+                failure = .cancelled
+                return 0
+            }
+        }
         if let sink {
             do throws(RestingError) {
                 // The status is read once, with the first chunk; the sink remembers where the body goes.
@@ -169,6 +195,9 @@ final class CurlTransfer: @unchecked Sendable {
             headSeen = false
         } else if HeaderLine.trimmed(line[...]).isEmpty {
             headSeen = true
+            if let streaming, let status = handle?.long(CURLINFO_RESPONSE_CODE), status >= 200 {
+                deliverHead(status: status, bufferSize: streaming.bufferSize)
+            }
         } else if headSeen {
             // A trailer, after a chunked body: never merged into the head, where it could supply a
             // `Location` or a `Retry-After` that the checks of the head have already passed.
@@ -188,6 +217,36 @@ final class CurlTransfer: @unchecked Sendable {
             headers.add(name: name, value: value)
         }
         return count
+    }
+
+    /// Resumes the caller with the head of a streamed response and a stream for its body.
+    private func deliverHead(status: Int, bufferSize: Int) {
+        guard lifecycle.headArrived() == .deliverHead else { return }
+        let driver = driver
+        let (stream, continuation) = ResponseBodyStream.makeStream(
+            bufferSize: bufferSize,
+            onResume: { [weak self] in self.map(driver.unpause) },
+            onCancel: { [weak self] in self.map(driver.cancel) })
+        bodyStream = continuation
+        resume(with: .success(HTTPDataResponse(status: status, headers: headers, url: request.url, bodyStream: stream)))
+    }
+
+    /// Ends the streamed body with the transfer's outcome (`code`), or with `failure` when the driver stopped it.
+    func endBody(_ code: CURLcode, failure: RestingError? = nil) {
+        var end = failure
+        if end == nil, case .failure(let error) = outcome(code) { end = error }
+        bodyStream?.finish(throwing: end)
+        bodyStream = nil
+    }
+
+    /// Resumes the caller, exactly once; a second resume is counted, never performed.
+    func resume(with outcome: Result<HTTPDataResponse, RestingError>) {
+        guard let continuation else {
+            census.record { $0.doubleResumes += 1 }
+            return
+        }
+        self.continuation = nil
+        continuation.resume(with: outcome.mapError { $0 as any Error })
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {

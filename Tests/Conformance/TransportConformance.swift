@@ -30,6 +30,9 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// Linux traps on one ("Transfer completed, but there's no response", NativeProtocol.swift:240): no
         /// delegate answer avoids it, so the check cannot run there without killing the test process.
         public var survivesTrailers = true
+        /// A streamed body's reader that stops stops the socket (the server's send buffer fills). Without it the
+        /// transport must still bound its memory, and say how in its documentation.
+        public var pausesReading = true
         public init() {}
     }
 

@@ -15,8 +15,14 @@ Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-
                /drip (a byte a second)  /silent (never answers)  /chunked-cut  /conflicting-length
                /length-and-chunked  /header-flood  /interim (103 then 200)  /gzip-bomb  /reset-upload
 Keep-alive:    /keepalive/ok (X-Connection numbers the connection)  /keepalive/fault (a reset mid-body)
+Streams:       /gated?tag=T&count=N: chunked, "part i\n", each after the previous one was released by /release?tag=T
+               /pattern?size=N&tag=T: N bytes (byte i is i % 251); T shows in /waiting while the client reads
+               nothing (the socket's send buffer is full and stays full)
+               /endless?tag=T: chunked 16 KiB parts until the client leaves; then "T-closed" shows in /waiting
+               /stall: a chunked head and one part ("first\n"), then silence
 """
 import argparse
+import select
 import base64
 import hashlib
 import json
@@ -33,6 +39,13 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 WAITING, WAITING_LOCK = set(), threading.Lock()
 CONNECTIONS, CONNECTIONS_LOCK = [0], threading.Lock()  # connections served by /keepalive, numbered
+GATES, GATES_LOCK = {}, threading.Lock()  # /gated's semaphores, by tag
+PATTERN = bytes(range(251)) * 300  # /pattern's bytes: any slice of 64 KiB from offset % 251 continues it
+
+
+def gate(tag):
+    with GATES_LOCK:
+        return GATES.setdefault(tag, threading.Semaphore(0))
 
 
 class Request:
@@ -347,6 +360,75 @@ class Handler(socketserver.StreamRequestHandler):
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Connection: %d\r\n\r\n" % connection + body)
             self.wfile.flush()
             request = read_request(self.rfile)
+
+    # Streams
+
+    def chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def chunked_head(self, content_type="text/plain"):
+        self.wfile.write(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\n"
+                         "Connection: close\r\n\r\n".encode())
+        self.wfile.flush()
+
+    def route_gated(self, request):
+        params = dict(parse_qsl(request.query))
+        semaphore = gate(params.get("tag", ""))
+        try:
+            self.chunked_head()
+            for index in range(int(params.get("count", 2))):
+                if index > 0 and not semaphore.acquire(timeout=120):
+                    return
+                self.chunk(f"part {index}\n".encode())
+            self.chunk(b"")
+        except OSError:
+            pass
+
+    def route_release(self, request):
+        gate(dict(parse_qsl(request.query)).get("tag", "")).release()
+        self.respond(200, b"released")
+
+    def route_pattern(self, request):
+        params = dict(parse_qsl(request.query))
+        size, tag = int(params.get("size", 0)), params.get("tag")
+        self.wfile.write(f"HTTP/1.1 200 OK\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n".encode())
+        self.wfile.flush()
+        sent = 0
+        try:
+            while sent < size:
+                _, writable, _ = select.select([], [self.connection], [], 0.5)
+                if not writable and tag:
+                    # Half a second without room in the socket: the client has stopped reading.
+                    with WAITING_LOCK:
+                        WAITING.add(tag)
+                    select.select([], [self.connection], [], 120)
+                    with WAITING_LOCK:
+                        WAITING.discard(tag)
+                start = sent % 251
+                sent += self.connection.send(PATTERN[start:start + min(64 * 1024, size - sent)])
+        except OSError:
+            pass
+
+    def route_endless(self, request):
+        tag = dict(parse_qsl(request.query)).get("tag", "")
+        try:
+            self.chunked_head()
+            while True:
+                self.chunk(bytes(16 * 1024))
+                time.sleep(0.01)
+        except OSError:
+            with WAITING_LOCK:
+                WAITING.add(tag + "-closed")
+
+    def route_stall(self, request):
+        try:
+            self.chunked_head()
+            self.chunk(b"first\n")
+            self.connection.settimeout(120)
+            self.connection.recv(1)
+        except OSError:
+            pass
 
     def route_silent(self, request):
         # Read nothing more, write nothing: the client's timeout must end it.

@@ -140,3 +140,29 @@ struct ConformanceTests {
     @Test("each way a server misbehaves ends in its exact kind of transport error", arguments: names)
     func faults(_ name: String) async throws { try await suite(name).faults() }
 }
+
+/// Streamed response bodies, on the transports with a wire (``StubHTTPClient``'s streams are specified in
+/// `StubStreamingTests`: it has no socket to fill or to close).
+@Suite("Transport conformance: streamed bodies", .timeLimit(.minutes(5)))
+struct StreamingConformanceTests {
+    static let names = ["CurlClient", "URLSessionClient"]
+
+    private func suite(_ name: String) async throws -> TransportConformance {
+        name == "CurlClient" ? try await Transports.curl() : try await Transports.urlSession()
+    }
+
+    @Test("the head comes first and each chunk as soon as it is sent", arguments: names)
+    func streamsWithoutBuffering(_ name: String) async throws { try await suite(name).streamsWithoutBuffering() }
+
+    @Test("a reader that stops stops the transfer, and the body then arrives whole", arguments: names)
+    func backPressure(_ name: String) async throws { try await suite(name).backPressure() }
+
+    @Test("leaving the loop, cancelling the reader or the stream closes the connection", arguments: names)
+    func streamCancellation(_ name: String) async throws { try await suite(name).streamCancellation() }
+
+    @Test("errors mid-stream are the buffered call's errors; idle and head timeouts apply", arguments: names)
+    func streamErrors(_ name: String) async throws { try await suite(name).streamErrors() }
+
+    @Test("a streamed body is read once; redirects are followed first", arguments: names)
+    func streamShape(_ name: String) async throws { try await suite(name).streamShape() }
+}

@@ -24,7 +24,7 @@ public final class RestingClient: Sendable {
     /// How many calls may be in flight at once; the others wait in order.
     public let concurrency: ConcurrencyMode
     private let limiter: CallLimiter?
-    private let calls = CallRegistry()
+    let calls = CallRegistry()
 
     public init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
@@ -59,9 +59,13 @@ public final class RestingClient: Sendable {
     public func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
-        call { progress in
+        if let streamed = ResponseType.self as? any StreamingResponseBody.Type {
+            return performStreaming(request, as: streamed)
+        }
+        return call { progress in
             let httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
-            let response = try await self.exchange(httpRequest, progress: progress)
+            // A mock or a custom transport may answer with a stream even so: read it whole.
+            let response = try await self.exchange(httpRequest, progress: progress).buffered()
             guard self.acceptedStatusCodes.contains(response.status) else {
                 throw RestingError.httpError(HTTPError(response))
             }
@@ -75,10 +79,11 @@ public final class RestingClient: Sendable {
     /// Runs `work` as one call of this client: counted for ``cancelAll()``, held back by the concurrency
     /// limit, on the transport's executor.
     func call<Value: Sendable>(
+        cancellationHooks: CancellationHooks? = nil,
         _ work: @escaping @Sendable (@escaping ProgressHandler) async throws -> Value
     ) -> ProgressablePromise<Value> {
         let id = calls.reserve()
-        let promise = ProgressablePromise(executorPreference: executor) { progress in
+        let promise = ProgressablePromise(executorPreference: executor, cancellationHooks: cancellationHooks) { progress in
             defer { self.calls.settle(id) }
             if let limiter = self.limiter { try await limiter.acquire() }
             defer { self.limiter?.release() }

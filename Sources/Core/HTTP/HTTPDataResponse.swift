@@ -8,10 +8,17 @@ import Foundation
 ///
 /// Any status is a response here (a 500 is not an error yet); the client checks the status after the
 /// interceptor chain, so that interceptors can retry or recover on any of them.
+///
+/// A response to a request with ``HTTPRequest/responseStreaming`` set carries its body in ``bodyStream``
+/// instead, still arriving while interceptors look at the head: ``body`` is then empty. An interceptor that
+/// discards such a response (to retry, say) just drops it; the transfer stops.
 public struct HTTPDataResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
+    /// The whole body, for a buffered response (the default).
     public var body: Data
+    /// The body as it arrives, for a streamed response; `nil` for a buffered one.
+    public var bodyStream: ResponseBodyStream?
     /// The URL that answered, after redirects, when the transport knows it.
     public var url: URL?
     /// Timings and sizes of the exchange, for transports that can measure them.
@@ -19,11 +26,12 @@ public struct HTTPDataResponse: Sendable {
 
     public init(
         status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
-        metrics: TransferMetrics? = nil
+        metrics: TransferMetrics? = nil, bodyStream: ResponseBodyStream? = nil
     ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
         self.url = url
         self.metrics = metrics
     }

@@ -25,10 +25,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var timeout: Duration?
     /// Set for downloads: a 2xx body goes to this file instead of ``HTTPDataResponse/body``.
     public var downloadTarget: DownloadTarget?
+    /// Set for streamed responses: the transport answers with the head as soon as it arrives and the body as
+    /// ``HTTPDataResponse/bodyStream``. `timeout` then bounds the wait for the head only.
+    public var responseStreaming: ResponseStreaming?
 
     public init(
         method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .empty,
-        timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil
+        timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil, responseStreaming: ResponseStreaming? = nil
     ) {
         self.method = method
         self.url = url
@@ -36,6 +39,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         self.body = body
         self.timeout = timeout
         self.downloadTarget = downloadTarget
+        self.responseStreaming = responseStreaming
     }
 
     /// Checks what every transport relies on: an `http` or `https` URL (never `file:`, `gopher:` or any other

@@ -28,6 +28,8 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
     private let task: Task<T, any Error>
     package let progressChannel: ProgressChannel
     private let executor: (any TaskExecutor)?
+    /// What cancelling must stop besides the task (a streamed body, once the task has returned it).
+    private let cancellationHooks: CancellationHooks?
 
     /// Starts `operation` at once. It receives a handler through which it reports progress.
     ///
@@ -40,12 +42,24 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
         self.init(channel: channel, executor: executorPreference) { try await operation(channel.send) }
     }
 
+    /// Starts `operation` at once; ``cancel()`` also runs what is added to `cancellationHooks`.
+    package convenience init(
+        executorPreference: (any TaskExecutor)?, cancellationHooks: CancellationHooks?,
+        _ operation: @escaping @Sendable (_ progress: @escaping ProgressHandler) async throws -> T
+    ) {
+        let channel = ProgressChannel()
+        self.init(channel: channel, executor: executorPreference, cancellationHooks: cancellationHooks) {
+            try await operation(channel.send)
+        }
+    }
+
     private init(
-        channel: ProgressChannel, executor: (any TaskExecutor)?,
+        channel: ProgressChannel, executor: (any TaskExecutor)?, cancellationHooks: CancellationHooks? = nil,
         operation: @escaping @Sendable () async throws -> T
     ) {
         progressChannel = channel
         self.executor = executor
+        self.cancellationHooks = cancellationHooks
         task = Task(executorPreference: executor) {
             defer { channel.close() }
             do {
@@ -67,13 +81,16 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
             try await withTaskCancellationHandler {
                 try await task.value
             } onCancel: {
-                task.cancel()
+                cancel()
             }
         }
     }
 
     /// Cancels the call; the promise, and every promise derived from it, fails with ``RestingError/cancelled``.
-    public func cancel() { task.cancel() }
+    public func cancel() {
+        task.cancel()
+        cancellationHooks?.cancel()
+    }
 
     /// Whether ``cancel()`` was called or the call was cancelled otherwise.
     public var isCancelled: Bool { task.isCancelled }

@@ -61,6 +61,11 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// The network failed (`original`) and the request could not be kept in the offline queue either
     /// (`reason`: a full disk, say): it is neither delivered nor stored.
     case offlineStorageFailed(original: TransportError, reason: String)
+    /// A streamed response body (``ResponseBodyStream``) was iterated a second time: it can be read once.
+    case bodyAlreadyConsumed
+    /// A streamed body held a line, an NDJSON value or a Server-Sent Event larger than the reader's limit
+    /// (what keeps a server from growing the client's memory without bound).
+    case streamElementTooLarge(limit: Int)
 
     public var description: String {
         switch self {
@@ -88,6 +93,8 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .interceptorMisuse(let interceptor, let reason): "interceptor \(interceptor) \(reason)"
         case .offlineStorageFailed(let original, let reason):
             "transport failed: \(original); the request could not be kept offline either: \(reason)"
+        case .bodyAlreadyConsumed: "the streamed response body was already read (it can be read once)"
+        case .streamElementTooLarge(let limit): "a line or event of the streamed response body is larger than the \(limit)-byte limit"
         }
     }
 }

@@ -131,7 +131,9 @@ public final class StubHTTPClient: HTTPClient {
         } else {
             response = try await answer()
         }
-        return try asOnTheWire(response, to: request).deliver(request, bodyLength: Int64(received.body.count), progress: progress)
+        return try await asOnTheWire(response, to: request).deliver(
+            request, bodyLength: Int64(received.body.count), idleTimeout: idleTimeout,
+            maximumResponseSize: request.downloadTarget == nil ? maximumResponseSize : .max, progress: progress)
     }
 
     /// Records `received` and returns what answers it, delay included: its route's next response, or the fallback.
@@ -172,6 +174,7 @@ public final class StubHTTPClient: HTTPClient {
         var response = response
         if request.method == .head || (100..<200).contains(response.status) || response.status == 204 || response.status == 304 {
             response.body = Data()
+            response.chunks = nil
         }
         let toFile = request.downloadTarget != nil && (200..<300).contains(response.status)
         if !toFile, Int64(response.body.count) > maximumResponseSize { throw .responseTooLarge(limit: maximumResponseSize) }

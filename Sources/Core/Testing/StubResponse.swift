@@ -13,6 +13,8 @@ public struct StubResponse: Sendable {
     public var delay: Duration?
     /// Thrown instead of answering.
     public var error: RestingError?
+    /// Set by ``stream(_:status:headers:)``: the body arrives in these steps instead of as ``body``.
+    public var chunks: [Chunk]?
 
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration? = nil,
                 error: RestingError? = nil) {
@@ -61,14 +63,27 @@ extension StubResponse {
     /// progress like a transport.
     package func serve(_ request: HTTPRequest, bodyLength sent: Int64, progress: ProgressHandler) async throws -> HTTPDataResponse {
         try await waitForDelay()
-        return try deliver(request, bodyLength: sent, progress: progress)
+        return try await deliver(request, bodyLength: sent, progress: progress)
     }
 
     /// Answers `request` now: throws ``error`` or returns the response, reporting progress like a transport.
-    /// A download's 2xx body goes to its target's file, as a transport's would.
-    package func deliver(_ request: HTTPRequest, bodyLength sent: Int64, progress: ProgressHandler) throws -> HTTPDataResponse {
+    /// A download's 2xx body goes to its target's file, as a transport's would. A streamed request gets its
+    /// body as a stream (``chunks`` played out in time); a buffered one waits for all the chunks.
+    package func deliver(
+        _ request: HTTPRequest, bodyLength sent: Int64, idleTimeout: Duration? = nil, maximumResponseSize: Int64 = .max,
+        progress: ProgressHandler
+    ) async throws -> HTTPDataResponse {
         if let error { throw error }
+        if request.responseStreaming != nil, request.downloadTarget == nil {
+            progress(TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: 0, totalBytesToReceive: nil))
+            return HTTPDataResponse(status: status, headers: headers, url: request.url,
+                                    bodyStream: makeBodyStream(idleTimeout: idleTimeout))
+        }
         var body = body
+        if chunks != nil {
+            body = try await makeBodyStream(idleTimeout: idleTimeout).collect(upTo: Int(clamping: maximumResponseSize))
+        }
+        let length = Int64(body.count)
         if let target = request.downloadTarget {
             let sink = DownloadSink(target)
             if try sink.begin(status: status, headers: headers) == .file {
@@ -77,7 +92,6 @@ extension StubResponse {
             }
             try sink.finish(status: status, headers: headers)
         }
-        let length = Int64(self.body.count)
         progress(TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: length, totalBytesToReceive: length))
         return HTTPDataResponse(status: status, headers: headers, body: body, url: request.url)
     }

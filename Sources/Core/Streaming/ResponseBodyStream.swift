@@ -1,0 +1,274 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A response body that arrives while it is read: a single-pass `AsyncSequence` of byte chunks, with
+/// back-pressure, cancellation and typed errors.
+///
+/// ```swift
+/// let export = Endpoint<Nothing, ResponseBodyStream>(.get, "/export", encoding: .query)
+/// let response = try await client.perform(RestingRequest(endpoint: export)).value
+/// for try await chunk in response.body {
+///     try file.write(contentsOf: chunk)
+/// }
+/// ```
+///
+/// - **Back-pressure.** A reader that stops reading stops the transfer once ``ResponseStreaming/bufferSize``
+///   bytes wait unread; reading again resumes it.
+/// - **Cancellation.** Leaving the loop early, cancelling the reading task, or dropping the stream unread ends
+///   the transfer (and closes its connection, which can no longer be reused for another request).
+/// - **Errors** that cut the body (a reset, a truncated chunked body, an idle timeout between chunks) are
+///   thrown from the loop as the same ``RestingError``s a buffered call fails with.
+/// - **Single pass.** A second iteration fails with ``RestingError/bodyAlreadyConsumed``, never hangs.
+///
+/// `lines`, ``jsonLines(of:decoder:maximumLineLength:)`` and ``serverSentEvents`` read the same chunks as text
+/// lines, NDJSON values and Server-Sent Events.
+public final class ResponseBodyStream: AsyncSequence, Sendable {
+    public typealias Element = Data
+    public typealias Failure = any Error
+
+    private let source: Source
+    private let isIterated = Locked(false)
+    /// Called once when the body ends, fails, is cancelled or is dropped: how a call knows its stream is over.
+    private let termination = Locked<(@Sendable () -> Void)?>(nil)
+
+    private enum Source: Sendable {
+        /// Fed by a transport through a ``Continuation``.
+        case buffer(StreamBuffer)
+        /// Read from another sequence (a stub's chunks, a wrapped stream); `cancel` stops what it wraps.
+        case sequence(@Sendable () -> ChunkReader, cancel: (@Sendable () -> Void)?)
+    }
+
+    private init(source: Source) { self.source = source }
+
+    /// A body of one chunk, already whole in memory (empty data gives an empty body).
+    public convenience init(_ data: Data) {
+        self.init(chunks: data.isEmpty ? [] : [data])
+    }
+
+    /// A body made of `chunks`, read in order: what stubs, mocks and tests answer with.
+    public convenience init(chunks: [Data]) {
+        self.init(source: .sequence({
+            var remaining = chunks[...]
+            return ChunkReader(next: { remaining.popFirst() }, cancel: {})
+        }, cancel: nil))
+    }
+
+    /// A body read from `sequence` as the reader asks for it: its errors reach the reader as they are thrown
+    /// (wrap them in ``RestingError`` for typed handling).
+    ///
+    /// ```swift
+    /// let slow = ResponseBodyStream(AsyncThrowingStream { continuation in … })
+    /// ```
+    public convenience init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks) where Chunks.Element == Data {
+        self.init(source: .sequence({
+            let iterator = IteratorBox(sequence.makeAsyncIterator())
+            return ChunkReader(next: { try await iterator.next() }, cancel: {})
+        }, cancel: nil))
+    }
+
+    /// The same body, read through this new stream (which owns `stream` from now on).
+    convenience init(wrapping stream: ResponseBodyStream) {
+        self.init(source: .sequence({
+            var inner = stream.makeAsyncIterator()
+            return ChunkReader(next: { try await inner.next() }, cancel: {})
+        }, cancel: stream.cancel))
+    }
+
+    deinit {
+        // A body nobody will read must not keep its transfer (and connection) busy.
+        if case .buffer(let buffer) = source { buffer.cancel() }
+        terminate()
+    }
+
+    /// Sets what runs once when this body is over, however it ends.
+    package func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        termination.withLock { $0 = handler }
+    }
+
+    fileprivate func terminate() {
+        termination.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }?()
+    }
+
+    /// Makes a stream that a transport feeds through the returned ``Continuation``.
+    ///
+    /// - Parameters:
+    ///   - bufferSize: unread bytes past which ``Continuation/yield(_:)`` answers ``Continuation/YieldResult/pause``.
+    ///   - onResume: called (from the reader's thread) when a paused producer may offer chunks again.
+    ///   - onCancel: called once when the reader gives up before the body ended: stop the transfer.
+    ///
+    /// ```swift
+    /// let (body, continuation) = ResponseBodyStream.makeStream(
+    ///     bufferSize: request.responseStreaming?.bufferSize ?? ResponseStreaming.defaultBufferSize,
+    ///     onResume: { transfer.unpause() }, onCancel: { transfer.cancel() })
+    /// ```
+    public static func makeStream(
+        bufferSize: Int, onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void
+    ) -> (ResponseBodyStream, Continuation) {
+        let buffer = StreamBuffer(limit: bufferSize, onResume: onResume, onCancel: onCancel)
+        return (ResponseBodyStream(source: .buffer(buffer)), Continuation(buffer: buffer))
+    }
+
+    /// The producer's side of a stream made by ``makeStream(bufferSize:onResume:onCancel:)``.
+    public struct Continuation: Sendable {
+        /// What the producer does after offering a chunk.
+        public enum YieldResult: Sendable, Equatable {
+            /// The chunk was taken; keep going.
+            case accepted
+            /// The buffer is full and the chunk was **not** taken: stop reading, and offer the same chunk
+            /// again once `onResume` is called.
+            case pause
+            /// The reader is gone: stop the transfer.
+            case discarded
+        }
+
+        fileprivate let buffer: StreamBuffer
+
+        /// Offers the next chunk of the body.
+        @discardableResult
+        public func yield(_ chunk: Data) -> YieldResult { buffer.offer(chunk) }
+
+        /// Ends the body: `nil` when it arrived whole, or the error that cut it.
+        public func finish(throwing error: RestingError? = nil) { buffer.finish(error) }
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let stream: ResponseBodyStream
+        fileprivate let reader: ChunkReader
+
+        public mutating func next() async throws -> Data? {
+            do {
+                guard let chunk = try await reader.next() else {
+                    stream.terminate()
+                    return nil
+                }
+                return chunk
+            } catch {
+                stream.terminate()
+                throw error
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        let first = isIterated.withLock { iterated in
+            defer { iterated = true }
+            return !iterated
+        }
+        guard first else {
+            return AsyncIterator(stream: self, reader: ChunkReader(next: { throw RestingError.bodyAlreadyConsumed }, cancel: {}))
+        }
+        switch source {
+        case .buffer(let buffer):
+            return AsyncIterator(stream: self, reader: ChunkReader(next: { try await buffer.take() }, cancel: buffer.cancel))
+        case .sequence(let makeReader, _):
+            return AsyncIterator(stream: self, reader: makeReader())
+        }
+    }
+
+    /// Stops the body: the transfer ends and a waiting reader fails with ``RestingError/cancelled``.
+    public func cancel() {
+        switch source {
+        case .buffer(let buffer): buffer.cancel()
+        case .sequence(_, let cancel): cancel?()
+        }
+        terminate()
+    }
+
+    /// The whole body, read into memory; fails with ``RestingError/responseTooLarge(limit:)`` past `limit` bytes.
+    ///
+    /// ```swift
+    /// let errorBody = try await response.body.collect(upTo: 64 * 1024)
+    /// ```
+    public func collect(upTo limit: Int) async throws -> Data {
+        var data = Data()
+        for try await chunk in self {
+            guard data.count + chunk.count <= limit else {
+                cancel()
+                throw RestingError.responseTooLarge(limit: Int64(limit))
+            }
+            data.append(chunk)
+        }
+        return data
+    }
+
+    /// This body as it passes, chunk by chunk, through `onChunk`; `onEnd` is called once with how it ended
+    /// (`nil` when whole, the error, or ``RestingError/cancelled`` when the reader gave up). What a logging or
+    /// metrics interceptor uses to count bytes without buffering them.
+    ///
+    /// ```swift
+    /// response.bodyStream = stream.observed(onChunk: { bytes += $0.count }, onEnd: { _ in log(bytes) })
+    /// ```
+    public func observed(
+        onChunk: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable (RestingError?) -> Void
+    ) -> ResponseBodyStream {
+        ResponseBodyStream(source: .sequence({
+            var inner = self.makeAsyncIterator()
+            let ended = Locked(false)
+            let end = { @Sendable (error: RestingError?) in
+                if ended.withLock({ ended in defer { ended = true }; return !ended }) { onEnd(error) }
+            }
+            return ChunkReader(
+                next: {
+                    do {
+                        guard let chunk = try await inner.next() else {
+                            end(nil)
+                            return nil
+                        }
+                        onChunk(chunk)
+                        return chunk
+                    } catch {
+                        end(error as? RestingError ?? .cancelled)
+                        throw error
+                    }
+                },
+                cancel: { end(.cancelled) })
+        }, cancel: cancel))
+    }
+}
+
+/// One iteration's way to read chunks, and to say that the reader left early.
+final class ChunkReader {
+    private let read: () async throws -> Data?
+    private let onCancel: () -> Void
+    private var isDone = false
+
+    init(next: @escaping () async throws -> Data?, cancel: @escaping () -> Void) {
+        read = next
+        onCancel = cancel
+    }
+
+    func next() async throws -> Data? {
+        guard !isDone else { return nil }
+        do {
+            guard let chunk = try await read() else {
+                isDone = true
+                return nil
+            }
+            return chunk
+        } catch {
+            isDone = true
+            throw error
+        }
+    }
+
+    deinit {
+        // The loop was left before the end (a `break`, a thrown error in the loop body).
+        if !isDone { onCancel() }
+    }
+}
+
+/// Lets a non-`Sendable` iterator be advanced from the `async` closure of a ``ChunkReader``, which only ever
+/// runs in the one task iterating.
+private final class IteratorBox<Iterator: AsyncIteratorProtocol>: @unchecked Sendable where Iterator.Element == Data {
+    private var iterator: Iterator
+
+    init(_ iterator: Iterator) { self.iterator = iterator }
+
+    func next() async throws -> Data? { try await iterator.next() }
+}

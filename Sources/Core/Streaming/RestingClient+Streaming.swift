@@ -1,0 +1,82 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension RestingClient {
+    /// The most of an unaccepted streamed response's body kept in its ``HTTPError``.
+    static let streamedErrorBodyLimit = 1024 * 1024
+
+    /// ``perform(_:)`` for an endpoint whose response type streams: resolves with the head, the body flowing.
+    ///
+    /// The call counts for ``cancelAll()`` and for the promise's `cancel()` until its body ends, not only until
+    /// the head arrived; it holds a ``ConcurrencyMode`` slot until the head arrived.
+    func performStreaming<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, as type: any StreamingResponseBody.Type
+    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+        let hooks = CancellationHooks()
+        return call(cancellationHooks: hooks) { progress in
+            let response = try await self.openStream(request, extraHeaders: [], progress: progress)
+            guard let stream = response.bodyStream else { throw RestingError.cancelled }
+            self.track(stream, cancellationHooks: hooks)
+            let reopen: @Sendable ([(name: String, value: String)]) async throws -> ResponseBodyStream? = { headers in
+                let response = try await self.openStream(request, extraHeaders: headers, progress: { _ in })
+                guard response.status != 204, let stream = response.bodyStream else { return nil }
+                self.track(stream, cancellationHooks: hooks)
+                return stream
+            }
+            let streamed = StreamedBody(stream: stream, decoder: self.decoder, reopen: reopen)
+            guard let body = type.init(streamedBody: streamed) as? ResponseType else {
+                throw RestingError.decodingFailed(
+                    type: String(describing: ResponseType.self),
+                    underlying: DecodingError.typeMismatch(ResponseType.self, .init(codingPath: [], debugDescription: "not a stream")),
+                    body: Data())
+            }
+            return HTTPResponse(status: response.status, headers: response.headers, body: body, url: response.url,
+                                metrics: response.metrics)
+        }
+    }
+
+    /// Sends `request` asking for a streamed body; answers with an accepted head whose ``HTTPDataResponse/bodyStream``
+    /// is set, or fails with the status.
+    private func openStream<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, extraHeaders: [(name: String, value: String)],
+        progress: @escaping ProgressHandler
+    ) async throws -> HTTPDataResponse {
+        var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
+        httpRequest.responseStreaming = httpRequest.responseStreaming ?? ResponseStreaming()
+        for header in extraHeaders { httpRequest.headers.replaceOrAdd(name: header.name, value: header.value) }
+        try httpRequest.headers.validate()
+        var response = try await exchange(httpRequest, progress: progress)
+        // A transport or a mock that does not stream answers with a whole body: it streams from memory.
+        let stream = response.bodyStream ?? ResponseBodyStream(response.body)
+        guard acceptedStatusCodes.contains(response.status) else {
+            response.body = try await stream.collect(upTo: Self.streamedErrorBodyLimit)
+            response.bodyStream = nil
+            throw RestingError.httpError(HTTPError(response))
+        }
+        response.body = Data()
+        response.bodyStream = stream
+        return response
+    }
+
+    /// Lets the promise's `cancel()` and ``cancelAll()`` reach `stream` until it ends.
+    private func track(_ stream: ResponseBodyStream, cancellationHooks: CancellationHooks) {
+        let id = calls.reserve()
+        calls.register(id) { [weak stream] in stream?.cancel() }
+        stream.onTermination { [calls] in calls.settle(id) }
+        cancellationHooks.add { [weak stream] in stream?.cancel() }
+    }
+}
+
+extension HTTPDataResponse {
+    /// Buffered bodies stay as they are; a streamed one is read whole (up to `limit`, 64 MiB by default).
+    package func buffered(upTo limit: Int = 64 * 1024 * 1024) async throws -> HTTPDataResponse {
+        guard let bodyStream else { return self }
+        var response = self
+        response.body = try await bodyStream.collect(upTo: limit)
+        response.bodyStream = nil
+        return response
+    }
+}

@@ -1,0 +1,171 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A `text/event-stream` body read as ``ServerSentEvent``s, each yielded as soon as its blank line arrives
+/// (parsed by ``ServerSentEventParser``), with opt-in reconnection.
+///
+/// ```swift
+/// let feed = Endpoint<Nothing, ServerSentEvents>(.get, "/feed", encoding: .query)
+/// let events = try await client.perform(RestingRequest(endpoint: feed)).value.body
+/// for try await event in events.reconnecting(.init(maximumAttempts: 5)) {
+///     let update = try event.decode(Update.self)
+/// }
+/// ```
+///
+/// Without ``reconnecting(_:)`` the sequence ends when the body does (an error that cut it is thrown). With
+/// it, a body that ends or breaks is followed by the same call sent again through the whole pipeline — fresh
+/// headers and credentials, every interceptor — with `Last-Event-ID` set to the last ID received, after the
+/// server's `retry:` delay (or the policy's default): the reader sees one sequence of events, none lost or
+/// repeated by a server that honours `Last-Event-ID`. A reconnection answered 204 ends the sequence, as the
+/// standard says; any other status the client does not accept fails it.
+public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
+    public typealias Element = ServerSentEvent
+    public typealias Failure = any Error
+
+    /// When and how often a dropped event stream is opened again.
+    public struct Reconnection: Sendable, Equatable {
+        /// Reconnections in a row that may fail or end before an event arrives; each event received resets the count.
+        public var maximumAttempts: Int
+        /// The wait before reconnecting when the server sent no `retry:` field.
+        public var defaultDelay: Duration
+        /// The longest wait, whatever the server's `retry:` asks for.
+        public var maximumDelay: Duration
+
+        public init(maximumAttempts: Int = 5, defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60)) {
+            self.maximumAttempts = Swift.max(0, maximumAttempts)
+            self.defaultDelay = defaultDelay
+            self.maximumDelay = maximumDelay
+        }
+    }
+
+    private let body: StreamedBody
+    private let maximumEventSize: Int
+    /// `nil`: the sequence ends with the body.
+    public let reconnection: Reconnection?
+
+    public init(streamedBody: StreamedBody) {
+        self.init(body: streamedBody, maximumEventSize: ServerSentEventParser.defaultMaximumEventSize, reconnection: nil)
+    }
+
+    /// Events read from `stream`, which cannot reconnect (it does not know the call that made it).
+    public init(_ stream: ResponseBodyStream, maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize) {
+        self.init(body: StreamedBody(stream: stream), maximumEventSize: maximumEventSize, reconnection: nil)
+    }
+
+    private init(body: StreamedBody, maximumEventSize: Int, reconnection: Reconnection?) {
+        self.body = body
+        self.maximumEventSize = maximumEventSize
+        self.reconnection = reconnection
+    }
+
+    /// The same events, reconnecting by `policy` when the stream drops. Only a sequence returned by
+    /// ``RestingClient/perform(_:)`` can reconnect; others end with their body.
+    public func reconnecting(_ policy: Reconnection = Reconnection()) -> ServerSentEvents {
+        ServerSentEvents(body: body, maximumEventSize: maximumEventSize, reconnection: policy)
+    }
+
+    /// The same events with a different limit on the size of one event (1 MiB by default).
+    public func maximumEventSize(_ bytes: Int) -> ServerSentEvents {
+        ServerSentEvents(body: body, maximumEventSize: bytes, reconnection: reconnection)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate var chunks: ResponseBodyStream.AsyncIterator
+        fileprivate var parser: ServerSentEventParser
+        fileprivate let reconnection: Reconnection?
+        fileprivate let reopen: (@Sendable ([(name: String, value: String)]) async throws -> ResponseBodyStream?)?
+        fileprivate var ready: [ServerSentEvent] = []
+        fileprivate var nextReady = 0
+        fileprivate var failedAttempts = 0
+        fileprivate var serverDelay: Duration?
+        fileprivate var isFinished = false
+
+        public mutating func next() async throws -> ServerSentEvent? {
+            while true {
+                if nextReady < ready.count {
+                    defer { nextReady += 1 }
+                    return ready[nextReady]
+                }
+                ready.removeAll(keepingCapacity: true)
+                nextReady = 0
+                guard !isFinished else { return nil }
+                let drop: (any Error)?
+                do {
+                    if let chunk = try await chunks.next() {
+                        ready = try parser.parse(chunk)
+                        if let delay = parser.reconnectionDelay { serverDelay = delay }
+                        if !ready.isEmpty { failedAttempts = 0 }
+                        continue
+                    }
+                    drop = nil
+                } catch {
+                    drop = error
+                }
+                parser.finish()
+                try await reconnect(after: drop)
+            }
+        }
+
+        /// The body ended (`drop` is `nil`) or broke: opens the next one, or ends the sequence.
+        private mutating func reconnect(after drop: (any Error)?) async throws {
+            guard let reconnection, let reopen, Self.isReconnectable(drop) else {
+                isFinished = true
+                if let drop { throw drop }
+                return
+            }
+            var lastFailure = drop
+            while true {
+                failedAttempts += 1
+                guard failedAttempts <= reconnection.maximumAttempts else {
+                    isFinished = true
+                    if let lastFailure { throw lastFailure }
+                    return
+                }
+                let delay = Swift.min(serverDelay ?? reconnection.defaultDelay, reconnection.maximumDelay)
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    throw RestingError.cancelled
+                }
+                let headers = parser.lastEventID.isEmpty ? [] : [(name: "Last-Event-ID", value: parser.lastEventID)]
+                do {
+                    guard let stream = try await reopen(headers) else {
+                        isFinished = true
+                        return
+                    }
+                    chunks = stream.makeAsyncIterator()
+                    parser = ServerSentEventParser(lastEventID: parser.lastEventID, maximumEventSize: parser.maximumEventSize)
+                    return
+                } catch where Self.isReconnectable(error) {
+                    lastFailure = error
+                }
+            }
+        }
+
+        /// A clean end or a failed transport is worth another try; a status, a cancellation, an event too
+        /// large are not.
+        private static func isReconnectable(_ error: (any Error)?) -> Bool {
+            guard let error else { return true }
+            if case RestingError.transportFailed = error { return true }
+            return false
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: body.stream.makeAsyncIterator(),
+                      parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
+                      reconnection: reconnection, reopen: body.reopen)
+    }
+
+    /// Stops the body (see ``ResponseBodyStream/cancel()``).
+    public func cancel() { body.stream.cancel() }
+}
+
+extension ResponseBodyStream {
+    /// This body as Server-Sent Events (see ``ServerSentEvents``; reconnection needs the sequence that
+    /// ``RestingClient/perform(_:)`` returns).
+    public var serverSentEvents: ServerSentEvents { ServerSentEvents(self) }
+}

@@ -1,0 +1,92 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The shared end of a transport-fed ``ResponseBodyStream``: a ``BodyBufferState`` under a lock, the reader's
+/// continuation while it waits, and the producer's resume and cancel callbacks, which are always called
+/// outside the lock.
+final class StreamBuffer: Sendable {
+    private struct Shared {
+        var state: BodyBufferState
+        var reader: CheckedContinuation<Data?, any Error>?
+    }
+
+    private let shared: Locked<Shared>
+    private let onResume: @Sendable () -> Void
+    private let onCancel: @Sendable () -> Void
+
+    init(limit: Int, onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void) {
+        shared = Locked(Shared(state: BodyBufferState(limit: limit)))
+        self.onResume = onResume
+        self.onCancel = onCancel
+    }
+
+    func offer(_ chunk: Data) -> ResponseBodyStream.Continuation.YieldResult {
+        let (offer, reader) = shared.withLock { shared in
+            let offer = shared.state.offer(chunk)
+            defer { if offer == .deliver { shared.reader = nil } }
+            return (offer, shared.reader)
+        }
+        switch offer {
+        case .accepted: return .accepted
+        case .deliver:
+            reader?.resume(returning: chunk)
+            return .accepted
+        case .full: return .pause
+        case .discarded: return .discarded
+        }
+    }
+
+    func finish(_ error: RestingError?) {
+        let (finish, reader) = shared.withLock { shared in
+            let finish = shared.state.finish(error)
+            defer { if case .deliverToReader = finish { shared.reader = nil } }
+            return (finish, shared.reader)
+        }
+        guard case .deliverToReader(let end) = finish else { return }
+        if let end { reader?.resume(throwing: end) } else { reader?.resume(returning: nil) }
+    }
+
+    func take() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let take = shared.withLock { shared in
+                    let take = shared.state.take()
+                    if case .wait = take { shared.reader = continuation }
+                    return take
+                }
+                switch take {
+                case .chunk(let chunk, let resumeProducer):
+                    continuation.resume(returning: chunk)
+                    if resumeProducer { onResume() }
+                case .end(let error):
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: nil) }
+                case .wait(let resumeProducer):
+                    if resumeProducer { onResume() }
+                    // A cancellation that arrived before the reader was stored is seen here.
+                    if Task.isCancelled { cancel() }
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// The reader gives up: stop the producer, fail a waiting reader.
+    func cancel() {
+        let (cancel, reader) = shared.withLock { shared in
+            let cancel = shared.state.cancel()
+            defer { shared.reader = nil }
+            return (cancel, shared.reader)
+        }
+        switch cancel {
+        case .stopProducer(let resumeReader):
+            if resumeReader { reader?.resume(throwing: RestingError.cancelled) }
+            onCancel()
+        case .nothing(let resumeReader):
+            if resumeReader { reader?.resume(throwing: RestingError.cancelled) }
+        }
+    }
+}

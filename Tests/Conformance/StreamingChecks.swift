@@ -1,0 +1,149 @@
+import Foundation
+import RestingCore
+import RestingServerHarness
+import Testing
+
+extension TransportConformance {
+    func streamed(_ path: String, bufferSize: Int = ResponseStreaming.defaultBufferSize, timeout: Duration? = nil,
+                  on transport: (any HTTPClient)? = nil) async throws -> HTTPDataResponse {
+        let request = HTTPRequest(method: .get, url: try url(path), timeout: timeout,
+                                  responseStreaming: ResponseStreaming(bufferSize: bufferSize))
+        return try await send(request, on: transport)
+    }
+
+    /// The head of a streamed response arrives before its body, and each chunk reaches the reader as soon as
+    /// the server sends it: `/gated` sends part 1 only after the test, holding part 0, released it.
+    public func streamsWithoutBuffering() async throws {
+        let tag = UUID().uuidString
+        let response = try await streamed("/gated?tag=\(tag)&count=3")
+        #expect(response.status == 200, "\(name)")
+        #expect(response.body.isEmpty, "\(name): a streamed response keeps its body in the stream")
+        let stream = try #require(response.bodyStream, "\(name): a streamed request must be answered with a stream")
+        var lines = stream.lines.makeAsyncIterator()
+        for part in 0..<3 {
+            #expect(try await lines.next() == "part \(part)", "\(name)")
+            if part < 2 { _ = try await send(HTTPRequest(method: .get, url: url("/release?tag=\(tag)"))) }
+        }
+        #expect(try await lines.next() == nil, "\(name): the body ends with the server's last chunk")
+    }
+
+    /// A reader that stops stops the transfer: the server cannot send (its socket's buffer stays full) while the
+    /// reader holds one chunk of a 64 MiB body; then the reader resumes and every byte arrives, in order.
+    /// Where the transport cannot pause its socket (`pausesReading` false) the check reads slowly and verifies
+    /// the bytes only.
+    public func backPressure() async throws {
+        let tag = UUID().uuidString
+        let size = 64 * 1024 * 1024
+        let response = try await streamed("/pattern?size=\(size)&tag=\(tag)", bufferSize: 64 * 1024)
+        var chunks = try #require(response.bodyStream, "\(name)").makeAsyncIterator()
+        var received = 0
+        var mismatch: Int?
+        func check(_ chunk: Data) {
+            for (offset, byte) in chunk.enumerated() where mismatch == nil && Int(byte) != (received + offset) % 251 {
+                mismatch = received + offset
+            }
+            received += chunk.count
+        }
+        check(try #require(try await chunks.next(), "\(name)"))
+        if capabilities.pausesReading {
+            // Returns only once the server has found no room in its socket for half a second.
+            try await server.waitUntilDelaying(tag: tag)
+        }
+        while let chunk = try await chunks.next() { check(chunk) }
+        #expect(received == size, "\(name): \(received) of \(size) bytes")
+        #expect(mismatch == nil, "\(name): byte \(mismatch ?? -1) out of order")
+    }
+
+    /// Leaving the loop, cancelling the reading task, or cancelling the stream ends the transfer: the server sees
+    /// its connection closed.
+    public func streamCancellation() async throws {
+        // Leaving the loop (the iterator and the response are dropped).
+        let left = UUID().uuidString
+        do {
+            let response = try await streamed("/endless?tag=\(left)")
+            for try await _ in try #require(response.bodyStream) { break }
+        }
+        try await server.waitUntilDelaying(tag: "\(left)-closed")
+
+        // Cancelling the task that reads.
+        let cancelledTag = UUID().uuidString
+        let response = try await streamed("/endless?tag=\(cancelledTag)")
+        let stream = try #require(response.bodyStream)
+        let reader = Task {
+            var count = 0
+            for try await chunk in stream { count += chunk.count }
+            return count
+        }
+        reader.cancel()
+        await #expect(throws: RestingError.self, "\(name): a cancelled reader fails") { _ = try await reader.value }
+        try await server.waitUntilDelaying(tag: "\(cancelledTag)-closed")
+
+        // Cancelling the stream itself, from elsewhere, while a reader waits.
+        let stoppedTag = UUID().uuidString
+        let stopped = try #require(try await streamed("/endless?tag=\(stoppedTag)").bodyStream)
+        stopped.cancel()
+        do {
+            for try await _ in stopped {}
+            Issue.record("\(name): a cancelled stream must fail its reader")
+        } catch let error as RestingError {
+            guard case .cancelled = error else { Issue.record("\(name): expected .cancelled, got \(error)"); return }
+        }
+        try await server.waitUntilDelaying(tag: "\(stoppedTag)-closed")
+    }
+
+    /// A body cut midway fails the reader with the same error a buffered call fails with; a server silent
+    /// between chunks fails on the idle timeout; a head slower than the request's timeout fails the call.
+    public func streamErrors() async throws {
+        for path in ["/reset-body", "/chunked-cut", "/short-body", "/bad-chunked"] {
+            let buffered = await failure { try await send(HTTPRequest(method: .get, url: url(path))) }
+            var streamed: RestingError?
+            do {
+                let response = try await self.streamed(path)
+                for try await _ in try #require(response.bodyStream) {}
+                Issue.record("\(name): \(path) streamed without an error")
+            } catch let error as RestingError {
+                streamed = error
+            }
+            guard case .transportFailed(let expected) = buffered, case .transportFailed(let actual) = streamed else {
+                Issue.record("\(name): \(path): buffered \(String(describing: buffered)), streamed \(String(describing: streamed))")
+                continue
+            }
+            #expect(actual.kind == expected.kind, "\(name): \(path) streamed fails as \(actual.kind), buffered as \(expected.kind)")
+        }
+
+        let idleTransport = try makeTransport(Settings(idleTimeout: .seconds(1)))
+        var chunks = try #require(try await streamed("/stall", on: idleTransport).bodyStream).makeAsyncIterator()
+        #expect(try await chunks.next() == Data("first\n".utf8), "\(name)")
+        do {
+            _ = try await chunks.next()
+            Issue.record("\(name): a stream silent past the idle timeout must fail")
+        } catch let error as RestingError {
+            guard case .transportFailed(let failure) = error, failure.kind == .timedOut else {
+                Issue.record("\(name): expected an idle timeout mid-stream, got \(error)"); return
+            }
+        }
+
+        let head = await failure { try await streamed("/silent", timeout: .milliseconds(300)) }
+        guard case .transportFailed(let failure) = head, failure.kind == .timedOut else {
+            Issue.record("\(name): a head slower than the timeout must fail as timedOut, got \(String(describing: head))"); return
+        }
+    }
+
+    /// A streamed body is read once: a second iteration fails at once. A redirect is followed before the
+    /// reader sees anything.
+    public func streamShape() async throws {
+        let response = try await streamed("/redirect/302?to=/bytes/1000")
+        #expect(response.status == 200, "\(name): the redirect is followed")
+        let stream = try #require(response.bodyStream)
+        #expect(try await stream.collect(upTo: 1 << 20).count == 1000, "\(name)")
+        await #expect(throws: RestingError.self, "\(name): a second pass fails") {
+            for try await _ in stream {}
+        }
+        do {
+            for try await _ in stream {}
+        } catch RestingError.bodyAlreadyConsumed {
+        } catch {
+            Issue.record("\(name): expected .bodyAlreadyConsumed, got \(error)")
+        }
+    }
+}
