@@ -62,6 +62,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
+    /// The head, before any body: what a streamed call is resumed with. (FoundationNetworking on Linux ignores
+    /// the disposition; `.allow` is what every platform expects.)
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        exchange(for: dataTask)?.receiveHead(response)
+        completionHandler(.allow)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         exchange(for: dataTask)?.receive(data, response: dataTask.response)
     }

@@ -20,6 +20,8 @@ final class TaskExchange: Sendable {
     private enum Phase {
         case idle
         case running(URLSessionTask, Continuation)
+        /// A streamed response's head went up; its body flows into the feed.
+        case streaming(URLSessionTask, SpillingStreamFeed)
         case cancelledBeforeStart
         case finished
     }
@@ -43,15 +45,21 @@ final class TaskExchange: Sendable {
     private let minimumRate: MinimumTransferRate?
     private let progress: ProgressHandler
     private let state: Locked<State>
+    /// Set when the request asks for a streamed body (and is not a download).
+    private let streaming: ResponseStreaming?
+    private let streamSpillLimit: Int64
 
     init(request: HTTPRequest, maximumResponseSize: Int64, minimumRate: MinimumTransferRate? = nil,
-         progress: @escaping ProgressHandler) {
+         streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit, progress: @escaping ProgressHandler) {
         self.request = request
         self.maximumResponseSize = maximumResponseSize
-        self.minimumRate = minimumRate
+        streaming = request.downloadTarget == nil ? request.responseStreaming : nil
+        // A stream's quiet spells are not a slow transfer.
+        self.minimumRate = streaming == nil ? minimumRate : nil
+        self.streamSpillLimit = streamSpillLimit
         self.progress = progress
         var initial = State()
-        initial.rateFloor = minimumRate.map(TransferRateFloor.init)
+        initial.rateFloor = self.minimumRate.map(TransferRateFloor.init)
         initial.sink = request.downloadTarget.map(DownloadSink.init)
         initial.progress.totalBytesToSend = request.body.isEmpty ? 0 : request.body.contentLength
         state = Locked(initial)
@@ -90,7 +98,8 @@ final class TaskExchange: Sendable {
                 state.phase = .finished
                 state.sink?.close()
                 return (task, continuation)
-            case .cancelledBeforeStart, .finished:
+            case .cancelledBeforeStart, .finished, .streaming:
+                // A streamed body is stopped by its reader (`stopStream`), not by the task that got the head.
                 return nil
             }
         }
@@ -98,6 +107,39 @@ final class TaskExchange: Sendable {
         continuation.resume(throwing: RestingError.cancelled)
         task.cancel()
     }
+
+    /// The reader of a streamed body gave up: stop the task.
+    private func stopStream() {
+        let task: URLSessionTask? = state.withLock { state in
+            guard case .streaming(let task, _) = state.phase else { return nil }
+            state.phase = .finished
+            return task
+        }
+        task?.cancel()
+    }
+
+    /// The head of the response has arrived (before any of its body): a streamed call gets it now.
+    func receiveHead(_ response: URLResponse) {
+        guard let streaming, let response = response as? HTTPURLResponse else { return }
+        let head: (Continuation, HTTPDataResponse)? = state.withLock { state in
+            guard case .running(let task, let continuation) = state.phase else { return nil }
+            do throws(RestingError) {
+                if state.response == nil { try accept(response, in: &state) }
+            } catch {
+                state.failure = error
+                return nil
+            }
+            let (stream, feed) = SpillingStreamFeed.makeStream(
+                bufferSize: streaming.bufferSize, spillLimit: streamSpillLimit, onCancel: { [weak self] in self?.stopStream() })
+            state.phase = .streaming(task, feed)
+            let head = HTTPDataResponse(status: response.statusCode, headers: state.headers,
+                                        url: response.url ?? request.url, bodyStream: stream)
+            return (continuation, head)
+        }
+        if let (continuation, response) = head { continuation.resume(returning: response) }
+    }
+
+
 
     // MARK: Session events
 
@@ -119,7 +161,12 @@ final class TaskExchange: Sendable {
     /// A chunk of the body; `response` is the task's response, taken in with the first chunk. Not waiting
     /// for the response in a delegate call of its own saves a round trip through the delegate queue.
     func receive(_ data: Data, response: URLResponse?) {
+        if streaming != nil, let response { receiveHead(response) }
         let (report, refused) = state.withLock { state -> (TransferProgress?, Bool) in
+            if case .streaming(_, let feed) = state.phase {
+                state.progress.bytesReceived += Int64(data.count)
+                return feed.receive(data) ? (state.progress, false) : (nil, true)
+            }
             guard case .running = state.phase else { return (nil, false) }
             do throws(RestingError) {
                 if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
@@ -168,6 +215,18 @@ final class TaskExchange: Sendable {
     }
 
     func complete(_ error: (any Error)?, response: URLResponse?) {
+        // A streamed response with no body (a 204, a HEAD) goes up now.
+        if streaming != nil, error == nil, let response { receiveHead(response) }
+        let feed: SpillingStreamFeed? = state.withLock { state in
+            guard case .streaming(_, let feed) = state.phase else { return nil }
+            state.phase = .finished
+            return feed
+        }
+        if let feed {
+            let failure = state.withLock { $0.failure ?? $0.bodyStream?.failure }
+            feed.finish(failure ?? error.map(URLSessionClient.restingError))
+            return finish(.failure(.cancelled))
+        }
         let outcome: Result<HTTPDataResponse, RestingError>? = state.withLock { state in
             // Cancelled: the caller has moved on (and may have deleted a download's files); touch nothing.
             guard case .running = state.phase else { return nil }
@@ -201,8 +260,14 @@ final class TaskExchange: Sendable {
     /// Stops the task after a failure decided here; `complete` reports it.
     private func abandon() {
         let task: URLSessionTask? = state.withLock { state in
-            guard case .running(let task, _) = state.phase else { return nil }
-            return task
+            switch state.phase {
+            case .running(let task, _): return task
+            case .streaming(let task, _):
+                // The reader is gone: nothing will report to anyone.
+                state.phase = .finished
+                return task
+            default: return nil
+            }
         }
         task?.cancel()
     }

@@ -30,6 +30,13 @@ import FoundationNetworking
 /// Task cancellation cancels the data task; the call fails with ``RestingError/cancelled``. Failures keep
 /// the `URLError` code in ``TransportError/code``.
 ///
+/// **Streamed responses** (``HTTPRequest/responseStreaming``) go up with their head; the body follows through
+/// a ``ResponseBodyStream``. FoundationNetworking on Linux cannot stop receiving (its `suspend()` restarts the
+/// transfer from the first byte), so there is no back-pressure on the socket: when the reader falls behind
+/// its buffer, chunks wait in an unlinked temporary file (at most ``streamSpillLimit`` bytes, then the body
+/// fails with ``RestingError/responseTooLarge(limit:)``) and memory stays bounded by the stream's buffer.
+/// `CurlClient` pauses its socket instead.
+///
 /// - Warning: on Linux, a response with trailers after a chunked body makes FoundationNetworking trap
 ///   ("Transfer completed, but there's no response"), killing the process; nothing a delegate does avoids it.
 ///   Talk to servers you do not trust through `CurlClient`, which ignores trailers.
@@ -44,6 +51,10 @@ public final class URLSessionClient: HTTPClient {
     public let maximumResponseSize: Int64
     /// The slowest a response may arrive once its body has begun (see ``MinimumTransferRate``); `nil` for none.
     public let minimumTransferRate: MinimumTransferRate?
+    /// The most of a streamed body kept on disk for a reader that fell behind.
+    public let streamSpillLimit: Int64
+    /// 1 GiB.
+    public static let defaultStreamSpillLimit: Int64 = 1 << 30
     private let delegate = SessionDelegate()
     /// A setting of the session that this platform would silently ignore; every call fails with it.
     private let unsupportedSetting: RestingError?
@@ -55,12 +66,14 @@ public final class URLSessionClient: HTTPClient {
     /// directly. Use `CurlClient`'s proxy settings there.
     public init(
         configuration: URLSessionConfiguration = .default, maximumRedirects: Int = 10,
-        maximumResponseSize: Int64 = 64 * 1024 * 1024, minimumTransferRate: MinimumTransferRate? = .default
+        maximumResponseSize: Int64 = 64 * 1024 * 1024, minimumTransferRate: MinimumTransferRate? = .default,
+        streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit
     ) {
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.maximumRedirects = maximumRedirects
         self.maximumResponseSize = maximumResponseSize
         self.minimumTransferRate = minimumTransferRate
+        self.streamSpillLimit = streamSpillLimit
         unsupportedSetting = Self.unsupportedSetting(of: configuration)
     }
 
@@ -94,7 +107,8 @@ public final class URLSessionClient: HTTPClient {
         // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
         // so a 0.3 s timeout fires at once; the deadline is enforced here instead, exactly, and the request
         // carries a whole-second value that can only fire after it.
-        urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up)
+        // A streamed response's timeout bounds its head only: the session's own (idle) timeout governs its body.
+        if request.responseStreaming == nil { urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up) }
         return try await withDeadline(timeout, expired: {
             .transportFailed(TransportError(kind: .timedOut, code: URLError.timedOut.rawValue, domain: NSURLErrorDomain,
                                             message: "no response within \(timeout)"))
@@ -108,7 +122,7 @@ public final class URLSessionClient: HTTPClient {
         _ request: HTTPRequest, _ urlRequest: URLRequest, progress: @escaping ProgressHandler
     ) async throws -> HTTPDataResponse {
         let exchange = TaskExchange(request: request, maximumResponseSize: maximumResponseSize,
-                                    minimumRate: minimumTransferRate, progress: progress)
+                                    minimumRate: minimumTransferRate, streamSpillLimit: streamSpillLimit, progress: progress)
         var urlRequest = urlRequest
         if urlRequest.httpBody == nil, !request.body.isEmpty { urlRequest.httpBodyStream = exchange.makeBodyStream() }
         return try await withTaskCancellationHandler { [urlRequest] in

@@ -4,7 +4,7 @@ import RestingServerHarness
 import Testing
 
 extension TransportConformance {
-    func streamed(_ path: String, bufferSize: Int = ResponseStreaming.defaultBufferSize, timeout: Duration? = nil,
+    package func streamed(_ path: String, bufferSize: Int = ResponseStreaming.defaultBufferSize, timeout: Duration? = nil,
                   on transport: (any HTTPClient)? = nil) async throws -> HTTPDataResponse {
         let request = HTTPRequest(method: .get, url: try url(path), timeout: timeout,
                                   responseStreaming: ResponseStreaming(bufferSize: bufferSize))

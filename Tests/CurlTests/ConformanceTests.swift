@@ -26,6 +26,8 @@ enum Transports {
         capabilities.preservesRequestHeaderCase = false
         capabilities.preservesRepeatedResponseHeaders = false
         capabilities.survivesTrailers = false
+        // FoundationNetworking cannot stop receiving: a reader that falls behind gets its body from a spill file.
+        capabilities.pausesReading = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
             // FoundationNetworking has no separate connect timeout: its request timeout (whole seconds) bounds both.
