@@ -49,7 +49,8 @@ public struct RecordReplayInterceptor: RestingInterceptor {
                 TransportError(kind: .other, code: 0, domain: "RecordReplayInterceptor",
                                message: "no recording for \(request.method) \(redaction.url(request.url)) (expected \(file.path))"))
         }
-        let response = try await execution(request)
+        // A streamed body is recorded whole, then answered from memory: a recording is a test fixture.
+        let response = try await execution(request).buffered()
         try write(RecordedExchange(request: request, body: body, response: response, redaction: redaction), to: file)
         return response
     }

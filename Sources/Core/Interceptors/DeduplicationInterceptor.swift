@@ -37,8 +37,9 @@ public final class DeduplicationInterceptor: RestingInterceptor {
     }
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-        // A download's response is its file: two downloads, even of one URL, each need their own.
+        // A download's response is its file, and a streamed body can be read once: each caller needs its own.
         guard request.method == .get || request.method == .head, request.body.isEmpty, request.downloadTarget == nil,
+            request.responseStreaming == nil,
             sharing(request)
         else {
             return try await execution(request)

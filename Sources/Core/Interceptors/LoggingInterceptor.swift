@@ -78,7 +78,7 @@ public struct LoggingInterceptor: RestingInterceptor {
         if level >= .verbose {
             logger.log(level: .verbose, message: tree("→ \(summary)", request.headers, body(of: request.body, headers: request.headers)))
         }
-        let response: HTTPDataResponse
+        var response: HTTPDataResponse
         do {
             response = try await execution(request)
         } catch {
@@ -86,12 +86,33 @@ public struct LoggingInterceptor: RestingInterceptor {
             throw error
         }
         let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started)))"
+        if let stream = response.bodyStream {
+            // The head now; the body's size once it has passed through, never held here.
+            response.bodyStream = observe(stream, summary: summary, started: started)
+        }
         if level >= .verbose {
-            logger.log(level: .verbose, message: tree(line, response.headers, body(of: .bytes(response.body), headers: response.headers)))
+            let shown = response.bodyStream == nil ? body(of: .bytes(response.body), headers: response.headers) : "<streamed body>"
+            logger.log(level: .verbose, message: tree(line, response.headers, shown))
         } else if level >= .info || !response.isSuccessful {
             logger.log(level: response.isSuccessful ? .info : .error, message: line)
         }
         return response
+    }
+
+    /// `stream`, counting its bytes as the reader takes them, and logging how it ended.
+    private func observe(_ stream: ResponseBodyStream, summary: String, started: ContinuousClock.Instant) -> ResponseBodyStream {
+        let received = Locked<Int64>(0)
+        return stream.observed(
+            onChunk: { chunk in received.withLock { $0 += Int64(chunk.count) } },
+            onEnd: { [logger, level] error in
+                let bytes = received.withLock { $0 }
+                let elapsed = Self.milliseconds(since: started)
+                if let error {
+                    logger.log(level: .error, message: "✕ \(summary) body cut after \(bytes) bytes (\(elapsed)): \(error)")
+                } else if level >= .info {
+                    logger.log(level: .info, message: "← \(summary) body ended: \(bytes) bytes (\(elapsed))")
+                }
+            })
     }
 
     private func tree(_ title: String, _ headers: HTTPHeaders, _ body: String?) -> String {

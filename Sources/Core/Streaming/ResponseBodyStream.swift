@@ -56,17 +56,45 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         }, cancel: nil))
     }
 
-    /// A body read from `sequence` as the reader asks for it: its errors reach the reader as they are thrown
-    /// (wrap them in ``RestingError`` for typed handling).
+    /// A body read from `sequence` by a task of its own, at most `bufferSize` bytes ahead of the reader; its
+    /// errors reach the reader (a ``RestingError`` as it is, any other as ``TransportError/Kind/other``), and
+    /// cancelling the stream cancels that task.
     ///
     /// ```swift
-    /// let slow = ResponseBodyStream(AsyncThrowingStream { continuation in … })
+    /// let ticks = ResponseBodyStream(AsyncThrowingStream { continuation in … })
     /// ```
-    public convenience init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks) where Chunks.Element == Data {
-        self.init(source: .sequence({
-            let iterator = IteratorBox(sequence.makeAsyncIterator())
-            return ChunkReader(next: { try await iterator.next() }, cancel: {})
-        }, cancel: nil))
+    public convenience init<Chunks: AsyncSequence & Sendable>(
+        _ sequence: Chunks, bufferSize: Int = ResponseStreaming.defaultBufferSize
+    ) where Chunks.Element == Data {
+        let (resumes, resume) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let pump = Locked<Task<Void, Never>?>(nil)
+        let buffer = StreamBuffer(limit: bufferSize, onResume: { resume.yield() },
+                                  onCancel: { pump.withLock { $0?.cancel() } })
+        self.init(source: .buffer(buffer))
+        let task = Task {
+            var resumes = resumes.makeAsyncIterator()
+            do {
+                reading: for try await chunk in sequence {
+                    while true {
+                        switch buffer.offer(chunk) {
+                        case .accepted: continue reading
+                        case .discarded: return
+                        case .pause: guard await resumes.next() != nil, !Task.isCancelled else { return }
+                        }
+                    }
+                }
+                buffer.finish(nil)
+            } catch let error as RestingError {
+                buffer.finish(error)
+            } catch is CancellationError {
+                buffer.finish(.cancelled)
+            } catch {
+                buffer.finish(.transportFailed(TransportError(kind: .other, code: 0, domain: "\(Chunks.self)", message: "\(error)")))
+            }
+        }
+        pump.withLock { $0 = task }
+        // Cancelled before the task existed: the hook above found nothing to cancel.
+        if buffer.isCancelled { task.cancel() }
     }
 
     /// The same body, read through this new stream (which owns `stream` from now on).
@@ -263,12 +291,3 @@ final class ChunkReader {
     }
 }
 
-/// Lets a non-`Sendable` iterator be advanced from the `async` closure of a ``ChunkReader``, which only ever
-/// runs in the one task iterating.
-private final class IteratorBox<Iterator: AsyncIteratorProtocol>: @unchecked Sendable where Iterator.Element == Data {
-    private var iterator: Iterator
-
-    init(_ iterator: Iterator) { self.iterator = iterator }
-
-    func next() async throws -> Data? { try await iterator.next() }
-}

@@ -74,6 +74,9 @@ final class StreamBuffer: Sendable {
         }
     }
 
+    /// Whether the reader has given up.
+    var isCancelled: Bool { shared.withLock { $0.state.isCancelled } }
+
     /// The reader gives up: stop the producer, fail a waiting reader.
     func cancel() {
         let (cancel, reader) = shared.withLock { shared in

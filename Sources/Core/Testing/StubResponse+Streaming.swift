@@ -21,7 +21,7 @@ extension StubResponse {
     /// reads each chunk when its pause has passed; a buffered call gets them all, joined.
     ///
     /// ```swift
-    /// stub.on(.get, "/feed", .stream([.text("data: 1\n\n"), .pause(.milliseconds(50)), .text("data: 2\n\n")],
+    /// stub.register(.get, "/feed", .stream([.text("data: 1\n\n"), .pause(.milliseconds(50)), .text("data: 2\n\n")],
     ///                                headers: ["Content-Type": "text/event-stream"]))
     /// ```
     public static func stream(_ chunks: [Chunk], status: Int = 200, headers: HTTPHeaders = [:]) -> StubResponse {
