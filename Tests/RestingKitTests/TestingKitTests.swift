@@ -23,6 +23,23 @@ struct MockTests {
         #expect(registration.callCount == 2)
     }
 
+    @Test("a mock answers a streaming endpoint with chunks played out in time, and a buffered one with them joined")
+    func streamedMocks() async throws {
+        let mocks = MockInterceptor(unmatched: .fail)
+        let feed = Endpoint<Nothing, JSONLines<PostModel>>(.get, "/feed", encoding: .query)
+        let first = PostModel(id: 1, userId: 1, title: "one", body: "")
+        let second = PostModel(id: 2, userId: 1, title: "two", body: "")
+        let line = { (post: PostModel) in String(decoding: try JSONEncoder().encode(post), as: UTF8.self) + "\n" }
+        mocks.register(feed, .stream([.text(try line(first)), .pause(.milliseconds(5)), .text(try line(second))]))
+        let client = RestingClient(baseUrl: server.baseURL, interceptors: [mocks])
+        var titles: [String] = []
+        for try await post in try await client.perform(RestingRequest(endpoint: feed)).value.body { titles.append(post.title) }
+        #expect(titles == ["one", "two"])
+
+        let whole = Endpoint<Nothing, Data>(.get, "/feed", encoding: .query)
+        #expect(try await client.perform(RestingRequest(endpoint: whole)).value.body == Data((try line(first) + line(second)).utf8))
+    }
+
     @Test("patterns, sequences, delays, errors, raw data and file fixtures")
     func patternsAndResponses() async throws {
         let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("fixture-\(UUID()).json")

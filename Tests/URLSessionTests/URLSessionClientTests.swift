@@ -173,3 +173,24 @@ struct URLSessionUnsupportedTests {
     }
     #endif
 }
+
+@Suite("URLSessionClient streamed bodies", .timeLimit(.minutes(5)))
+struct URLSessionStreamingTests {
+    @Test("a reader that stops makes the body wait on disk, up to the spill limit, then fail as too large")
+    func spillLimit() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let client = URLSessionClient(streamSpillLimit: 1024 * 1024)
+        let request = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/\(8 * 1024 * 1024)")),
+                                  responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))
+        let body = try #require(try await client.send(request) { _ in }.bodyStream)
+        // Nothing is read until URLSession has delivered the whole body (or failed): the file fills meanwhile.
+        await client.waitUntilIdle()
+        do {
+            var received = 0
+            for try await chunk in body { received += chunk.count }
+            Issue.record("expected the spill limit to end the body, got \(received) bytes")
+        } catch RestingError.responseTooLarge(let limit) {
+            #expect(limit == 1024 * 1024)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import RestingCore
+import RestingServerHarness
+import Testing
+
+@testable import RestingCurl
+
+/// What a streamed transfer leaves behind, however its body ends: nothing.
+@Suite("Curl streamed transfers", .serialized, .timeLimit(.minutes(5)))
+struct StreamLifecycleTests {
+    @Test("read whole, dropped unread, abandoned midway, cancelled while waiting: no transfer record outlives its stream")
+    func noTransferOutlivesItsStream() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let transport = try CurlClient()
+        func streamed(_ path: String) async throws -> ResponseBodyStream {
+            let request = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")),
+                                      responseStreaming: ResponseStreaming(bufferSize: 16 * 1024))
+            return try #require(try await transport.send(request) { _ in }.bodyStream)
+        }
+        for round in 0..<20 {
+            _ = try await streamed("/bytes/100000").collect(upTo: 1 << 20)
+            _ = try await streamed("/bytes/100000")
+            for try await _ in try await streamed("/endless") { break }
+            let waiting = try await streamed("/stall")
+            let reader = Task { for try await _ in waiting {} }
+            if round % 2 == 0 { reader.cancel() } else { waiting.cancel() }
+            _ = await reader.result
+        }
+        // The driver reads its mail in order: after one more request, every cancellation has been handled.
+        _ = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/1")))) { _ in }
+        let census = await Task(executorPreference: transport.executor) { transport.census.current }.value
+        #expect(census.doubleResumes == 0)
+        #expect(census.live == 0, "every transfer record is freed once its stream ended or was dropped")
+    }
+
+    @Test("the transfer lifecycle of a stream: head, then body's end or a cancel, each handled once")
+    func lifecycle() {
+        var streamed = TransferLifecycle()
+        #expect(streamed.start() == .start)
+        #expect(streamed.headArrived() == .deliverHead)
+        #expect(streamed.headArrived() == .ignore)
+        #expect(streamed.complete() == .finishStream)
+        #expect(streamed.cancel() == .ignore)
+
+        var cancelled = TransferLifecycle()
+        _ = cancelled.start()
+        _ = cancelled.headArrived()
+        #expect(cancelled.cancel() == .removeHandleAndCancelStream)
+        #expect(cancelled.complete() == .ignore)
+
+        var buffered = TransferLifecycle()
+        _ = buffered.start()
+        #expect(buffered.complete() == .finish, "a buffered transfer never passes through streaming")
+    }
+}
