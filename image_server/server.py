@@ -28,6 +28,8 @@ Routes (JSON unless said otherwise):
     POST   /rpc                     JSON-RPC 2.0: subtract, sum, echo, fail, hello (a notification);
                                     batch responses come back in reverse order, to test matching by id
     POST   /upload, PUT /upload/{name}, GET /uploads/{name}   uploads and downloads: see uploads.py
+    GET    /stream/sse, /stream/ndjson, /stream/bytes   streamed responses (SSE with ids, cuts and
+                                    Last-Event-ID resume; NDJSON; paced bytes): see streams.py
 Errors are JSON objects {"error": message, "status": code}.
 """
 import argparse
@@ -42,6 +44,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import streams
 import uploads
 
 MAX_BODY = 8 * 1024 * 1024  # request bodies this server reads into memory
@@ -199,6 +202,8 @@ class Handler(BaseHTTPRequestHandler):
         try:
             # Uploads stream their bodies themselves; every other route reads it first.
             if uploads.route(self, parts, dict(parse_qsl(url.query)), self.server.uploads, self.server.max_upload):
+                return
+            if streams.route(self, parts, dict(parse_qsl(url.query))):
                 return
             body = self.read_body()
             if parts[:1] == ["posts"]:

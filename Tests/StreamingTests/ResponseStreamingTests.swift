@@ -1,0 +1,55 @@
+import Foundation
+import RestingCore
+import Testing
+
+/// Streamed responses from image_server through the whole pipeline, on every transport.
+@Suite("Streamed responses from image_server", .timeLimit(.minutes(5)))
+struct ResponseStreamingTests {
+    struct Item: Decodable, Equatable, Sendable {
+        let id: Int
+        let text: String
+    }
+
+    @Test("a cut event stream resumes with Last-Event-ID: every event once, in order", arguments: Transport.allCases)
+    func serverSentEventsResume(_ transport: Transport) async throws {
+        let seen = Locked<[String?]>([])
+        struct Recorder: RestingInterceptor {
+            let seen: Locked<[String?]>
+            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+                seen.withLock { $0.append(request.headers["Last-Event-ID"]) }
+                return try await execution(request)
+            }
+        }
+        let client = try await UploadServer.client(transport, interceptors: [Recorder(seen: seen)])
+        let feed = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse?count=7&interval_ms=1&cut_after=3&retry_ms=10", encoding: .query)
+        let events = try await client.perform(RestingRequest(endpoint: feed)).value.body
+        var items: [Item] = []
+        for try await event in events.reconnecting(.init(maximumAttempts: 3)) { items.append(try event.decode(Item.self)) }
+        #expect(items.map(\.id) == Array(1...7))
+        #expect(seen.withLock { $0 } == [nil, "3", "6", "7"], "cut after 3 and 6; the last reconnection is answered 204")
+    }
+
+    @Test("NDJSON arrives as typed values", arguments: Transport.allCases)
+    func ndjson(_ transport: Transport) async throws {
+        let client = try await UploadServer.client(transport)
+        let feed = Endpoint<Nothing, JSONLines<Item>>(.get, "/stream/ndjson?count=5&interval_ms=1", encoding: .query)
+        var items: [Item] = []
+        for try await item in try await client.perform(RestingRequest(endpoint: feed)).value.body { items.append(item) }
+        #expect(items == (1...5).map { Item(id: $0, text: "item \($0)") })
+    }
+
+    @Test("bytes arrive whole and in order however they are cut", arguments: Transport.allCases)
+    func bytes(_ transport: Transport) async throws {
+        let client = try await UploadServer.client(transport)
+        let size = 3 * 1024 * 1024 + 17
+        let bytes = Endpoint<Nothing, ResponseBodyStream>(.get, "/stream/bytes?size=\(size)&chunk=10007", encoding: .query)
+        var received = 0
+        var inOrder = true
+        for try await chunk in try await client.perform(RestingRequest(endpoint: bytes)).value.body {
+            inOrder = inOrder && chunk.withUnsafeBytes { raw in raw.enumerated().allSatisfy { Int($0.element) == (received + $0.offset) % 251 } }
+            received += chunk.count
+        }
+        #expect(received == size)
+        #expect(inOrder)
+    }
+}
