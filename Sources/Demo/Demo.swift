@@ -30,6 +30,7 @@ struct Demo {
         try await interceptorLibrary()
         try await siblingFeatures()
         try await streaming()
+        try await responseStreaming()
     }
 
     func section(_ title: String) { print("\n== \(title)") }
