@@ -8,7 +8,7 @@ struct ReadmeSnippetTests {
         let tested = try Snippets.inSources([
             "Tests/RestingKitTests/ReadmeExamples.swift", "Tests/RestingKitTests/ReadmeTransportExamples.swift",
             "Tests/RestingKitTests/ReadmeInterceptorExamples.swift", "Tests/RestingKitTests/ReadmeSiblingExamples.swift",
-            "Tests/RestingKitTests/ReadmeStreamingExamples.swift",
+            "Tests/RestingKitTests/ReadmeStreamingExamples.swift", "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
         ])
         #expect(!readme.isEmpty)
         for (name, text) in readme.sorted(by: { $0.key < $1.key }) {

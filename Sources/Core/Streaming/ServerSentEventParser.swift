@@ -46,7 +46,7 @@ public struct ServerSentEvent: Sendable, Equatable {
 /// ```
 ///
 /// Any split of the same bytes into chunks yields the same events. Lines, and an event's data, larger than
-/// `maximumEventSize` fail with ``RestingError/streamElementTooLarge(limit:)``.
+/// `maximumEventSize` bytes as received fail with ``RestingError/streamElementTooLarge(limit:)``.
 public struct ServerSentEventParser: Sendable {
     /// The last event ID: set by `id:` fields, kept across events (and across reconnections).
     public private(set) var lastEventID: String
