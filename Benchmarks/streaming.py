@@ -14,8 +14,13 @@ interleaved round by round and ratios are medians of per-round ratios.
   slower than the client is where FoundationNetworking's fromFile path pauses and resumes its handle
   downloads (4 × 64 MiB at once, each to its own file):
     c-download, curl-download (RestingClient.download), urlsession-download
+  streamed responses (the upload file, served by nginx, read once and discarded):
+    c-stream                            plain C libcurl, a write callback that discards     baseline for curl
+    curl-stream / urlsession-stream     RestingClient, an Endpoint<Nothing, ResponseBodyStream>, each chunk dropped
+    urlsession-download-one             URLSessionClient's download of the same file       baseline for urlsession
 CurlClient's runs use RestingCurlStreamingBenchmark, a binary without FoundationNetworking.
-Ends with `RESULT <name> <value>` lines. BENCH_ROUNDS (5) and BENCH_UPLOAD_MIB (1024) change the workload.
+Ends with `RESULT <name> <value>` lines. BENCH_ROUNDS (5) and BENCH_UPLOAD_MIB (1024) change the workload;
+BENCH_STREAMING_PARTS (upload,download,stream) picks what runs.
 """
 import os
 import shutil
@@ -38,6 +43,8 @@ UPLOADS = ["c-upload-raw", "curl-upload-raw", "urlsession-upload-raw", "raw-urls
 STORING_CLIENTS = ["urlsession-upload-raw", "urlsession-upload-multipart", "raw-urlsession-upload-fromfile",
                    "raw-urlsession-upload-stream"]
 DOWNLOAD_CLIENTS = ["c-download", "curl-download", "urlsession-download"]
+STREAM_CLIENTS = ["c-stream", "curl-stream", "urlsession-stream", "urlsession-download-one"]
+PARTS = os.environ.get("BENCH_STREAMING_PARTS", "upload,download,stream").split(",")
 
 NGINX_HTTP = """
   server {{
@@ -52,7 +59,12 @@ NGINX_HTTP = """
 
 
 def command(client, url, argument, directory):
-    rest = [str(DOWNLOADS), directory] if client.endswith("download") else [argument]
+    if client.endswith("download-one"):
+        client, rest = client[:-len("-one")], ["1", directory]
+    elif client.endswith("download"):
+        rest = [str(DOWNLOADS), directory]
+    else:
+        rest = [argument] if argument else []
     if client.startswith("c-"):
         return [C, client[2:], url] + rest
     if client.startswith("curl-"):
@@ -104,19 +116,26 @@ def main():
         make_file(f"{directory}/www/download.bin", DOWNLOAD_MIB)
         port = free_port()
         base = f"http://127.0.0.1:{port}"
+        # The file to stream is the upload file itself (a link costs no memory on tmpfs).
+        os.link(f"{directory}/upload.bin", f"{directory}/www/stream.bin")
         with nginx(directory, NGINX_HTTP.format(dir=directory, port=port), f"{base}/download.bin"):
             results = {}
             for round_index in range(ROUNDS):
                 print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
-                for client in UPLOADS:
+                for client in UPLOADS if "upload" in PARTS else []:
                     results.setdefault(client, []).append(
                         measure(client, f"{base}/sink", f"{directory}/upload.bin", directory))
-                for client in STORING_CLIENTS:
+                for client in STORING_CLIENTS if "upload" in PARTS else []:
                     results.setdefault(f"{client}@store", []).append(
                         measure(client, f"{base}/store/upload.bin", f"{directory}/upload.bin", directory))
-                for client in DOWNLOAD_CLIENTS:
+                for client in DOWNLOAD_CLIENTS if "download" in PARTS else []:
                     results.setdefault(client, []).append(
                         measure(client, f"{base}/download.bin", None, f"{directory}/downloads"))
+                for client in STREAM_CLIENTS if "stream" in PARTS else []:
+                    results.setdefault(client, []).append(
+                        measure(client, f"{base}/stream.bin", None, f"{directory}/downloads"))
+                    for name in os.listdir(f"{directory}/downloads"):  # a 1 GiB download would stay in memory
+                        os.remove(f"{directory}/downloads/{name}")
         report(results)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -138,9 +157,13 @@ def report(results):
         "raw-urlsession-upload-fromfile@store": "raw-urlsession-upload-fromfile@store",
         "raw-urlsession-upload-stream@store": "raw-urlsession-upload-fromfile@store",
         "c-download": "c-download", "curl-download": "c-download", "urlsession-download": "c-download",
+        "c-stream": "c-stream", "curl-stream": "c-stream", "urlsession-stream": "urlsession-download-one",
+        "urlsession-download-one": "c-stream",
     }
     print(f"\n{'client':<40}{'MiB/s':>8}{'ratio':>7}{'peak RSS MiB':>14}  vs")
     for client, baseline in baselines.items():
+        if client not in results:
+            continue
         runs = results[client]
         print(f"{client:<40}{statistics.median(r[0] for r in runs):>8.0f}{ratio(results, client, baseline):>7.2f}"
               f"{statistics.median(r[1] for r in runs):>14.1f}  {baseline}")
@@ -148,6 +171,17 @@ def report(results):
     names = {"upload-raw": f"upload_raw_{size}", "upload-multipart": f"upload_multipart_{size}",
              "download": f"download_{DOWNLOAD_MIB}m_x{DOWNLOADS}"}
     print()
+    if "stream" in PARTS:
+        stream = f"stream_{size}"
+        rss = {client: statistics.median(r[1] for r in results[client]) for client in STREAM_CLIENTS}
+        print(f"RESULT curl_{stream}_ratio {ratio(results, 'curl-stream', 'c-stream'):.2f}")
+        print(f"RESULT curl_{stream}_rss_mib {rss['curl-stream']:.1f}")
+        print(f"RESULT c_{stream}_rss_mib {rss['c-stream']:.1f}")
+        print(f"RESULT urlsession_{stream}_ratio_vs_download {ratio(results, 'urlsession-stream', 'urlsession-download-one'):.2f}")
+        print(f"RESULT urlsession_{stream}_rss_mib {rss['urlsession-stream']:.1f}")
+        print(f"RESULT urlsession_download_{size}_rss_mib {rss['urlsession-download-one']:.1f}")
+    if "upload" not in PARTS or "download" not in PARTS:
+        return
     for action, name in names.items():
         print(f"RESULT curl_{name}_ratio {ratio(results, f'curl-{action}', f'c-{action}'):.2f}")
         for client in (f"c-{action}", f"curl-{action}", f"urlsession-{action}"):

@@ -6,12 +6,12 @@ import Darwin
 import RestingCurl
 import RestingKitBenchmarkSupport
 
-// The streaming benchmark's CurlClient runs: RestingCurlStreamingBenchmark ACTION URL (FILE | COUNT DIR),
+// The streaming benchmark's CurlClient runs: RestingCurlStreamingBenchmark ACTION URL [FILE | COUNT DIR],
 // ACTION one of StreamingTransfer.actions. A binary of its own, without FoundationNetworking, so that the peak
 // RSS it reports is what an app on CurlClient pays.
 let arguments = CommandLine.arguments
-guard arguments.count >= 4, StreamingTransfer.actions.contains(arguments[1]) else {
-    print("usage: RestingCurlStreamingBenchmark upload-raw|upload-multipart|download URL (FILE | COUNT DIR)")
+guard arguments.count >= 3, StreamingTransfer.actions.contains(arguments[1]) else {
+    print("usage: RestingCurlStreamingBenchmark upload-raw|upload-multipart|download|stream URL [FILE | COUNT DIR]")
     exit(2)
 }
 try await StreamingTransfer.run(arguments[1], arguments[2...], httpClient: try CurlClient())

@@ -10,6 +10,7 @@ import RestingMultipart
 ///   upload-raw URL FILE          PUT FILE as a `.raw` body (a file URL, streamed from disk)
 ///   upload-multipart URL FILE    PUT a form of a text field and FILE as a `MultipartFile`
 ///   download URL COUNT DIR       COUNT downloads of URL at once, into DIR/download-N.bin
+///   stream URL                   one GET of URL read as a `ResponseBodyStream`, every chunk discarded
 /// Prints "bytes seconds", like `c/transfer.c`. Shared by the executables of each transport, so that the
 /// curl one links neither URLSession nor FoundationNetworking and its peak RSS is the transport's own.
 public enum StreamingTransfer {
@@ -18,13 +19,15 @@ public enum StreamingTransfer {
         let file: MultipartFile
     }
 
-    public static let actions = ["upload-raw", "upload-multipart", "download"]
+    public static let actions = ["upload-raw", "upload-multipart", "download", "stream"]
 
     public enum Failure: Error { case usage }
 
     /// Runs `action` with `arguments` (URL then FILE, or URL COUNT DIR) on `httpClient` and prints the result.
     public static func run(_ action: String, _ arguments: ArraySlice<String>, httpClient: any HTTPClient) async throws {
-        guard let address = arguments.first, let url = URL(string: address), arguments.count >= 2 else { throw Failure.usage }
+        guard let address = arguments.first, let url = URL(string: address), arguments.count >= (action == "stream" ? 1 : 2) else {
+            throw Failure.usage
+        }
         let base = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
         let client = RestingClient(baseUrl: base, httpClient: httpClient)
         let rest = Array(arguments.dropFirst())
@@ -49,6 +52,17 @@ public enum StreamingTransfer {
                         group.addTask { try await client.download(RestingRequest(endpoint: get), to: destination, resume: false).value.size }
                     }
                     return try await group.reduce(0, +)
+                }
+            case "stream":
+                // Read where the transport runs (as the README advises for loops): a chunk then reaches the
+                // reader without a thread hop.
+                let get = Endpoint<Nothing, ResponseBodyStream>(.get, url.path, encoding: .query)
+                return try await withTaskExecutorPreference(client.executor) {
+                    var received: Int64 = 0
+                    for try await chunk in try await client.perform(RestingRequest(endpoint: get)).value.body {
+                        received += Int64(chunk.count)
+                    }
+                    return received
                 }
             default:
                 throw Failure.usage

@@ -68,7 +68,7 @@ func measure(concurrency: Int, total: Int, executor: (any TaskExecutor)?, _ call
 }
 
 let arguments = CommandLine.arguments
-if arguments.count >= 4, arguments[1].hasPrefix("urlsession-"),
+if arguments.count >= 3, arguments[1].hasPrefix("urlsession-"),
     case let action = String(arguments[1].dropFirst("urlsession-".count)), StreamingTransfer.actions.contains(action) {
     try await StreamingTransfer.run(action, arguments[2...], httpClient: URLSessionClient())
     exit(0)

@@ -3,6 +3,7 @@
 //   transfer upload-multipart URL FILE    PUT a multipart form (a text field, then FILE as part "file"),
 //                                         streamed by curl_mime_filedata
 //   transfer download URL COUNT DIR       COUNT GETs of URL at once on the multi interface, into DIR/download-N.bin
+//   transfer stream URL                   one GET of URL, its body handed to a write callback that discards it
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,10 +127,28 @@ static int download(const char *url, int count, const char *directory) {
     return failed;
 }
 
+static int stream(const char *url) {
+    CURL *easy = curl_easy_init();
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard);
+    double start = now();
+    CURLcode result = curl_easy_perform(easy);
+    double seconds = now() - start;
+    long status = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_off_t received = 0;
+    curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &received);
+    curl_easy_cleanup(easy);
+    int failed = check(result, status);
+    if (!failed) printf("%lld %.6f\n", (long long)received, seconds);
+    return failed;
+}
+
 int main(int argc, char **argv) {
     curl_global_init(CURL_GLOBAL_ALL);
     if (argc == 4 && strncmp(argv[1], "upload-", 7) == 0) return upload(argv[1], argv[2], argv[3]);
     if (argc == 5 && strcmp(argv[1], "download") == 0) return download(argv[2], atoi(argv[3]), argv[4]);
-    fprintf(stderr, "usage: %s upload-raw|upload-multipart URL FILE | download URL COUNT DIR\n", argv[0]);
+    if (argc == 3 && strcmp(argv[1], "stream") == 0) return stream(argv[2]);
+    fprintf(stderr, "usage: %s upload-raw|upload-multipart URL FILE | download URL COUNT DIR | stream URL\n", argv[0]);
     return 2;
 }

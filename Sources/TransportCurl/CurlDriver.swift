@@ -38,6 +38,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     private var localJobs: [UnownedJob] = []
     private var idleHandles: [EasyHandle] = []
     private var activeTransfers = 0
+    /// Streamed transfers holding body bytes to hand to their readers once the current pass ends.
+    private var pendingFlushes: [CurlTransfer] = []
 
     /// Marks the driver's own thread, so that `enqueue` can tell it needs no lock and no wake-up.
     private static let threadKey: pthread_key_t = {
@@ -141,6 +143,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             let isStopping = processMail()
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
+            flushStreams()
             var done: UnsafeMutableRawPointer?
             var result = CURLE_OK
             while rk_multi_info_read(multi, &done, &result) != 0 {
@@ -265,8 +268,29 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     private func unpauseOnDriver(_ transfer: CurlTransfer) {
         guard transfer.lifecycle.state == .streaming, transfer.isPaused, let handle = transfer.handle else { return }
         transfer.isPaused = false
+        // The bytes gathered before the pause go first; if the reader's buffer is full again, stay paused.
+        guard transfer.flushPendingBody() else { return }
         // May call the write callback at once with what libcurl held back, which may pause again.
         curl_easy_pause(handle.raw, CURLPAUSE_CONT)
+    }
+
+    /// Called from a write callback: flush `transfer` when this pass of `curl_multi_perform` ends.
+    func flushAfterPass(_ transfer: CurlTransfer) {
+        pendingFlushes.append(transfer)
+    }
+
+    /// Hands each streamed transfer's gathered bytes to its reader; pauses those whose reader fell behind.
+    private func flushStreams() {
+        guard !pendingFlushes.isEmpty else { return }
+        let transfers = pendingFlushes
+        pendingFlushes.removeAll(keepingCapacity: true)
+        for transfer in transfers {
+            transfer.isAwaitingFlush = false
+            guard transfer.lifecycle.state == .streaming, let handle = transfer.handle else { continue }
+            if !transfer.flushPendingBody(), transfer.isPaused {
+                curl_easy_pause(handle.raw, CURLPAUSE_RECV)
+            }
+        }
     }
 
     private func finish(_ raw: UnsafeMutableRawPointer, _ code: CURLcode) {

@@ -41,8 +41,14 @@ final class CurlTransfer: @unchecked Sendable {
     private let streaming: ResponseStreaming?
     /// The producer's end of a streamed body, once its head has gone up.
     private var bodyStream: ResponseBodyStream.Continuation?
-    /// The write callback paused the transfer because the reader fell behind; the driver unpauses it.
+    /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
+    /// unpauses it.
     var isPaused = false
+    /// Body bytes gathered from libcurl's 16 KiB writes into one larger chunk for the reader, handed over when it
+    /// is large enough or at the end of the driver's pass (so that nothing waits for more to come).
+    private var pendingBody = Data()
+    /// Whether the driver will flush ``pendingBody`` after its current pass.
+    var isAwaitingFlush = false
     /// Where the body stream's reader sends its resume and cancel requests.
     private let driver: CurlDriver
 
@@ -145,18 +151,19 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: libcurl callbacks (driver thread)
 
     fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        if let bodyStream {
-            switch bodyStream.yield(Data(bytes: UnsafeRawPointer(bytes), count: count)) {
-            case .accepted:
-                return count
-            case .pause:
-                // libcurl keeps this chunk and offers it again once the driver unpauses the transfer.
-                isPaused = true
-                return Int(CURL_WRITEFUNC_PAUSE)
-            case .discarded:
-                failure = .cancelled
-                return 0
+        if bodyStream != nil {
+            // libcurl keeps a refused write and offers it again once the driver unpauses the transfer.
+            guard !isPaused else { return Int(CURL_WRITEFUNC_PAUSE) }
+            // One allocation per chunk handed over, not a regrowth (and a copy) per write.
+            if pendingBody.isEmpty { pendingBody.reserveCapacity(coalescedChunkSize) }
+            pendingBody.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
+            if pendingBody.count >= coalescedChunkSize {
+                flushPendingBody()
+            } else if !isAwaitingFlush {
+                isAwaitingFlush = true
+                driver.flushAfterPass(self)
             }
+            return failure == nil ? count : 0
         }
         if let sink {
             do throws(RestingError) {
@@ -219,6 +226,27 @@ final class CurlTransfer: @unchecked Sendable {
         return count
     }
 
+    /// The largest chunk handed to a stream's reader: half its buffer, at most 256 KiB (sixteen of libcurl's writes).
+    private var coalescedChunkSize: Int { min(max(streaming?.bufferSize ?? 0, 2) / 2, 256 * 1024) }
+
+    /// Hands the gathered bytes to the stream; false (and the transfer marked paused) when its buffer is full.
+    @discardableResult
+    func flushPendingBody() -> Bool {
+        guard let bodyStream, !pendingBody.isEmpty else { return true }
+        switch bodyStream.yield(pendingBody) {
+        case .accepted:
+            pendingBody = Data()
+            return true
+        case .pause:
+            isPaused = true
+            return false
+        case .discarded:
+            failure = .cancelled
+            pendingBody = Data()
+            return false
+        }
+    }
+
     /// Resumes the caller with the head of a streamed response and a stream for its body.
     private func deliverHead(status: Int, bufferSize: Int) {
         guard lifecycle.headArrived() == .deliverHead else { return }
@@ -235,8 +263,9 @@ final class CurlTransfer: @unchecked Sendable {
     func endBody(_ code: CURLcode, failure: RestingError? = nil) {
         var end = failure
         if end == nil, case .failure(let error) = outcome(code) { end = error }
-        bodyStream?.finish(throwing: end)
+        bodyStream?.finish(afterYielding: end == nil ? pendingBody : Data(), throwing: end)
         bodyStream = nil
+        pendingBody = Data()
     }
 
     /// Resumes the caller, exactly once; a second resume is counted, never performed.

@@ -202,7 +202,8 @@ final class TaskExchange: Sendable {
         }
         let expected = response.expectedContentLength
         state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
-        if expected > maximumResponseSize, state.sink == nil { throw .responseTooLarge(limit: maximumResponseSize) }
+        // The limit is for bodies held in memory; a download's goes to its file, a stream's to its reader.
+        if expected > maximumResponseSize, state.sink == nil, streaming == nil { throw .responseTooLarge(limit: maximumResponseSize) }
         try state.sink?.begin(status: response.statusCode, headers: state.headers)
     }
 

@@ -130,8 +130,12 @@ extension TransportConformance {
     }
 
     /// A streamed body is read once: a second iteration fails at once. A redirect is followed before the
-    /// reader sees anything.
+    /// reader sees anything. The limit on bodies held in memory does not apply to a stream.
     public func streamShape() async throws {
+        let limited = try makeTransport(Settings(maximumResponseSize: 1024 * 1024))
+        let large = try #require(try await streamed("/bytes/\(4 * 1024 * 1024)", on: limited).bodyStream)
+        #expect(try await large.collect(upTo: 8 * 1024 * 1024).count == 4 * 1024 * 1024, "\(name)")
+
         let response = try await streamed("/redirect/302?to=/bytes/1000")
         #expect(response.status == 200, "\(name): the redirect is followed")
         let stream = try #require(response.bodyStream)

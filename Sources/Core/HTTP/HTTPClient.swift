@@ -14,6 +14,20 @@
 ///   the same request and the body is read again from the start.
 /// - A setting the transport cannot honour fails with ``RestingError/unsupported(feature:transport:)``,
 ///   never silently.
+/// - **Streamed responses.** When ``HTTPRequest/responseStreaming`` is set, return as soon as the head (status
+///   and headers) has arrived, with the body in ``HTTPDataResponse/bodyStream`` (made with
+///   ``ResponseBodyStream/makeStream(bufferSize:onResume:onCancel:)``): yield each chunk as it arrives; on
+///   ``ResponseBodyStream/Continuation/YieldResult/pause`` stop reading from the socket until `onResume`, or
+///   else bound memory another way and document it; on `onCancel` (the reader left) stop the transfer; end the
+///   body with `finish()` or with the same ``RestingError`` a buffered call would fail with. ``HTTPRequest/timeout``
+///   then bounds the head only, and a minimum transfer rate does not apply. A transport that cannot stream may
+///   return the whole body as usual: ``RestingClient`` hands it to the reader from memory.
+///
+/// Why one `send` for both: a streamed response still passes the whole interceptor chain as a value, so that
+/// authentication, retries, validation and logging judge its head before the caller reads a byte, while the
+/// buffered path — the default, and most calls — stays exactly as cheap as before (one optional more in the
+/// response). A stream is a single-pass sequence owned by whoever holds the response: dropping it stops the
+/// transfer, as closing OkHttp's `ResponseBody` does, and there is no `Data` body to forget to close.
 ///
 /// A complete transport that answers every request from memory:
 ///

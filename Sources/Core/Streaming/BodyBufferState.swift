@@ -35,6 +35,8 @@ package struct BodyBufferState: Sendable {
     package enum Finish: Sendable {
         /// The waiting reader must be resumed with this end.
         case deliverToReader(RestingError?)
+        /// The waiting reader must be resumed with the producer's last chunk; the end waits for its next take.
+        case deliverLastChunkToReader(Data)
         /// Kept for the reader's next take.
         case stored
         /// The body had already ended or was cancelled.
@@ -78,10 +80,19 @@ package struct BodyBufferState: Sendable {
         return .accepted
     }
 
-    /// The producer ends the body: `nil` when it arrived whole, else the error that cut it.
-    package mutating func finish(_ error: RestingError?) -> Finish {
+    /// The producer ends the body: `nil` when it arrived whole, else the error that cut it. `last` is taken
+    /// whatever the limit (a producer that coalesces chunks has nowhere else to keep it).
+    package mutating func finish(_ error: RestingError?, last: Data = Data()) -> Finish {
         guard !hasEnded else { return .ignored }
         end = .some(error)
+        if !last.isEmpty {
+            guard !isReaderWaiting else {
+                isReaderWaiting = false
+                return .deliverLastChunkToReader(last)
+            }
+            chunks.append(last)
+            bufferedBytes += last.count
+        }
         guard isReaderWaiting else { return .stored }
         isReaderWaiting = false
         endDelivered = true

@@ -163,6 +163,12 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
 
         /// Ends the body: `nil` when it arrived whole, or the error that cut it.
         public func finish(throwing error: RestingError? = nil) { buffer.finish(error) }
+
+        /// Ends the body after `lastChunk`, which is taken even when the buffer is full: for a producer that
+        /// gathers small reads into larger chunks and has one left when the transfer ends.
+        public func finish(afterYielding lastChunk: Data, throwing error: RestingError? = nil) {
+            buffer.finish(error, last: lastChunk)
+        }
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {

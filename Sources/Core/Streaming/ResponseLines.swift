@@ -37,18 +37,12 @@ public struct ResponseLines: AsyncSequence, StreamingResponseBody {
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate var chunks: ResponseBodyStream.AsyncIterator
         fileprivate var splitter: LineSplitter
-        fileprivate var ready: [String] = []
-        fileprivate var nextReady = 0
+        fileprivate var ready = Batch<String>()
         fileprivate var isFinished = false
 
         public mutating func next() async throws -> String? {
             while true {
-                if nextReady < ready.count {
-                    defer { nextReady += 1 }
-                    return ready[nextReady]
-                }
-                ready.removeAll(keepingCapacity: true)
-                nextReady = 0
+                if let line = ready.next() { return line }
                 guard !isFinished else { return nil }
                 guard let chunk = try await chunks.next() else {
                     isFinished = true
@@ -56,7 +50,7 @@ public struct ResponseLines: AsyncSequence, StreamingResponseBody {
                 }
                 var lines: [String] = []
                 try splitter.append(chunk) { line in lines.append(String(decoding: line, as: UTF8.self)) }
-                ready = lines
+                ready.replace(with: lines)
             }
         }
     }

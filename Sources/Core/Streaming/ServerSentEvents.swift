@@ -77,27 +77,22 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         fileprivate var parser: ServerSentEventParser
         fileprivate let reconnection: Reconnection?
         fileprivate let reopen: (@Sendable ([(name: String, value: String)]) async throws -> ResponseBodyStream?)?
-        fileprivate var ready: [ServerSentEvent] = []
-        fileprivate var nextReady = 0
+        fileprivate var ready = Batch<ServerSentEvent>()
         fileprivate var failedAttempts = 0
         fileprivate var serverDelay: Duration?
         fileprivate var isFinished = false
 
         public mutating func next() async throws -> ServerSentEvent? {
             while true {
-                if nextReady < ready.count {
-                    defer { nextReady += 1 }
-                    return ready[nextReady]
-                }
-                ready.removeAll(keepingCapacity: true)
-                nextReady = 0
+                if let event = ready.next() { return event }
                 guard !isFinished else { return nil }
                 let drop: (any Error)?
                 do {
                     if let chunk = try await chunks.next() {
-                        ready = try parser.parse(chunk)
+                        let events = try parser.parse(chunk)
+                        ready.replace(with: events)
                         if let delay = parser.reconnectionDelay { serverDelay = delay }
-                        if !ready.isEmpty { failedAttempts = 0 }
+                        if !events.isEmpty { failedAttempts = 0 }
                         continue
                     }
                     drop = nil

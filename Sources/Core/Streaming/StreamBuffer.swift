@@ -39,14 +39,22 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    func finish(_ error: RestingError?) {
+    func finish(_ error: RestingError?, last: Data = Data()) {
         let (finish, reader) = shared.withLock { shared in
-            let finish = shared.state.finish(error)
-            defer { if case .deliverToReader = finish { shared.reader = nil } }
-            return (finish, shared.reader)
+            let finish = shared.state.finish(error, last: last)
+            let reader = shared.reader
+            switch finish {
+            case .deliverToReader, .deliverLastChunkToReader: shared.reader = nil
+            case .stored, .ignored: break
+            }
+            return (finish, reader)
         }
-        guard case .deliverToReader(let end) = finish else { return }
-        if let end { reader?.resume(throwing: end) } else { reader?.resume(returning: nil) }
+        switch finish {
+        case .deliverToReader(let end?): reader?.resume(throwing: end)
+        case .deliverToReader(nil): reader?.resume(returning: nil)
+        case .deliverLastChunkToReader(let chunk): reader?.resume(returning: chunk)
+        case .stored, .ignored: break
+        }
     }
 
     func take() async throws -> Data? {
