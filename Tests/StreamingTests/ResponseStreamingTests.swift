@@ -29,6 +29,37 @@ struct ResponseStreamingTests {
         #expect(seen.withLock { $0 } == [nil, "3", "6", "7"], "cut after 3 and 6; the last reconnection is answered 204")
     }
 
+    @Test("a streaming call refreshes its credential on a 401 and retries a 503 before the caller reads", arguments: Transport.allCases)
+    func authenticationAndRetry(_ transport: Transport) async throws {
+        /// Starts with a revoked token; a refresh asks image_server for a new one.
+        struct Tokens: CredentialProvider {
+            let issuer: RestingClient
+            func credential() async throws -> String { "Bearer revoked" }
+            func refreshedCredential(after rejected: String) async throws -> String {
+                struct Issued: Decodable { let token: String }
+                let issue = Endpoint<Nothing, Issued>(.post, "/auth/token", encoding: .json)
+                return "Bearer " + (try await issuer.perform(RestingRequest(endpoint: issue)).value.body.token)
+            }
+        }
+        var policy = RetryInterceptor.Policy()
+        policy.baseDelay = .milliseconds(1)
+        let issuer = try await UploadServer.client(transport)
+        let client = try await UploadServer.client(
+            transport, interceptors: [RetryInterceptor(policy: policy), AuthInterceptor(provider: Tokens(issuer: issuer))])
+        let me = Endpoint<Nothing, ResponseLines>(.get, "/auth/me", encoding: .query)
+        var lines: [String] = []
+        for try await line in try await client.perform(RestingRequest(endpoint: me)).value.body { lines.append(line) }
+        #expect(lines == [#"{"user": "demo"}"#])
+
+        let key = UUID().uuidString
+        let flaky = Endpoint<Nothing, ResponseLines>(.get, "/flaky/\(key)?failures=2", encoding: .query)
+        let response = try await client.perform(RestingRequest(endpoint: flaky)).value
+        #expect(response.status == 200)
+        var body: [String] = []
+        for try await line in response.body { body.append(line) }
+        #expect(body == [#"{"key": "\#(key)", "attempts": 3}"#])
+    }
+
     @Test("NDJSON arrives as typed values", arguments: Transport.allCases)
     func ndjson(_ transport: Transport) async throws {
         let client = try await UploadServer.client(transport)
