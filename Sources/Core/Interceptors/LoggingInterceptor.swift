@@ -107,7 +107,10 @@ public struct LoggingInterceptor: RestingInterceptor {
             onEnd: { [logger, level] error in
                 let bytes = received.withLock { $0 }
                 let elapsed = Self.milliseconds(since: started)
-                if let error {
+                if case .cancelled? = error {
+                    // The reader left (a `break`, a cancelled task): its choice, not a failure.
+                    if level >= .info { logger.log(level: .info, message: "← \(summary) body left after \(bytes) bytes (\(elapsed))") }
+                } else if let error {
                     logger.log(level: .error, message: "✕ \(summary) body cut after \(bytes) bytes (\(elapsed)): \(error)")
                 } else if level >= .info {
                     logger.log(level: .info, message: "← \(summary) body ended: \(bytes) bytes (\(elapsed))")

@@ -136,6 +136,9 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
                     return
                 } catch where Self.isReconnectable(error) {
                     lastFailure = error
+                } catch {
+                    isFinished = true
+                    throw error
                 }
             }
         }
