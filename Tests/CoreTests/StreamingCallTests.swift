@@ -157,6 +157,18 @@ struct StreamingCallTests {
         }
     }
 
+    @Test("a streaming call frees its concurrency slot once its head has arrived, while its body still flows")
+    func concurrencySlot() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.get, "/events", .stream([.text("data: 1\n\n"), .pause(.seconds(300))], headers: sse))
+        stub.register(.get, "/ping", .text("pong"))
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub, concurrency: .serial)
+        let streaming = try await client.perform(RestingRequest(endpoint: events)).value
+        let ping = Endpoint<Nothing, Data>(.get, "/ping", encoding: .query)
+        #expect(try await client.perform(RestingRequest(endpoint: ping)).value.body == Data("pong".utf8))
+        streaming.body.cancel()
+    }
+
     @Test("a streamed body iterated twice fails the second time; a buffered call reads a stub's chunks whole")
     func singlePassAndBuffered() async throws {
         let stub = StubHTTPClient()
