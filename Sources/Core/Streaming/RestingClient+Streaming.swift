@@ -17,12 +17,11 @@ extension RestingClient {
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
         let hooks = CancellationHooks()
         return call(cancellationHooks: hooks) { progress in
-            let response = try await self.openStream(request, extraHeaders: [], progress: progress)
-            guard let stream = response.bodyStream else { throw RestingError.cancelled }
+            let (response, stream) = try await self.openStream(request, extraHeaders: [], progress: progress)
             self.track(stream, cancellationHooks: hooks)
             let reopen: @Sendable ([(name: String, value: String)]) async throws -> ResponseBodyStream? = { headers in
-                let response = try await self.openStream(request, extraHeaders: headers, progress: { _ in })
-                guard response.status != 204, let stream = response.bodyStream else { return nil }
+                let (response, stream) = try await self.openStream(request, extraHeaders: headers, progress: { _ in })
+                guard response.status != 204 else { return nil }
                 self.track(stream, cancellationHooks: hooks)
                 return stream
             }
@@ -38,12 +37,12 @@ extension RestingClient {
         }
     }
 
-    /// Sends `request` asking for a streamed body; answers with an accepted head whose ``HTTPDataResponse/bodyStream``
-    /// is set, or fails with the status.
+    /// Sends `request` asking for a streamed body; answers with an accepted head (its body emptied) and the body
+    /// as a stream, or fails with the status.
     private func openStream<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, extraHeaders: [(name: String, value: String)],
         progress: @escaping ProgressHandler
-    ) async throws -> HTTPDataResponse {
+    ) async throws -> (head: HTTPDataResponse, body: ResponseBodyStream) {
         var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
         httpRequest.responseStreaming = httpRequest.responseStreaming ?? ResponseStreaming()
         for header in extraHeaders { httpRequest.headers.replaceOrAdd(name: header.name, value: header.value) }
@@ -57,8 +56,8 @@ extension RestingClient {
             throw RestingError.httpError(HTTPError(response))
         }
         response.body = Data()
-        response.bodyStream = stream
-        return response
+        response.bodyStream = nil
+        return (response, stream)
     }
 
     /// Lets the promise's `cancel()` and ``cancelAll()`` reach `stream` until it ends.
