@@ -36,9 +36,12 @@ public final class CurlClient: HTTPClient {
     /// every transfer of the client.
     public var executor: (any TaskExecutor)? { driver }
 
+    /// ``Configuration-swift.struct/maximumRedirects``.
+    public var maximumRedirects: Int { configuration.maximumRedirects }
+
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         try request.validate()
-        return try await RedirectFollower(maximumRedirects: configuration.maximumRedirects).send(request) { hop in
+        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(request) { hop in
             try await exchange(hop, progress: progress)
         }
     }

@@ -69,6 +69,12 @@ public final class URLSessionClient: HTTPClient {
         maximumResponseSize: Int64 = 64 * 1024 * 1024, minimumTransferRate: MinimumTransferRate? = .default,
         streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit
     ) {
+        // Cookies flow only through a `CookieJar` (a `CookieInterceptor`), as on every transport: a second,
+        // silent jar here would make this transport disagree with the others.
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.maximumRedirects = maximumRedirects
         self.maximumResponseSize = maximumResponseSize
@@ -92,7 +98,7 @@ public final class URLSessionClient: HTTPClient {
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         if let unsupportedSetting { throw unsupportedSetting }
         try request.validate()
-        return try await RedirectFollower(maximumRedirects: maximumRedirects).send(request) { hop in
+        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(request) { hop in
             try await exchange(hop, progress: progress)
         }
     }
@@ -138,6 +144,7 @@ public final class URLSessionClient: HTTPClient {
     static func urlRequest(for request: HTTPRequest) throws(RestingError) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpShouldHandleCookies = false
         if case .bytes(let data) = request.body.source { urlRequest.httpBody = data }
         // FoundationNetworking frames the body (a length for bytes, chunked for streams); a caller's framing
         // header beside its own would let the declared length differ from the bytes sent.
@@ -147,11 +154,13 @@ public final class URLSessionClient: HTTPClient {
         return urlRequest
     }
 
-    /// The response's headers, sorted by name: `HTTPURLResponse` keeps neither order nor repeats.
+    /// The response's headers, sorted by name: `HTTPURLResponse` keeps neither order nor repeats (it joins
+    /// repeated fields with commas; `Set-Cookie` fields are split again, as each is one cookie).
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        let fields = response.allHeaderFields.compactMap { key, value -> (String, String)? in
-            guard let name = key as? String else { return nil }
-            return (name, "\(value)")
+        let fields = response.allHeaderFields.flatMap { key, value -> [(String, String)] in
+            guard let name = key as? String else { return [] }
+            guard name.caseInsensitiveEquals("Set-Cookie") else { return [(name, "\(value)")] }
+            return SetCookie.splitJoinedFields("\(value)").map { (name, $0) }
         }
         return HTTPHeaders(fields.sorted { $0.0.lowercased() < $1.0.lowercased() })
     }

@@ -12,13 +12,38 @@ import Foundation
 /// let post = try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["post_id": 1])).value.body
 /// ```
 ///
-/// A client is configured for one base URL; make one per API. It is immutable and safe to share.
+/// A client is configured for one API; make one per API. It is safe to share: only its ``baseUrl`` can change,
+/// and a call reads it once, when it starts.
+///
+/// **Two kinds of interceptors** (OkHttp's): `interceptors` run once per call, around everything — retries,
+/// authentication, logging, mocks; `networkInterceptors` run once per exchange on the wire, after redirects
+/// are decided — so they see every hop of a redirect (cookies, a cache, a header recomputed for the new origin).
+///
+/// ```swift
+/// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
+///                            interceptors: [RetryInterceptor(), LoggingInterceptor()],
+///                            networkInterceptors: [CookieInterceptor(jar: jar), HTTPCacheInterceptor(store: cache)])
+/// ```
 public final class RestingClient: Sendable {
-    public let baseUrl: String
+    /// The URL every endpoint's path is relative to. Set it to switch environments at run time (GoodNetworking's
+    /// base-URL provider): calls already started keep the URL they were converted with; later ones use the new.
+    ///
+    /// ```swift
+    /// client.baseUrl = "https://staging.example.com/v2"
+    /// ```
+    public var baseUrl: String {
+        get { currentBaseUrl.withLock { $0 } }
+        set { currentBaseUrl.withLock { $0 = newValue } }
+    }
+    private let currentBaseUrl: Locked<String>
+    /// Decodes response bodies, unless the endpoint has its own ``Endpoint/decoder``.
     public let decoder: JSONDecoder
     public let httpClient: any HTTPClient
     public let requestConverter: any RequestConverter
+    /// Run once per call, in order on the way out and in reverse on the way back.
     public let interceptors: [any RestingInterceptor]
+    /// Run once per exchange on the wire — for every hop of a redirect — after `interceptors`.
+    public let networkInterceptors: [any RestingInterceptor]
     /// Statuses that resolve the promise; any other fails it with ``RestingError/httpError(_:)``.
     public let acceptedStatusCodes: Range<Int>
     /// How many calls may be in flight at once; the others wait in order.
@@ -29,14 +54,15 @@ public final class RestingClient: Sendable {
     public init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
         requestConverter: any RequestConverter = RestingRequestConverter(),
-        interceptors: [any RestingInterceptor] = [], acceptedStatusCodes: Range<Int> = 200..<300,
-        concurrency: ConcurrencyMode = .unlimited
+        interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
+        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited
     ) {
-        self.baseUrl = baseUrl
+        currentBaseUrl = Locked(baseUrl)
         self.decoder = decoder
         self.httpClient = httpClient
         self.requestConverter = requestConverter
         self.interceptors = interceptors
+        self.networkInterceptors = networkInterceptors
         self.acceptedStatusCodes = acceptedStatusCodes
         self.concurrency = concurrency
         limiter = concurrency.limit.map(CallLimiter.init(limit:))
@@ -69,7 +95,7 @@ public final class RestingClient: Sendable {
             guard self.acceptedStatusCodes.contains(response.status) else {
                 throw RestingError.httpError(HTTPError(response))
             }
-            let body = try await self.decode(ResponseType.self, from: response.body)
+            let body = try await self.decode(ResponseType.self, from: response.body, decoder: request.endpoint.decoder ?? self.decoder)
             return HTTPResponse(
                 status: response.status, headers: response.headers, body: body, url: response.url,
                 metrics: response.metrics)
@@ -95,15 +121,16 @@ public final class RestingClient: Sendable {
 
     /// Sends a converted request through the interceptors and the transport.
     func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        try await InterceptorChain(interceptors: interceptors, transport: httpClient).proceed(request, progress: progress)
+        try await InterceptorChain(interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient)
+            .proceed(request, progress: progress)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from body: Data) async throws -> T {
+    private func decode<T: Decodable>(_ type: T.Type, from body: Data, decoder: JSONDecoder) async throws -> T {
         guard executor != nil, body.count > Self.decodeOffExecutorThreshold else {
             return try ResponseBodyDecoding.decode(type, from: body, decoder: decoder)
         }
         return try await withTaskExecutorPreference(globalConcurrentExecutor) {
-            try ResponseBodyDecoding.decode(type, from: body, decoder: self.decoder)
+            try ResponseBodyDecoding.decode(type, from: body, decoder: decoder)
         }
     }
 

@@ -53,8 +53,15 @@ public protocol HTTPClient: Sendable {
     /// The executor the transport drives its I/O on, if it has one. ``RestingClient`` runs each call's
     /// pipeline there, so that a finished transfer resumes its task without a thread hop.
     var executor: (any TaskExecutor)? { get }
+
+    /// The most redirects the transport follows for one request whose ``HTTPRequest/followsRedirects`` is
+    /// set; 0 returns 3xx responses as they are. ``RestingClient`` follows as many when it runs network
+    /// interceptors per hop. A transport honours `followsRedirects == false` by performing a single exchange.
+    var maximumRedirects: Int { get }
 }
 
 extension HTTPClient {
     public var executor: (any TaskExecutor)? { nil }
+    /// 10, as the shipped transports by default.
+    public var maximumRedirects: Int { 10 }
 }

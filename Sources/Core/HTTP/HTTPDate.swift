@@ -34,7 +34,19 @@ package enum HTTPDate {
         }
     }
 
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    /// `date` as an IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`.
+    package static func format(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        let (year, month, day) = civil(daysSinceEpoch: days)
+        let secondOfDay = seconds - days * 86_400
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+        func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(weekday), \(twoDigits(day)) \(months[month - 1]) \(year) \(twoDigits(secondOfDay / 3_600)):"
+            + "\(twoDigits(secondOfDay / 60 % 60)):\(twoDigits(secondOfDay % 60)) GMT"
+    }
+
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     private static func month(_ name: Substring) -> Int? {
         months.firstIndex(of: String(name)).map { $0 + 1 }
@@ -50,7 +62,14 @@ package enum HTTPDate {
     private static func date(year: Int, month: Int, day: Int, time: Substring) -> Date? {
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }), let hour = Int(clock[0]), let minute = Int(clock[1]),
-            let second = Int(clock[2]), (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second),
+            let second = Int(clock[2])
+        else { return nil }
+        return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// That instant in GMT, or `nil` when any field is out of range.
+    static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
+        guard (1...12).contains(month), (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second),
             (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)

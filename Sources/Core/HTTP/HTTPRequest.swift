@@ -28,10 +28,16 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// Set for streamed responses: the transport answers with the head as soon as it arrives and the body as
     /// ``HTTPDataResponse/bodyStream``. `timeout` then bounds the wait for the head only.
     public var responseStreaming: ResponseStreaming?
+    /// Options for the interceptors (never sent): see ``RequestAttributes``.
+    public var attributes: RequestAttributes
+    /// Whether the transport follows redirects itself (up to its own limit). `RestingClient` clears it on the
+    /// hops it follows for its network interceptors, so that each hop is one exchange.
+    public var followsRedirects: Bool
 
     public init(
         method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .empty,
-        timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil, responseStreaming: ResponseStreaming? = nil
+        timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil, responseStreaming: ResponseStreaming? = nil,
+        attributes: RequestAttributes = RequestAttributes(), followsRedirects: Bool = true
     ) {
         self.method = method
         self.url = url
@@ -40,6 +46,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         self.timeout = timeout
         self.downloadTarget = downloadTarget
         self.responseStreaming = responseStreaming
+        self.attributes = attributes
+        self.followsRedirects = followsRedirects
     }
 
     /// Checks what every transport relies on: an `http` or `https` URL (never `file:`, `gopher:` or any other

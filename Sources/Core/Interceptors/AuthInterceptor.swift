@@ -32,6 +32,8 @@ public protocol CredentialProvider: Sendable {
 ///   Harbor's `authFailed`) and the 401 is returned. The rejected credential is remembered: later 401s to
 ///   it are returned at once, without asking the provider again, and the next call asks the provider for its
 ///   ``CredentialProvider/credential()`` afresh (the app may have signed in again meanwhile).
+/// - **Skips what needs none:** a request whose ``RequestAttributes/requiresAuthentication`` is `false` (the
+///   token endpoint, so that it works on the same client) is passed on untouched.
 /// - **Never leaks:** the header is marked sensitive (``HTTPHeaders/Field/isSensitive``), whatever its name, so
 ///   a redirect to another origin drops it and logs, cURL descriptions and recordings hide it.
 ///
@@ -62,6 +64,7 @@ public struct AuthInterceptor: RestingInterceptor {
     }
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        guard request.attributes.requiresAuthentication else { return try await execution(request) }
         let credential = try await state.current()
         var authorized = request
         authorized.headers.replaceOrAdd(name: headerName, value: credential, sensitive: true)

@@ -49,6 +49,9 @@ public struct StandardErrorLogger: RestingLogger {
 ///                            interceptors: [AuthInterceptor(...), LoggingInterceptor(level: .verbose)])
 /// ```
 ///
+/// A request's ``RequestAttributes/logLevel`` overrides `level` for that call (quiet for a polled endpoint,
+/// verbose for the one being debugged — Harbor's `debugType`).
+///
 /// Place it last to log requests as they are sent (after other interceptors changed them). At `.verbose`,
 /// requests and responses print as trees with headers and bodies; JSON is pretty-printed; bodies are cut
 /// past `bodyLimit` bytes; files and streams are shown as their size, never read. ``RedactionPolicy/default``
@@ -72,6 +75,7 @@ public struct LoggingInterceptor: RestingInterceptor {
     }
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        let level = request.attributes.logLevel ?? level
         guard level > .none else { return try await execution(request) }
         let started = ContinuousClock.now
         let summary = "\(request.method) \(redaction.url(request.url))"
@@ -88,7 +92,7 @@ public struct LoggingInterceptor: RestingInterceptor {
         let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started)))"
         if let stream = response.bodyStream {
             // The head now; the body's size once it has passed through, never held here.
-            response.bodyStream = observe(stream, summary: summary, started: started)
+            response.bodyStream = observe(stream, summary: summary, started: started, level: level)
         }
         if level >= .verbose {
             let shown = response.bodyStream == nil ? body(of: .bytes(response.body), headers: response.headers) : "<streamed body>"
@@ -100,11 +104,13 @@ public struct LoggingInterceptor: RestingInterceptor {
     }
 
     /// `stream`, counting its bytes as the reader takes them, and logging how it ended.
-    private func observe(_ stream: ResponseBodyStream, summary: String, started: ContinuousClock.Instant) -> ResponseBodyStream {
+    private func observe(
+        _ stream: ResponseBodyStream, summary: String, started: ContinuousClock.Instant, level: LogLevel
+    ) -> ResponseBodyStream {
         let received = Locked<Int64>(0)
         return stream.observed(
             onChunk: { chunk in received.withLock { $0 += Int64(chunk.count) } },
-            onEnd: { [logger, level] error in
+            onEnd: { [logger] error in
                 let bytes = received.withLock { $0 }
                 let elapsed = Self.milliseconds(since: started)
                 if case .cancelled? = error {
@@ -161,3 +167,13 @@ public struct LoggingInterceptor: RestingInterceptor {
 
 /// The original RestingKit's name for ``LoggingInterceptor``.
 public typealias RequestResponseLoggingInterceptor = LoggingInterceptor
+
+private enum LogLevelKey: RequestAttributeKey { static let defaultValue: LogLevel? = nil }
+
+extension RequestAttributes {
+    /// The level ``LoggingInterceptor`` logs this request at, in place of its own; default `nil` (its own).
+    public var logLevel: LogLevel? {
+        get { self[LogLevelKey.self] }
+        set { self[LogLevelKey.self] = newValue }
+    }
+}

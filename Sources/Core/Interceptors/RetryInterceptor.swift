@@ -5,7 +5,8 @@
 /// - **When:** exponential backoff with full jitter — a random delay between 0 and
 ///   `min(maximumDelay, baseDelay × 2^(attempt − 1))` — or the server's `Retry-After` (seconds or HTTP date)
 ///   when it sends one. A `Retry-After` beyond `maximumDelay` is not waited for: the response is returned.
-/// - **How often:** at most `maximumAttempts` sends per call, and only while the shared ``RetryBudget`` allows.
+/// - **How often:** at most `maximumAttempts` sends per call (a request's ``RequestAttributes/maximumAttempts``
+///   overrides it), and only while the shared ``RetryBudget`` allows.
 /// - The body is read again from the start for every attempt.
 ///
 /// ```swift
@@ -57,6 +58,7 @@ public struct RetryInterceptor: RestingInterceptor {
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         budget.recordRequest()
+        let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts
         var attempt = 1
         while true {
             let outcome: Result<HTTPDataResponse, any Error>
@@ -65,7 +67,7 @@ public struct RetryInterceptor: RestingInterceptor {
             } catch {
                 outcome = .failure(error)
             }
-            guard attempt < policy.maximumAttempts, let delay = delay(after: outcome, attempt: attempt, method: request.method),
+            guard attempt < maximumAttempts, let delay = delay(after: outcome, attempt: attempt, method: request.method),
                 budget.withdraw()
             else { return try outcome.get() }
             attempt += 1

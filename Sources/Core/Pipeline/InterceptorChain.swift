@@ -1,30 +1,53 @@
-/// Runs a request through the interceptors, in order, and then the transport.
+/// Runs a request through the application interceptors, in order, then follows redirects hop by hop
+/// through the network interceptors and the transport.
+///
+/// Without network interceptors the transport follows redirects itself (the same ``RedirectFollower``), which
+/// saves a hop through the chain for every request.
 struct InterceptorChain: Sendable {
     let interceptors: [any RestingInterceptor]
+    let networkInterceptors: [any RestingInterceptor]
     let transport: any HTTPClient
 
-    func proceed(
-        _ request: HTTPRequest, from index: Int = 0, progress: @escaping ProgressHandler
-    ) async throws -> HTTPDataResponse {
-        guard index < interceptors.count else {
-            // Our transports validate too (they are public entry points); this covers those that do not.
-            try request.validate()
-            do {
-                return try await transport.send(request, progress: progress)
-            } catch is CancellationError {
-                throw RestingError.cancelled
-            }
+    func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        try await Self.run(interceptors, from: 0, request) { request in
+            try await self.followRedirects(request, progress: progress)
         }
+    }
+
+    private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        guard !networkInterceptors.isEmpty, request.followsRedirects else { return try await send(request, progress: progress) }
+        return try await RedirectFollower(maximumRedirects: transport.maximumRedirects).send(request) { hop in
+            var hop = hop
+            hop.followsRedirects = false
+            return try await Self.run(networkInterceptors, from: 0, hop) { hop in try await self.send(hop, progress: progress) }
+        }
+    }
+
+    private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        // Our transports validate too (they are public entry points); this covers those that do not.
+        try request.validate()
+        do {
+            return try await transport.send(request, progress: progress)
+        } catch is CancellationError {
+            throw RestingError.cancelled
+        }
+    }
+
+    /// Runs `interceptors[index...]`, then `end`.
+    private static func run(
+        _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
+        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+    ) async throws -> HTTPDataResponse {
+        guard index < interceptors.count else { return try await end(request) }
         let interceptor = interceptors[index]
-        let interceptorType = type(of: interceptor)
         let hasReturned = Locked(false)
         let execution = InterceptorExecution { next in
             guard !hasReturned.withLock({ $0 }) else {
                 throw RestingError.interceptorMisuse(
-                    interceptor: String(describing: interceptorType),
+                    interceptor: String(describing: type(of: interceptor)),
                     reason: "called execution after intercept(request:execution:) had returned")
             }
-            return try await proceed(next, from: index + 1, progress: progress)
+            return try await run(interceptors, from: index + 1, next, end: end)
         }
         defer { hasReturned.withLock { $0 = true } }
         return try await interceptor.intercept(request: request, execution: execution)

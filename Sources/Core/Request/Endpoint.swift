@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// One operation of an API, described once: its method, its path template and how its body is encoded,
 /// typed by what it sends and what it returns.
 ///
@@ -20,11 +26,33 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// The template as written.
     public let path: String
     let template: Result<PathTemplate, RestingError>
+    /// Options every request of this endpoint carries to the interceptors; a request's own win.
+    public var attributes: RequestAttributes
+    /// Decodes this endpoint's responses in place of the client's decoder (an API whose endpoints disagree
+    /// on dates or key styles); `nil` uses the client's.
+    public var decoder: JSONDecoder?
 
-    public init(_ method: HTTPMethod, _ path: String, encoding: RequestEncoding) {
+    public init(
+        _ method: HTTPMethod, _ path: String, encoding: RequestEncoding,
+        attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
+    ) {
         self.method = method
         self.path = path
         self.encoding = encoding
+        self.attributes = attributes
+        self.decoder = decoder
         template = Result { () throws(RestingError) in try PathTemplate(path) }
+    }
+
+    /// This endpoint with one attribute set:
+    ///
+    /// ```swift
+    /// let token = Endpoint<Credentials, Token>(.post, "/oauth/token", encoding: .json)
+    ///     .setting(\.requiresAuthentication, false)
+    /// ```
+    public func setting<Value>(_ attribute: WritableKeyPath<RequestAttributes, Value>, _ value: Value) -> Self {
+        var endpoint = self
+        endpoint.attributes[keyPath: attribute] = value
+        return endpoint
     }
 }

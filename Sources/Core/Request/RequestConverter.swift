@@ -89,7 +89,8 @@ public struct RestingRequestConverter: RequestConverter {
             headers.add(name: "Accept", value: "application/json")
         }
         return HTTPRequest(
-            method: endpoint.method, url: url, headers: headers, body: encoded.body, timeout: request.timeout)
+            method: endpoint.method, url: url, headers: headers, body: encoded.body, timeout: request.timeout,
+            attributes: endpoint.attributes.merging(request.attributes))
     }
 
     private func makeURL<RequestType, ResponseType>(

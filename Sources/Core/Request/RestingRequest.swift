@@ -25,13 +25,17 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
     public var queryItems: [URLQueryItem]
     /// The longest this call may take; `nil` leaves it to the transport.
     public var timeout: Duration?
+    /// Options for the interceptors for this call only; they win over the endpoint's
+    /// ``Endpoint/attributes``.
+    public var attributes: RequestAttributes
 
     public init(
         endpoint: Endpoint<RequestType, ResponseType>, body: RequestType, headers: HTTPHeaders = [:],
         pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
-        timeout: Duration? = nil
+        timeout: Duration? = nil, attributes: RequestAttributes = RequestAttributes()
     ) {
         self.endpoint = endpoint
+        self.attributes = attributes
         self.body = body
         self.headers = headers
         self.pathVariables = pathVariables
@@ -45,9 +49,9 @@ extension RestingRequest where RequestType == Nothing {
     public init(
         endpoint: Endpoint<Nothing, ResponseType>, headers: HTTPHeaders = [:],
         pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
-        timeout: Duration? = nil
+        timeout: Duration? = nil, attributes: RequestAttributes = RequestAttributes()
     ) {
         self.init(endpoint: endpoint, body: Nothing(), headers: headers, pathVariables: pathVariables,
-                  queryItems: queryItems, timeout: timeout)
+                  queryItems: queryItems, timeout: timeout, attributes: attributes)
     }
 }

@@ -25,7 +25,7 @@ extension RestingClient {
                 self.track(stream, cancellationHooks: hooks)
                 return stream
             }
-            let streamed = StreamedBody(stream: stream, decoder: self.decoder, reopen: reopen)
+            let streamed = StreamedBody(stream: stream, decoder: request.endpoint.decoder ?? self.decoder, reopen: reopen)
             guard let body = type.init(streamedBody: streamed) as? ResponseType else {
                 throw RestingError.decodingFailed(
                     type: String(describing: ResponseType.self),

@@ -78,7 +78,8 @@ public final class StubHTTPClient: HTTPClient {
     }
 
     private let state = Locked(State())
-    private let redirects: RedirectFollower
+    /// Redirects followed per request, as on the real transports.
+    public let maximumRedirects: Int
     private let idleTimeout: Duration?
     private let fallback: Responder?
     private let maximumResponseSize: Int64
@@ -93,7 +94,7 @@ public final class StubHTTPClient: HTTPClient {
         maximumRedirects: Int = 10, idleTimeout: Duration? = nil, maximumResponseSize: Int64 = 64 * 1024 * 1024,
         fallback: Responder? = nil
     ) {
-        redirects = RedirectFollower(maximumRedirects: maximumRedirects)
+        self.maximumRedirects = maximumRedirects
         self.idleTimeout = idleTimeout
         self.maximumResponseSize = maximumResponseSize
         self.fallback = fallback
@@ -116,7 +117,8 @@ public final class StubHTTPClient: HTTPClient {
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         try request.validate()
-        return try await redirects.send(request) { hop in try await exchange(hop, progress: progress) }
+        let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0)
+        return try await follower.send(request) { hop in try await exchange(hop, progress: progress) }
     }
 
     private func exchange(_ request: HTTPRequest, progress: ProgressHandler) async throws -> HTTPDataResponse {

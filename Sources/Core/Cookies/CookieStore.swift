@@ -1,0 +1,162 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// RFC 6265's storage model (§5.3) and retrieval (§5.4) as a value: which `Set-Cookie` fields a response may
+/// store, which cookies a request carries. Jars wrap it with a lock (and a file); it is tested without either.
+struct CookieStore: Sendable {
+    private(set) var cookies: [Cookie] = []
+    let publicSuffixes: PublicSuffixList
+
+    /// Cookies per domain and in all, past which the least recently used go (RFC 6265 §6.1's minimums).
+    static let maximumPerDomain = 50
+    static let maximumCount = 3000
+    /// The longest a cookie may live, whatever it asks (RFC 6265bis: 400 days).
+    static let maximumLifetime: TimeInterval = 400 * 86_400
+
+    init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = []) {
+        self.publicSuffixes = publicSuffixes
+        self.cookies = cookies
+    }
+
+    /// Stores (or deletes, for an expiry in the past) what `field` sets for a response from `url`; returns whether
+    /// anything changed.
+    @discardableResult
+    mutating func receive(_ field: String, from url: URL, now: Date) -> Bool {
+        guard let parsed = SetCookie(field), let cookie = cookie(from: parsed, url: url, now: now) else { return false }
+        let existing = cookies.firstIndex { $0.replaces(cookie) }
+        var stored = cookie
+        if let existing {
+            stored.created = cookies[existing].created
+            cookies.remove(at: existing)
+        }
+        guard !cookie.isExpired(at: now) else { return existing != nil }
+        cookies.append(stored)
+        enforceLimits(now: now, domain: stored.domain)
+        return true
+    }
+
+    /// The cookies a request to `url` carries, longest path first, then oldest first (§5.4), marked as used.
+    mutating func cookies(for url: URL, now: Date) -> [Cookie] {
+        guard let host = Self.host(of: url) else { return [] }
+        let path = url.path.isEmpty ? "/" : url.path
+        let isSecure = Self.isSecure(url)
+        var indices: [Int] = []
+        for (index, cookie) in cookies.enumerated()
+        where !cookie.isExpired(at: now) && (cookie.isHostOnly ? cookie.domain == host : Self.domain(host, matches: cookie.domain))
+            && Self.path(path, matches: cookie.path) && (isSecure || !cookie.isSecure) {
+            indices.append(index)
+        }
+        for index in indices { cookies[index].lastAccessed = now }
+        return indices.map { cookies[$0] }.sorted {
+            $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created
+        }
+    }
+
+    /// Drops expired cookies; returns whether any was.
+    @discardableResult
+    mutating func removeExpired(now: Date) -> Bool {
+        let count = cookies.count
+        cookies.removeAll { $0.isExpired(at: now) }
+        return cookies.count != count
+    }
+
+    /// Drops every cookie.
+    mutating func removeAll() { cookies.removeAll() }
+
+    /// The cookie `parsed` makes for a response from `url`, or `nil` when the rules ignore it.
+    private func cookie(from parsed: SetCookie, url: URL, now: Date) -> Cookie? {
+        guard let host = Self.host(of: url) else { return nil }
+        let isSecureOrigin = Self.isSecure(url)
+        // RFC 6265bis: only a secure origin sets a Secure cookie, or one of the prefixes that promise it.
+        if parsed.isSecure && !isSecureOrigin { return nil }
+        if parsed.name.hasPrefix("__Secure-") && !(parsed.isSecure && isSecureOrigin) { return nil }
+        if parsed.name.hasPrefix("__Host-") && !(parsed.isSecure && isSecureOrigin && parsed.domain == nil && parsed.path == "/") {
+            return nil
+        }
+
+        var domain = host
+        var isHostOnly = true
+        if let attribute = parsed.domain, attribute != host {
+            // An IP address matches itself only; a public suffix cannot scope a cookie to all its registrants.
+            guard !Self.isIPAddress(host), !publicSuffixes.isPublicSuffix(attribute), Self.domain(host, matches: attribute) else {
+                return nil
+            }
+            domain = attribute
+            isHostOnly = false
+        }
+
+        let expires: Date?
+        if let maxAge = parsed.maxAge {
+            expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(maxAge), Self.maximumLifetime))
+        } else if let date = parsed.expires {
+            expires = min(date, now.addingTimeInterval(Self.maximumLifetime))
+        } else {
+            expires = nil
+        }
+
+        let cookie = Cookie(
+            name: parsed.name, value: parsed.value, domain: domain, isHostOnly: isHostOnly,
+            path: parsed.path ?? Self.defaultPath(of: url), expires: expires, isSecure: parsed.isSecure,
+            isHTTPOnly: parsed.isHTTPOnly, sameSite: parsed.sameSite, created: now, lastAccessed: now)
+        // RFC 6265bis: an insecure origin cannot shadow a Secure cookie of the same name that would reach it.
+        if !isSecureOrigin, cookies.contains(where: {
+            $0.isSecure && $0.name == cookie.name && (Self.domain($0.domain, matches: domain) || Self.domain(domain, matches: $0.domain))
+                && Self.path(cookie.path, matches: $0.path)
+        }) {
+            return nil
+        }
+        return cookie
+    }
+
+    private mutating func enforceLimits(now: Date, domain: String) {
+        removeExpired(now: now)
+        let inDomain = cookies.indices.filter { cookies[$0].domain == domain }
+        if inDomain.count > Self.maximumPerDomain {
+            let evicted = Set(inDomain.sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }
+                .prefix(inDomain.count - Self.maximumPerDomain))
+            cookies = cookies.indices.filter { !evicted.contains($0) }.map { cookies[$0] }
+        }
+        if cookies.count > Self.maximumCount {
+            let keep = cookies.indices.sorted { cookies[$0].lastAccessed > cookies[$1].lastAccessed }.prefix(Self.maximumCount)
+            cookies = keep.sorted().map { cookies[$0] }
+        }
+    }
+
+    // MARK: - RFC 6265 §5.1
+
+    static func host(of url: URL) -> String? {
+        guard var host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host
+    }
+
+    static func isSecure(_ url: URL) -> Bool { url.scheme?.lowercased() == "https" }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        guard !host.contains(":") else { return true }  // IPv6
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count == 4 && labels.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// §5.1.3: identical, or `host` ends with `.domain` and is a host name, not an IP address.
+    static func domain(_ host: String, matches domain: String) -> Bool {
+        host == domain || (host.hasSuffix("." + domain) && !isIPAddress(host))
+    }
+
+    /// §5.1.4: identical, or `cookiePath` is a prefix of `requestPath` ending at a `/` boundary.
+    static func path(_ requestPath: String, matches cookiePath: String) -> Bool {
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return requestPath.utf8.count == cookiePath.utf8.count || cookiePath.hasSuffix("/")
+            || requestPath.utf8.dropFirst(cookiePath.utf8.count).first == UInt8(ascii: "/")
+    }
+
+    /// §5.1.4: the request path up to, not including, its last `/`; `/` when that leaves nothing.
+    static func defaultPath(of url: URL) -> String {
+        let path = url.path
+        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else { return "/" }
+        return String(path[..<lastSlash])
+    }
+}
