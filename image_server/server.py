@@ -30,6 +30,8 @@ Routes (JSON unless said otherwise):
     POST   /upload, PUT /upload/{name}, GET /uploads/{name}   uploads and downloads: see uploads.py
     GET    /stream/sse, /stream/ndjson, /stream/bytes   streamed responses (SSE with ids, cuts and
                                     Last-Event-ID resume; NDJSON; paced bytes): see streams.py
+    /session/..., /cookies/..., /hops/{n}, /cache/{key}, /cache-hits/{key}   a cookie session, redirect hops and
+                                    cacheable resources with a hit counter: see semantics.py
 Errors are JSON objects {"error": message, "status": code}.
 """
 import argparse
@@ -44,6 +46,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import semantics
 import streams
 import uploads
 
@@ -206,6 +209,8 @@ class Handler(BaseHTTPRequestHandler):
             if streams.route(self, parts, dict(parse_qsl(url.query))):
                 return
             body = self.read_body()
+            if semantics.route(self, parts, dict(parse_qsl(url.query)), body):
+                return
             if parts[:1] == ["posts"]:
                 self.posts(parts[1:], url.query, body)
             elif parts[:1] == ["echo"]:
@@ -229,6 +234,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_error_json(404, f"no route for {self.command} {url.path}")
         except BadRequest as error:
             self.send_error_json(400, str(error))
+        except uploads.UploadError as error:
+            self.send_error_json(error.status, str(error))
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
@@ -460,6 +467,7 @@ def main():
     server.verbose = args.verbose
     server.waiting, server.waiting_lock = set(), threading.Lock()
     server.state = SharedState()
+    server.semantics = semantics.SemanticsState()
     os.makedirs(args.uploads, exist_ok=True)
     server.uploads, server.max_upload = args.uploads, args.max_upload_bytes
     host, port = server.server_address[:2]

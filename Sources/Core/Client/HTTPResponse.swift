@@ -12,8 +12,12 @@ public struct HTTPResponse<Body: Sendable>: Sendable {
     /// The URL that answered, after redirects, when the transport knows it.
     public let url: URL?
     public let metrics: TransferMetrics?
+    /// How an HTTP cache answered, when one did; `nil` when no cache was asked.
+    public let cacheStatus: CacheStatus?
 
-    public init(status: Int, headers: HTTPHeaders, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil) {
+    public init(status: Int, headers: HTTPHeaders, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
+                cacheStatus: CacheStatus? = nil) {
+        self.cacheStatus = cacheStatus
         self.status = status
         self.headers = headers
         self.body = body

@@ -98,7 +98,7 @@ public final class RestingClient: Sendable {
             let body = try await self.decode(ResponseType.self, from: response.body, decoder: request.endpoint.decoder ?? self.decoder)
             return HTTPResponse(
                 status: response.status, headers: response.headers, body: body, url: response.url,
-                metrics: response.metrics)
+                metrics: response.metrics, cacheStatus: response.cacheStatus)
         }
     }
 

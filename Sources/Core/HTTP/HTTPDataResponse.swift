@@ -23,11 +23,14 @@ public struct HTTPDataResponse: Sendable {
     public var url: URL?
     /// Timings and sizes of the exchange, for transports that can measure them.
     public var metrics: TransferMetrics?
+    /// How an HTTP cache answered, when one did (see `HTTPCacheInterceptor`); `nil` when no cache was asked.
+    public var cacheStatus: CacheStatus?
 
     public init(
         status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
-        metrics: TransferMetrics? = nil, bodyStream: ResponseBodyStream? = nil
+        metrics: TransferMetrics? = nil, bodyStream: ResponseBodyStream? = nil, cacheStatus: CacheStatus? = nil
     ) {
+        self.cacheStatus = cacheStatus
         self.status = status
         self.headers = headers
         self.body = body

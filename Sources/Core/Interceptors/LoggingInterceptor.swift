@@ -89,7 +89,8 @@ public struct LoggingInterceptor: RestingInterceptor {
             logger.log(level: .error, message: "✕ \(summary) failed after \(Self.milliseconds(since: started)): \(error)")
             throw error
         }
-        let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started)))"
+        let cache = response.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
+        let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started))\(cache))"
         if let stream = response.bodyStream {
             // The head now; the body's size once it has passed through, never held here.
             response.bodyStream = observe(stream, summary: summary, started: started, level: level)

@@ -33,7 +33,7 @@ extension RestingClient {
                     body: Data())
             }
             return HTTPResponse(status: response.status, headers: response.headers, body: body, url: response.url,
-                                metrics: response.metrics)
+                                metrics: response.metrics, cacheStatus: response.cacheStatus)
         }
     }
 

@@ -46,9 +46,10 @@ struct DurableDirectory: Sendable {
         try RequestBody.file(file(name)).collect()
     }
 
-    /// Writes `data` under `name`, durably.
-    func write(_ data: Data, as name: String) throws(RestingError) {
-        try write(as: name) { descriptor in data.withUnsafeBytes { FileIO.write(descriptor, $0) } }
+    /// Writes `data` under `name`, atomically; durably unless `flushed` is false (a cache, which can lose an
+    /// entry to a power cut but must never see half of one, skips the two `fsync`s).
+    func write(_ data: Data, as name: String, flushed: Bool = true) throws(RestingError) {
+        try write(as: name, flushed: flushed) { descriptor in data.withUnsafeBytes { FileIO.write(descriptor, $0) } }
     }
 
     /// Writes `body` under `name`, durably, streaming it: a large file body never sits whole in memory.
@@ -75,24 +76,24 @@ struct DurableDirectory: Sendable {
     }
 
     /// Fills a new temporary file with `fill` (false: it failed), flushes it and renames it to `name`.
-    private func write(as name: String, fill: (Int32) -> Bool) throws(RestingError) {
+    private func write(as name: String, flushed: Bool = true, fill: (Int32) -> Bool) throws(RestingError) {
         let temporary = url.appendingPathComponent(Self.temporaryPrefix + UUID().uuidString)
         guard let descriptor = FileIO.createNew(temporary) else { throw Self.failure("create", temporary) }
         let written = fill(descriptor)
-        let synced = written && FileIO.sync(descriptor)
+        let synced = written && (!flushed || FileIO.sync(descriptor))
         FileIO.close(descriptor)
         guard synced, FileIO.move(temporary, to: file(name)) else {
             let failure = Self.failure("write", temporary)
             FileIO.remove(temporary)
             throw failure
         }
-        try syncDirectory()
+        if flushed { try syncDirectory() }
     }
 
-    /// Removes `name`, durably.
-    func remove(_ name: String) throws(RestingError) {
+    /// Removes `name`, durably unless `flushed` is false.
+    func remove(_ name: String, flushed: Bool = true) throws(RestingError) {
         guard FileIO.remove(file(name)) else { throw Self.failure("remove", file(name)) }
-        try syncDirectory()
+        if flushed { try syncDirectory() }
     }
 
     /// Moves `name` into the quarantine folder (created 0700 when first needed), durably.

@@ -1,0 +1,207 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A private HTTP cache (RFC 9111) as an interceptor: fresh responses are answered without the network, stale
+/// ones revalidated with `If-None-Match` / `If-Modified-Since`, and every answer says how it was made
+/// (``HTTPDataResponse/cacheStatus``).
+///
+/// ```swift
+/// let cache = HTTPCacheInterceptor(store: try DiskCacheStore(directory: cachesURL.appendingPathComponent("http")))
+/// let client = RestingClient(baseUrl: baseUrl, httpClient: transport, networkInterceptors: [cache])
+/// ```
+///
+/// Put it in `networkInterceptors` (each redirect hop is then cached under its own URL) or last among
+/// `interceptors`. What it does:
+/// - **Stores** `GET` responses that allow it: not `no-store` (request or response), not `Vary: *`, not a
+///   partial `206`, with a lifetime (`max-age`, `Expires`, or a heuristic 10 % of the age of `Last-Modified`
+///   for the statuses cacheable by default) or a validator to revalidate with; bodies up to
+///   `maximumEntrySize`. Streamed bodies are stored once the reader has taken them whole.
+/// - **Serves** a stored response while fresh, unless the request or the response says `no-cache`, or the
+///   request's `max-age` / `min-fresh` ask for fresher; a request's `max-stale` accepts a stale one
+///   unless the response says `must-revalidate`. `Vary` is honoured: a request with other values for the
+///   named headers is not served another's variant.
+/// - **Revalidates** a stale (or `no-cache`) response that has an `ETag` or `Last-Modified`; a `304` updates
+///   the stored headers and answers with the stored body (``CacheStatus/revalidated``). A request that sets
+///   its own validators is passed on untouched.
+/// - **Invalidates** the URL (and its `Location` / `Content-Location` on the same origin) when an unsafe method
+///   (`POST`, `PUT`, `PATCH`, `DELETE`, …) to it succeeds.
+/// - `only-if-cached` (or ``CachePolicy/returnCacheDontLoad``) with nothing usable answers a `504`
+///   (``CacheStatus/unavailable``), as RFC 9111 §5.2.1.7 says.
+/// - **`stale-if-error`** (RFC 5861): when the server cannot be reached or answers 500, 502, 503 or 504, a
+///   stale response is served within the allowance the response or request gives, or `staleIfError`
+///   otherwise — never one marked `must-revalidate` or `no-cache` (``CacheStatus/staleOnError``).
+/// - A request's ``RequestAttributes/cachePolicy`` changes all this for one call (``CachePolicy``).
+public struct HTTPCacheInterceptor: RestingInterceptor {
+    public let store: any HTTPCacheStore
+    /// How stale a response may be served when the server fails and neither it nor the request set
+    /// `stale-if-error`; `nil` (the default) serves none then.
+    public var staleIfError: Duration?
+    /// The largest body stored; larger ones pass through.
+    public var maximumEntrySize: Int
+    private let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - now: The clock ages are measured on (a test's, to let time pass without waiting).
+    public init(
+        store: any HTTPCacheStore, staleIfError: Duration? = nil, maximumEntrySize: Int = 4 << 20,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.staleIfError = staleIfError
+        self.maximumEntrySize = maximumEntrySize
+        self.now = now
+    }
+
+    /// The key a request's response is stored under.
+    public static func key(for url: URL) -> String { url.absoluteString }
+
+    static let unsafeMethods: Set<HTTPMethod> = [.post, .put, .patch, .delete]
+
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        guard request.method == .get, request.downloadTarget == nil else {
+            let response = try await execution(request)
+            if request.method != .head, request.method != .options, request.method != .get, (200..<400).contains(response.status) {
+                invalidate(after: response, to: request)
+            }
+            return response
+        }
+        let policy = request.attributes.cachePolicy
+        let requestDirectives = CacheControl(request.headers)
+        let key = Self.key(for: request.url)
+        let stored = policy == .reloadIgnoringCache || requestDirectives.noStore
+            ? nil : store.response(for: key).flatMap { $0.matchesVary(of: request) ? $0 : nil }
+        let requestTime = now()
+
+        if let stored {
+            let freshness = CacheFreshness(stored, now: requestTime)
+            if policy == .returnCacheElseLoad || policy == .returnCacheDontLoad || freshness.satisfies(requestDirectives) {
+                return answer(stored, for: request, status: .hit, age: freshness.age)
+            }
+        }
+        if policy == .returnCacheDontLoad || requestDirectives.onlyIfCached {
+            return HTTPDataResponse(
+                status: 504, headers: ["Content-Length": "0"], url: request.url,
+                bodyStream: request.responseStreaming == nil ? nil : ResponseBodyStream(Data()), cacheStatus: .unavailable)
+        }
+
+        let validated = stored.flatMap { conditional(request, validating: $0) }
+        let response: HTTPDataResponse
+        do {
+            response = try await execution(validated ?? request)
+        } catch let error as RestingError {
+            guard case .transportFailed = error, let stale = servableOnError(stored, requestDirectives, at: requestTime) else {
+                throw error
+            }
+            return stale
+        }
+        if [500, 502, 503, 504].contains(response.status), let stale = servableOnError(stored, requestDirectives, at: requestTime) {
+            return stale
+        }
+        let responseTime = now()
+        if response.status == 304, validated != nil, let stored {
+            let updated = merging(response, into: stored, requestTime: requestTime, responseTime: responseTime)
+            if isStorable(updated.headers, status: updated.status, requestDirectives) { store.store(updated, for: key) }
+            return answer(updated, for: request, status: .revalidated, age: nil)
+        }
+        var fresh = response
+        fresh.cacheStatus = .miss
+        guard isStorable(response.headers, status: response.status, requestDirectives) else { return fresh }
+        let varying = CachedResponse.varyingHeaders(of: request, names: CachedResponse.varyNames(response.headers))
+        let entry: @Sendable (Data) -> CachedResponse = { body in
+            CachedResponse(url: request.url, status: response.status, headers: response.headers, body: body,
+                           requestTime: requestTime, responseTime: responseTime, varyingRequestHeaders: varying)
+        }
+        if let stream = response.bodyStream {
+            fresh.bodyStream = storing(stream, key: key, entry: entry)
+        } else if response.body.count <= maximumEntrySize {
+            store.store(entry(response.body), for: key)
+        }
+        return fresh
+    }
+
+    /// `stored` as a response to `request`, with its `Age` (RFC 9111 §5.1) when served without the server.
+    private func answer(_ stored: CachedResponse, for request: HTTPRequest, status: CacheStatus, age: TimeInterval?) -> HTTPDataResponse {
+        var headers = stored.headers
+        if let age { headers.replaceOrAdd(name: "Age", value: String(Int(min(age, TimeInterval(Int32.max))))) }
+        let streamed = request.responseStreaming != nil
+        return HTTPDataResponse(
+            status: stored.status, headers: headers, body: streamed ? Data() : stored.body, url: stored.url,
+            bodyStream: streamed ? ResponseBodyStream(stored.body) : nil, cacheStatus: status)
+    }
+
+    /// `request` with the stored response's validators, or `nil` when it has none or the caller set its own.
+    private func conditional(_ request: HTTPRequest, validating stored: CachedResponse) -> HTTPRequest? {
+        guard !request.headers.contains("If-None-Match"), !request.headers.contains("If-Modified-Since") else { return nil }
+        var conditional = request
+        if let etag = stored.headers["ETag"] { conditional.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = stored.headers["Last-Modified"] {
+            conditional.headers.add(name: "If-Modified-Since", value: lastModified)
+        }
+        return conditional.headers.count == request.headers.count ? nil : conditional
+    }
+
+    /// The stored response with the headers of the `304` that confirmed it (RFC 9111 §3.2).
+    private func merging(
+        _ notModified: HTTPDataResponse, into stored: CachedResponse, requestTime: Date, responseTime: Date
+    ) -> CachedResponse {
+        var updated = stored
+        let kept: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
+        for name in Set(notModified.headers.map { $0.name.lowercased() }) where !kept.contains(name) {
+            updated.headers.remove(name: name)
+            for value in notModified.headers.values(for: name) { updated.headers.add(name: name, value: value) }
+        }
+        updated.requestTime = requestTime
+        updated.responseTime = responseTime
+        return updated
+    }
+
+    private func isStorable(_ headers: HTTPHeaders, status: Int, _ requestDirectives: CacheControl) -> Bool {
+        let directives = CacheControl(headers)
+        guard !directives.noStore, !requestDirectives.noStore, (200..<600).contains(status), status != 206, status != 304,
+            !CachedResponse.varyNames(headers).contains("*")
+        else { return false }
+        return directives.maxAge != nil || headers.contains("Expires") || headers.contains("ETag")
+            || headers.contains("Last-Modified") && CacheFreshness.heuristicallyCacheable.contains(status)
+    }
+
+    private func servableOnError(_ stored: CachedResponse?, _ requestDirectives: CacheControl, at now: Date) -> HTTPDataResponse? {
+        guard let stored else { return nil }
+        let freshness = CacheFreshness(stored, now: now)
+        guard freshness.servableOnError(requestDirectives, fallback: staleIfError) else { return nil }
+        return answer(stored, for: HTTPRequest(method: .get, url: stored.url), status: .staleOnError, age: freshness.age)
+    }
+
+    /// Forgets what an unsafe method to `request.url` made stale (RFC 9111 §4.4).
+    private func invalidate(after response: HTTPDataResponse, to request: HTTPRequest) {
+        store.removeResponse(for: Self.key(for: request.url))
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
+                Origin.same(url, request.url)
+            else { continue }
+            store.removeResponse(for: Self.key(for: url))
+        }
+    }
+
+    /// `stream`, storing its body once the reader has taken it whole (and within `maximumEntrySize`).
+    private func storing(_ stream: ResponseBodyStream, key: String, entry: @escaping @Sendable (Data) -> CachedResponse) -> ResponseBodyStream {
+        let collected = Locked<Data?>(Data())
+        let limit = maximumEntrySize
+        return stream.observed(
+            onChunk: { chunk in
+                collected.withLock { body in
+                    if let count = body?.count, count + chunk.count <= limit {
+                        body?.append(chunk)
+                    } else {
+                        body = nil  // too large to keep: stop collecting
+                    }
+                }
+            },
+            onEnd: { [store] error in
+                guard error == nil, let body = collected.withLock({ $0 }) else { return }
+                store.store(entry(body), for: key)
+            })
+    }
+}
