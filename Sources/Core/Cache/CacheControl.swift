@@ -1,7 +1,7 @@
 /// The directives of `Cache-Control` fields (RFC 9111 §5.2) that a private client cache acts on, from a request
 /// or a response. Unknown directives are ignored; a malformed number ignores its directive, never the field.
-struct CacheControl: Equatable, Sendable {
-    var maxAge: Int?
+package struct CacheControl: Equatable, Sendable {
+    package var maxAge: Int?
     /// `max-stale` accepts a stale response; without a value, however stale (`Int.max`).
     var maxStale: Int?
     var minFresh: Int?
@@ -15,7 +15,7 @@ struct CacheControl: Equatable, Sendable {
 
     /// The directives of every `Cache-Control` field in `headers`; a request's `Pragma: no-cache` counts as
     /// `no-cache` when it has no `Cache-Control` (RFC 9111 §5.4).
-    init(_ headers: HTTPHeaders) {
+    package init(_ headers: HTTPHeaders) {
         let fields = headers.values(for: "Cache-Control")
         for field in fields {
             for directive in Self.directives(field) { apply(directive.name, directive.value) }

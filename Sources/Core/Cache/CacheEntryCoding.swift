@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Decoding checks the magic, that the lengths add up to the file's exact size, and the checksum: anything
 /// else is `nil`, and the store drops the file.
-enum CacheEntryCoding {
+package enum CacheEntryCoding {
     static let magic: [UInt8] = Array("RKC1".utf8)
     private static let headerLength = 4 + 4 + 8
 
@@ -24,7 +24,7 @@ enum CacheEntryCoding {
         var vary: [String: String]
     }
 
-    static func encode(_ response: CachedResponse, key: String) -> Data? {
+    package static func encode(_ response: CachedResponse, key: String) -> Data? {
         let meta = Meta(
             key: key, url: response.url, status: response.status, headers: response.headers.map { [$0.name, $0.value] },
             requestTime: response.requestTime.timeIntervalSince1970, responseTime: response.responseTime.timeIntervalSince1970,
@@ -39,7 +39,7 @@ enum CacheEntryCoding {
         return data
     }
 
-    static func decode(_ data: Data) -> (key: String, response: CachedResponse)? {
+    package static func decode(_ data: Data) -> (key: String, response: CachedResponse)? {
         let bytes = [UInt8](data)
         guard bytes.count >= headerLength + 8, Array(bytes[0..<4]) == magic else { return nil }
         let metaLength = Int(read(bytes, at: 4, count: 4))

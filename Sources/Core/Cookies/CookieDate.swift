@@ -7,7 +7,7 @@ import Foundation
 extension HTTPDate {
     /// A cookie's `Expires` date, read with RFC 6265 §5.1.1's lenient algorithm (servers send every format
     /// ever invented): the first time, day of month, month and year tokens found, in any order.
-    static func parseCookieDate(_ text: String) -> Date? {
+    package static func parseCookieDate(_ text: String) -> Date? {
         var time: (hour: Int, minute: Int, second: Int)?
         var dayOfMonth: Int?
         var month: Int?

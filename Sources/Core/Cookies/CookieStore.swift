@@ -6,17 +6,17 @@ import Foundation
 
 /// RFC 6265's storage model (§5.3) and retrieval (§5.4) as a value: which `Set-Cookie` fields a response may
 /// store, which cookies a request carries. Jars wrap it with a lock (and a file); it is tested without either.
-struct CookieStore: Sendable {
-    private(set) var cookies: [Cookie] = []
+package struct CookieStore: Sendable {
+    package private(set) var cookies: [Cookie] = []
     let publicSuffixes: PublicSuffixList
 
     /// Cookies per domain and in all, past which the least recently used go (RFC 6265 §6.1's minimums).
     static let maximumPerDomain = 50
     static let maximumCount = 3000
     /// The longest a cookie may live, whatever it asks (RFC 6265bis: 400 days).
-    static let maximumLifetime: TimeInterval = 400 * 86_400
+    package static let maximumLifetime: TimeInterval = 400 * 86_400
 
-    init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = []) {
+    package init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = []) {
         self.publicSuffixes = publicSuffixes
         self.cookies = cookies
     }
@@ -24,7 +24,7 @@ struct CookieStore: Sendable {
     /// Stores (or deletes, for an expiry in the past) what `field` sets for a response from `url`; returns whether
     /// anything changed.
     @discardableResult
-    mutating func receive(_ field: String, from url: URL, now: Date) -> Bool {
+    package mutating func receive(_ field: String, from url: URL, now: Date) -> Bool {
         guard let parsed = SetCookie(field), let cookie = cookie(from: parsed, url: url, now: now) else { return false }
         let existing = cookies.firstIndex { $0.replaces(cookie) }
         var stored = cookie
@@ -39,7 +39,7 @@ struct CookieStore: Sendable {
     }
 
     /// The cookies a request to `url` carries, longest path first, then oldest first (§5.4), marked as used.
-    mutating func cookies(for url: URL, now: Date) -> [Cookie] {
+    package mutating func cookies(for url: URL, now: Date) -> [Cookie] {
         guard let host = Self.host(of: url) else { return [] }
         let path = url.path.isEmpty ? "/" : url.path
         let isSecure = Self.isSecure(url)
@@ -127,7 +127,7 @@ struct CookieStore: Sendable {
 
     // MARK: - RFC 6265 §5.1
 
-    static func host(of url: URL) -> String? {
+    package static func host(of url: URL) -> String? {
         guard var host = url.host?.lowercased(), !host.isEmpty else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host
@@ -142,19 +142,19 @@ struct CookieStore: Sendable {
     }
 
     /// §5.1.3: identical, or `host` ends with `.domain` and is a host name, not an IP address.
-    static func domain(_ host: String, matches domain: String) -> Bool {
+    package static func domain(_ host: String, matches domain: String) -> Bool {
         host == domain || (host.hasSuffix("." + domain) && !isIPAddress(host))
     }
 
     /// §5.1.4: identical, or `cookiePath` is a prefix of `requestPath` ending at a `/` boundary.
-    static func path(_ requestPath: String, matches cookiePath: String) -> Bool {
+    package static func path(_ requestPath: String, matches cookiePath: String) -> Bool {
         guard requestPath.hasPrefix(cookiePath) else { return false }
         return requestPath.utf8.count == cookiePath.utf8.count || cookiePath.hasSuffix("/")
             || requestPath.utf8.dropFirst(cookiePath.utf8.count).first == UInt8(ascii: "/")
     }
 
     /// §5.1.4: the request path up to, not including, its last `/`; `/` when that leaves nothing.
-    static func defaultPath(of url: URL) -> String {
+    package static func defaultPath(of url: URL) -> String {
         let path = url.path
         guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else { return "/" }
         return String(path[..<lastSlash])

@@ -10,8 +10,8 @@ import Foundation
 /// ignored, as browsers do. Limits (RFC 6265bis): a name and value of more than 4096 bytes together, or a
 /// control character in either, drops the cookie; an attribute value of more than 1024 bytes drops the attribute.
 package struct SetCookie: Equatable, Sendable {
-    var name: String
-    var value: String
+    package var name: String
+    package var value: String
     var expires: Date?
     /// Seconds; takes precedence over `expires`.
     var maxAge: Int?
@@ -26,7 +26,7 @@ package struct SetCookie: Equatable, Sendable {
     static let maximumNameAndValueBytes = 4096
     static let maximumAttributeValueBytes = 1024
 
-    init?(_ field: String) {
+    package init?(_ field: String) {
         let sections = field.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = sections.first, let equals = pair.firstIndex(of: "=") else { return nil }
         name = pair[..<equals].trimmingWhitespace

@@ -1,0 +1,51 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import RestingCore
+
+extension FuzzTarget {
+    /// A `Set-Cookie` field from a server, stored for `https://www.example.com/docs/page` and read back: the jar
+    /// keeps only cookies whose name and value have no control character and fit the size limit, scoped to the
+    /// responding host or a parent that is no public suffix, with a path and an expiry within the cap.
+    static let setCookie = FuzzTarget(name: "set-cookie") { input, violation in
+        let origin = URL(string: "https://www.example.com/docs/page")!
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var store = CookieStore(publicSuffixes: .builtIn)
+        for field in input.text.split(separator: "\n", omittingEmptySubsequences: false) {
+            store.receive(String(field), from: origin, now: now)
+        }
+        for cookie in store.cookies {
+            if cookie.name.isEmpty || (cookie.name + cookie.value).utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) {
+                violation("kept \(cookie.name.debugDescription)=\(cookie.value.debugDescription)")
+            }
+            if !CookieStore.domain("www.example.com", matches: cookie.domain) || cookie.domain == "com" {
+                violation("kept a cookie for \(cookie.domain.debugDescription) from www.example.com")
+            }
+            if !cookie.path.hasPrefix("/") { violation("kept path \(cookie.path.debugDescription)") }
+            if let expires = cookie.expires, expires > now.addingTimeInterval(CookieStore.maximumLifetime) {
+                violation("expiry \(expires) past the cap")
+            }
+        }
+        if let date = HTTPDate.parseCookieDate(input.text), date < Date(timeIntervalSince1970: -11_644_473_600) {
+            violation("cookie date before 1601 from \(input.text.debugDescription)")
+        }
+    }
+
+    /// `Cache-Control` directives never come out negative, whatever the field.
+    static let cacheControl = FuzzTarget(name: "cache-control") { input, violation in
+        let directives = CacheControl(HTTPHeaders([("Cache-Control", input.text)]))
+        for (name, value) in [("max-age", directives.maxAge)] where (value ?? 0) < 0 {
+            violation("\(name) \(value ?? 0) from \(input.text.debugDescription)")
+        }
+    }
+
+    /// A disk cache entry file: any bytes decode to nothing or to an entry that encodes back to itself.
+    static let cacheEntry = FuzzTarget(name: "cache-entry") { input, violation in
+        guard let (key, response) = CacheEntryCoding.decode(input) else { return }
+        guard let again = CacheEntryCoding.encode(response, key: key), let decoded = CacheEntryCoding.decode(again),
+            decoded.key == key, decoded.response == response
+        else { return violation("a decoded entry did not survive encoding again") }
+    }
+}
