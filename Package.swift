@@ -45,9 +45,9 @@ let package = Package(
         .target(name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart"], path: "Fuzz/Targets"),
         .executableTarget(name: "RestingFuzz", dependencies: ["RestingFuzzTargets"], path: "Fuzz/Runner"),
         // Killed at random points by the offline queue's crash test.
-        .executableTarget(name: "OfflineQueueProbe", dependencies: ["RestingCore"], path: "Tests/OfflineQueueProbe"),
+        .executableTarget(name: "CrashProbe", dependencies: ["RestingCore"], path: "Tests/CrashProbe"),
         .testTarget(
-            name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "OfflineQueueProbe", "RestingFuzzTargets"],
+            name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "CrashProbe", "RestingFuzzTargets"],
             path: "Tests/CoreTests"),
         .testTarget(name: "MultipartTests", dependencies: ["RestingMultipart", "RestingFuzzTargets"], path: "Tests/MultipartTests"),
         .testTarget(

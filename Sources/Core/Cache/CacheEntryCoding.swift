@@ -16,7 +16,7 @@ package enum CacheEntryCoding {
 
     private struct Meta: Codable {
         var key: String
-        var url: URL
+        var url: String
         var status: Int
         var headers: [[String]]
         var requestTime: Double
@@ -26,7 +26,7 @@ package enum CacheEntryCoding {
 
     package static func encode(_ response: CachedResponse, key: String) -> Data? {
         let meta = Meta(
-            key: key, url: response.url, status: response.status, headers: response.headers.map { [$0.name, $0.value] },
+            key: key, url: response.url.absoluteString, status: response.status, headers: response.headers.map { [$0.name, $0.value] },
             requestTime: response.requestTime.timeIntervalSince1970, responseTime: response.responseTime.timeIntervalSince1970,
             vary: response.varyingRequestHeaders)
         guard let metaData = try? JSONEncoder().encode(meta), metaData.count <= UInt32.max else { return nil }
@@ -51,10 +51,10 @@ package enum CacheEntryCoding {
         let bodyEnd = bodyStart + Int(bodyLength)
         guard read(bytes, at: bodyEnd, count: 8) == fnv1a(bytes[headerLength..<bodyEnd]),
             let meta = try? JSONDecoder().decode(Meta.self, from: Data(bytes[headerLength..<bodyStart])),
-            meta.headers.allSatisfy({ $0.count == 2 })
+            meta.headers.allSatisfy({ $0.count == 2 }), let url = URL(string: meta.url)
         else { return nil }
         let response = CachedResponse(
-            url: meta.url, status: meta.status, headers: HTTPHeaders(meta.headers.map { ($0[0], $0[1]) }),
+            url: url, status: meta.status, headers: HTTPHeaders(meta.headers.map { ($0[0], $0[1]) }),
             body: Data(bytes[bodyStart..<bodyEnd]), requestTime: Date(timeIntervalSince1970: meta.requestTime),
             responseTime: Date(timeIntervalSince1970: meta.responseTime), varyingRequestHeaders: meta.vary)
         return (meta.key, response)

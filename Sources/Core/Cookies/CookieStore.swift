@@ -10,14 +10,17 @@ package struct CookieStore: Sendable {
     package private(set) var cookies: [Cookie] = []
     let publicSuffixes: PublicSuffixList
 
-    /// Cookies per domain and in all, past which the least recently used go (RFC 6265 §6.1's minimums).
-    static let maximumPerDomain = 50
-    static let maximumCount = 3000
+    /// Cookies per domain and in all, past which the least recently used go (by default RFC 6265 §6.1's
+    /// minimums: 50 and 3000).
+    let maximumPerDomain: Int
+    let maximumCount: Int
     /// The longest a cookie may live, whatever it asks (RFC 6265bis: 400 days).
     package static let maximumLifetime: TimeInterval = 400 * 86_400
 
-    package init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = []) {
+    package init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = [], maximumPerDomain: Int = 50, maximumCount: Int = 3000) {
         self.publicSuffixes = publicSuffixes
+        self.maximumPerDomain = maximumPerDomain
+        self.maximumCount = maximumCount
         self.cookies = cookies
     }
 
@@ -41,7 +44,7 @@ package struct CookieStore: Sendable {
     /// The cookies a request to `url` carries, longest path first, then oldest first (§5.4), marked as used.
     package mutating func cookies(for url: URL, now: Date) -> [Cookie] {
         guard let host = Self.host(of: url) else { return [] }
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = Self.requestPath(of: url)
         let isSecure = Self.isSecure(url)
         var indices: [Int] = []
         for (index, cookie) in cookies.enumerated()
@@ -114,13 +117,13 @@ package struct CookieStore: Sendable {
     private mutating func enforceLimits(now: Date, domain: String) {
         removeExpired(now: now)
         let inDomain = cookies.indices.filter { cookies[$0].domain == domain }
-        if inDomain.count > Self.maximumPerDomain {
+        if inDomain.count > maximumPerDomain {
             let evicted = Set(inDomain.sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }
-                .prefix(inDomain.count - Self.maximumPerDomain))
+                .prefix(inDomain.count - maximumPerDomain))
             cookies = cookies.indices.filter { !evicted.contains($0) }.map { cookies[$0] }
         }
-        if cookies.count > Self.maximumCount {
-            let keep = cookies.indices.sorted { cookies[$0].lastAccessed > cookies[$1].lastAccessed }.prefix(Self.maximumCount)
+        if cookies.count > maximumCount {
+            let keep = cookies.indices.sorted { cookies[$0].lastAccessed > cookies[$1].lastAccessed }.prefix(maximumCount)
             cookies = keep.sorted().map { cookies[$0] }
         }
     }
@@ -153,9 +156,15 @@ package struct CookieStore: Sendable {
             || requestPath.utf8.dropFirst(cookiePath.utf8.count).first == UInt8(ascii: "/")
     }
 
+    /// The URL's path as sent (percent-encoded, trailing slash kept); `/` when it has none.
+    static func requestPath(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        return path.isEmpty ? "/" : path
+    }
+
     /// §5.1.4: the request path up to, not including, its last `/`; `/` when that leaves nothing.
     package static func defaultPath(of url: URL) -> String {
-        let path = url.path
+        let path = requestPath(of: url)
         guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else { return "/" }
         return String(path[..<lastSlash])
     }

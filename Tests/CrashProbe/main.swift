@@ -5,9 +5,11 @@ import RestingCore
 import Glibc
 #endif
 
-// The process the offline-queue crash test kills at random points.
-//   OfflineQueueProbe enqueue DIR FIRST COUNT   enqueues payloads FIRST..<FIRST+COUNT, printing "ok N" once each is durable
-//   OfflineQueueProbe replay DIR SENT_LOG       replays, appending each delivered payload to SENT_LOG (fsynced)
+// The process the crash tests of the durable stores kill at random points.
+//   CrashProbe enqueue DIR FIRST COUNT   enqueues payloads FIRST..<FIRST+COUNT in an offline queue, printing "ok N" once each is durable
+//   CrashProbe replay DIR SENT_LOG       replays, appending each delivered payload to SENT_LOG (fsynced)
+//   CrashProbe cookies DIR FIRST COUNT   stores cookies cN=vN (N in FIRST..<FIRST+COUNT) in a persistent jar, printing "ok N"
+//                                        once each is acknowledged; every third one also deletes c(N-1)
 
 struct Payload: Codable, Sendable { let n: Int }
 
@@ -33,13 +35,24 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else {
-    say("usage: OfflineQueueProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG")
+    say("usage: CrashProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG | cookies DIR FIRST COUNT")
     exit(2)
 }
-let queue = try OfflineQueue(directory: URL(fileURLWithPath: arguments[2]))
+let directory = URL(fileURLWithPath: arguments[2])
 let items = Endpoint<Payload, Nothing>(.post, "/items", encoding: .json)
 switch arguments[1] {
+case "cookies":
+    let jar = try PersistentCookieJar(directory: directory)
+    let origin = URL(string: "https://app.example.com/")!
+    let first = Int(arguments[3]) ?? 0
+    for n in first..<(first + (arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0)) {
+        var fields = ["c\(n)=v\(n); Max-Age=86400; Path=/"]
+        if n % 3 == 0 { fields.append("c\(n - 1)=; Max-Age=0; Path=/") }
+        try await jar.receive(setCookieFields: fields, from: origin)
+        say("ok \(n)")
+    }
 case "enqueue":
+    let queue = try OfflineQueue(directory: directory)
     let first = Int(arguments[3]) ?? 0
     let count = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
     for n in first..<(first + count) {
@@ -47,6 +60,7 @@ case "enqueue":
         say("ok \(n)")
     }
 case "replay":
+    let queue = try OfflineQueue(directory: directory)
     let client = RestingClient(baseUrl: "https://outbox.invalid", httpClient: LoggingTransport(log: arguments[3]))
     let report = try await queue.replay(with: client) { sent, _ in say("sent \(sent)") }
     say("done \(report.sent)")

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The CrashProbe executable, run beside this test bundle, for the crash tests of the durable stores.
+enum Probe {
+    /// Whether this test process runs under AddressSanitizer or ThreadSanitizer (their runtimes are linked in).
+    static let underSanitizer = ["__asan_init", "__tsan_init"].contains { (name: String) in
+        #if canImport(Glibc)
+        let scope: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #else
+        let scope = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #endif
+        return dlsym(scope, name) != nil
+    }
+
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("CrashProbe")
+    }
+
+    /// Runs the probe and reads its output; after `killAfter` lines (if given) kills it with SIGKILL. Runs on a
+    /// Dispatch thread: reading a pipe blocks, which the cooperative pool must never do.
+    static func run(_ arguments: [String], killAfter limit: Int?) async throws -> [String] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = arguments
+                let output = Pipe()
+                process.standardOutput = output
+                do { try process.run() } catch { return continuation.resume(throwing: error) }
+                var lines: [String] = []
+                var pending = Data()
+                while limit.map({ lines.count < $0 }) ?? true {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                        pending.removeSubrange(pending.startIndex...newline)
+                    }
+                }
+                if limit != nil { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                continuation.resume(returning: lines)
+            }
+        }
+    }
+}
