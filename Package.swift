@@ -77,6 +77,10 @@ let package = Package(
             dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/StreamingTests"),
         .testTarget(
+            name: "HTTPSemanticsTests",
+            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness"],
+            path: "Tests/HTTPSemanticsTests"),
+        .testTarget(
             name: "RestingKitTests",
             dependencies: ["RestingKit", "RestingCurl", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/RestingKitTests"),

@@ -22,7 +22,7 @@ import Foundation
 /// - **Serves** a stored response while fresh, unless the request or the response says `no-cache`, or the
 ///   request's `max-age` / `min-fresh` ask for fresher; a request's `max-stale` accepts a stale one
 ///   unless the response says `must-revalidate`. `Vary` is honoured: a request with other values for the
-///   named headers is not served another's variant.
+///   named headers is not served another's variant (one variant per URL is kept, the latest, as browsers do).
 /// - **Revalidates** a stale (or `no-cache`) response that has an `ETag` or `Last-Modified`; a `304` updates
 ///   the stored headers and answers with the stored body (``CacheStatus/revalidated``). A request that sets
 ///   its own validators is passed on untouched.
