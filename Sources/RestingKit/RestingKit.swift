@@ -14,12 +14,12 @@ extension RestingClient {
     public convenience init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(),
         requestConverter: any RequestConverter = RestingRequestConverter(),
-        interceptors: [any RestingInterceptor] = [], acceptedStatusCodes: Range<Int> = 200..<300,
-        concurrency: ConcurrencyMode = .unlimited
+        interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
+        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited
     ) {
         self.init(
             baseUrl: baseUrl, decoder: decoder, httpClient: URLSessionClient.shared,
-            requestConverter: requestConverter, interceptors: interceptors, acceptedStatusCodes: acceptedStatusCodes,
-            concurrency: concurrency)
+            requestConverter: requestConverter, interceptors: interceptors, networkInterceptors: networkInterceptors,
+            acceptedStatusCodes: acceptedStatusCodes, concurrency: concurrency)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RestingKit
 import RestingServerHarness
 import RestingTestSupport
@@ -8,18 +9,25 @@ import Testing
 // The README's interceptor-library and testing-kit examples, verbatim between the snippet markers.
 
 // snippet: token-store
-/// Fetches tokens from the API's token endpoint.
-struct TokenStore: CredentialProvider {
+/// Fetches tokens from the API's token endpoint — through the very client it authenticates.
+final class TokenStore: CredentialProvider {
     struct Token: Decodable, Sendable { let token: String }
-    let tokenClient: RestingClient
+    /// The token endpoint needs no token: `AuthInterceptor` passes its requests on untouched.
+    let issueToken = Endpoint<Nothing, Token>(.post, "/auth/token", encoding: .json)
+        .setting(\.requiresAuthentication, false)
+    /// Weak: the client holds this store through its `AuthInterceptor`.
+    private let client = Mutex(WeakClient())
+    struct WeakClient: Sendable { weak var client: RestingClient? }
+
+    func use(_ client: RestingClient) { self.client.withLock { $0.client = client } }
 
     func credential() async throws -> String {
         try await refreshedCredential(after: "")
     }
 
     func refreshedCredential(after rejected: String) async throws -> String {
-        let issueToken = Endpoint<Nothing, Token>(.post, "/auth/token", encoding: .json)
-        return "Bearer " + (try await tokenClient.perform(RestingRequest(endpoint: issueToken)).value.body.token)
+        guard let client = client.withLock({ $0.client }) else { throw RestingError.cancelled }
+        return "Bearer " + (try await client.perform(RestingRequest(endpoint: issueToken)).value.body.token)
     }
 }
 // end snippet
@@ -72,10 +80,12 @@ struct ReadmeInterceptorExamples {
     func auth() async throws {
         let signOuts = Collector<Bool>()
         // snippet: auth
-        let auth = AuthInterceptor(provider: TokenStore(tokenClient: RestingClient(baseUrl: baseUrl))) { error in
+        let tokens = TokenStore()
+        let auth = AuthInterceptor(provider: tokens) { error in
             signOuts.append(true)  // the refresh failed: sign the user out
         }
         let authorizedClient = RestingClient(baseUrl: baseUrl, interceptors: [auth])
+        tokens.use(authorizedClient)  // one client: the token endpoint is marked as needing no auth
         // end snippet
         let me = Endpoint<Nothing, Me>(.get, "/auth/me", encoding: .query)
         #expect(try await authorizedClient.perform(RestingRequest(endpoint: me)).value.body.user == "demo")
