@@ -12,6 +12,8 @@ Clients, measured in the same run and interleaved round by round (ratios are med
   raw-urlsession-delegate  data tasks through a minimal session delegate + JSONDecoder: the ceiling of a client
                     that needs a delegate (as URLSessionClient does, for redirects, a size limit and progress)
   urlsession        RestingClient + URLSessionClient
+  curl-cached       curl-executor with an HTTPCacheInterceptor (memory store) as network interceptor, every GET a
+                    fresh hit (8 in flight only): the cache's own cost, against curl-executor's network GETs
 Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
 own share. Then an HTTP/2 check: 8 requests at once
 over TLS to nginx must share one connection. Ends with `RESULT <name> <value>` lines.
@@ -30,7 +32,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 CONCURRENCY = [1, 8, 32]
 REQUESTS = {"c": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "decode-floor": 20000,
-            "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000}
+            "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000}
+ONLY_AT = {"curl-cached": 8}  # clients measured at one concurrency only
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
 NGINX_HTTP = """
@@ -38,6 +41,7 @@ NGINX_HTTP = """
   server {{
     listen 127.0.0.1:{port};
     location = /post.json {{ default_type application/json; return 200 '{body}'; }}
+    location = /cached.json {{ default_type application/json; add_header Cache-Control "max-age=86400"; return 200 '{body}'; }}
   }}
   log_format h2 '$connection $server_protocol';
   server {{
@@ -91,7 +95,10 @@ def main():
                 print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
                 for concurrency in CONCURRENCY:
                     for client in REQUESTS:
-                        results.setdefault((client, concurrency), []).append(measure(client, url, concurrency))
+                        if ONLY_AT.get(client, concurrency) != concurrency:
+                            continue
+                        target = url.replace("/post.json", "/cached.json") if client == "curl-cached" else url
+                        results.setdefault((client, concurrency), []).append(measure(client, target, concurrency))
             report(results)
             check_http2(directory, tls_port)
     finally:
@@ -106,10 +113,13 @@ def ratio(results, client, baseline, concurrency):
 
 def report(results):
     baselines = {"c": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c", "decode-floor": "c",
-                 "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession"}
+                 "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
+                 "curl-cached": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")
     for concurrency in CONCURRENCY:
         for client, baseline in baselines.items():
+            if (client, concurrency) not in results:
+                continue
             runs = results[(client, concurrency)]
             print(f"{client:<24}{concurrency:>10}{statistics.median(r['rps'] for r in runs):>10.0f}"
                   f"{statistics.median(r['cpu_us'] for r in runs):>12.1f}"
@@ -132,6 +142,7 @@ def report(results):
               f"{ratio(results, 'urlsession', 'raw-urlsession', concurrency):.2f}")
     for concurrency in CONCURRENCY:
         print(f"RESULT raw_urlsession_get_c{concurrency}_ratio_vs_c {ratio(results, 'raw-urlsession', 'c', concurrency):.2f}")
+    print(f"RESULT curl_get_cached_c8_ratio {ratio(results, 'curl-cached', 'curl-executor', 8):.2f}")
 
 
 def check_http2(directory, tls_port):

@@ -10,7 +10,7 @@ import FoundationNetworking
 
 // One benchmark run, printing "requests seconds cpu_seconds voluntary_switches" like c/multi_get.c.
 //   RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]
-// Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), raw-urlsession,
+// Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), curl-cached (its fresh cache hits), raw-urlsession,
 //        transport-executor (CurlClient.send alone), decode-floor (a synchronous loop that only decodes),
 //        raw-urlsession-delegate (data tasks through a minimal session delegate),
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing).
@@ -115,6 +115,20 @@ switch mode {
 case "curl-executor", "curl-pool":
     let client = pipeline(try CurlClient())
     try await measure(concurrency: concurrency, total: total, executor: mode == "curl-executor" ? client.executor : nil) {
+        _ = try await client.perform(request).value
+    }
+case "curl-cached":
+    // Fresh hits through the whole pipeline: the cache is warmed by the first call, then never leaves the process.
+    let cache = HTTPCacheInterceptor(store: MemoryCacheStore())
+    let client = RestingClient(baseUrl: base, httpClient: try CurlClient(),
+                               interceptors: [PassThrough(), PassThrough(), PassThrough()], networkInterceptors: [cache])
+    guard try await client.perform(request).value.cacheStatus == .miss,
+        try await client.perform(request).value.cacheStatus == .hit
+    else {
+        FileHandle.standardError.write(Data("the cached resource is not served from the cache\n".utf8))
+        exit(1)
+    }
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
         _ = try await client.perform(request).value
     }
 case "transport-executor":
