@@ -31,6 +31,7 @@ struct Demo {
         try await siblingFeatures()
         try await streaming()
         try await responseStreaming()
+        try await httpSemantics()
     }
 
     func section(_ title: String) { print("\n== \(title)") }
