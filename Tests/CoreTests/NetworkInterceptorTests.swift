@@ -101,4 +101,23 @@ struct NetworkInterceptorTests {
         #expect(application.seen.all == ["GET /hops/3 (follows)"])
         #expect(plain.received.count == 4)
     }
+
+    @Test("a request that does not follow redirects gets its 3xx, and still passes the network interceptors once")
+    func notFollowing() async throws {
+        struct NoFollow: RestingInterceptor {
+            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+                var request = request
+                request.followsRedirects = false
+                return try await execution(request)
+            }
+        }
+        let network = Counter()
+        let stub = hopStub()
+        let client = RestingClient(baseUrl: baseURL, httpClient: stub, interceptors: [NoFollow()], networkInterceptors: [network],
+                                   acceptedStatusCodes: 200..<400)
+        let response = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/hops/3", encoding: .query))).value
+        #expect(response.status == 302 && response.headers["Location"] == "/hops/2")
+        #expect(network.seen.all == ["GET /hops/3"])
+        #expect(stub.received.count == 1)
+    }
 }

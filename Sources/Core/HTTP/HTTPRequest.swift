@@ -30,8 +30,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var responseStreaming: ResponseStreaming?
     /// Options for the interceptors (never sent): see ``RequestAttributes``.
     public var attributes: RequestAttributes
-    /// Whether the transport follows redirects itself (up to its own limit). `RestingClient` clears it on the
-    /// hops it follows for its network interceptors, so that each hop is one exchange.
+    /// Whether redirects are followed (up to the transport's ``HTTPClient/maximumRedirects``); clear it to
+    /// receive 3xx responses as they are. `RestingClient` clears it on each hop it follows itself for its
+    /// network interceptors, so that the transport performs one exchange per hop.
     public var followsRedirects: Bool
 
     public init(

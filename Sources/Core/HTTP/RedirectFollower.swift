@@ -17,7 +17,8 @@ import Foundation
 ///   a URL already requested with the same method fails with ``TransportError/Kind/redirectLoop``.
 /// - A 3xx without a usable `Location`, or with `maximumRedirects` 0, is returned as it is.
 ///
-/// Transports call ``send(_:exchange:)`` with their single-exchange function.
+/// Transports call ``send(_:exchange:)`` with their single-exchange function; `RestingClient` calls it with its
+/// network interceptors and the transport when it has network interceptors, so that each hop passes them.
 public struct RedirectFollower: Sendable {
     public var maximumRedirects: Int
 
