@@ -265,4 +265,17 @@ struct HTTPCacheTests {
         #expect(try await get(client, "/cold").cacheStatus == .hit)
         #expect((1...100).contains(origin.seen.count))
     }
+
+    @Test("a hit never sets a cookie again: Set-Cookie is not stored")
+    func setCookieNotReplayed() async throws {
+        let origin = CacheOrigin { _ in HTTPHeaders([("Cache-Control", "max-age=60"), ("Set-Cookie", "session=old")]) }
+        let jar = InMemoryCookieJar()
+        let client = RestingClient(baseUrl: baseURL, httpClient: origin.transport,
+                                   networkInterceptors: [CookieInterceptor(jar: jar), cache()])
+        _ = try await get(client, "/a")
+        jar.removeAll()  // signed out
+        let hit = try await get(client, "/a")
+        #expect(hit.cacheStatus == .hit && hit.headers["Set-Cookie"] == nil)
+        #expect(jar.allCookies.isEmpty)
+    }
 }

@@ -28,6 +28,7 @@ import Foundation
 ///   its own validators is passed on untouched.
 /// - **Invalidates** the URL (and its `Location` / `Content-Location` on the same origin) when an unsafe method
 ///   (`POST`, `PUT`, `PATCH`, `DELETE`, …) to it succeeds.
+/// - Never stores `Set-Cookie`: a hit does not set a cookie again.
 /// - `only-if-cached` (or ``CachePolicy/returnCacheDontLoad``) with nothing usable answers a `504`
 ///   (``CacheStatus/unavailable``), as RFC 9111 §5.2.1.7 says.
 /// - **`stale-if-error`** (RFC 5861): when the server cannot be reached or answers 500, 502, 503 or 504, a
@@ -58,12 +59,13 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     /// The key a request's response is stored under.
     public static func key(for url: URL) -> String { url.absoluteString }
 
-    static let unsafeMethods: Set<HTTPMethod> = [.post, .put, .patch, .delete]
+    /// The methods that change nothing on the server (RFC 9110 §9.2.1); any other invalidates its URL.
+    static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace]
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         guard request.method == .get, request.downloadTarget == nil else {
             let response = try await execution(request)
-            if request.method != .head, request.method != .options, request.method != .get, (200..<400).contains(response.status) {
+            if !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) {
                 invalidate(after: response, to: request)
             }
             return response
@@ -92,12 +94,12 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         do {
             response = try await execution(validated ?? request)
         } catch let error as RestingError {
-            guard case .transportFailed = error, let stale = servableOnError(stored, requestDirectives, at: requestTime) else {
-                throw error
-            }
+            guard case .transportFailed = error, let stale = servableOnError(stored, for: request, requestDirectives, at: requestTime)
+            else { throw error }
             return stale
         }
-        if [500, 502, 503, 504].contains(response.status), let stale = servableOnError(stored, requestDirectives, at: requestTime) {
+        if [500, 502, 503, 504].contains(response.status),
+            let stale = servableOnError(stored, for: request, requestDirectives, at: requestTime) {
             return stale
         }
         let responseTime = now()
@@ -110,8 +112,11 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         fresh.cacheStatus = .miss
         guard isStorable(response.headers, status: response.status, requestDirectives) else { return fresh }
         let varying = CachedResponse.varyingHeaders(of: request, names: CachedResponse.varyNames(response.headers))
-        let entry: @Sendable (Data) -> CachedResponse = { body in
-            CachedResponse(url: request.url, status: response.status, headers: response.headers, body: body,
+        var storedHeaders = response.headers
+        // A hit must not set a cookie again (a session the user has since left would come back).
+        storedHeaders.remove(name: "Set-Cookie")
+        let entry: @Sendable (Data) -> CachedResponse = { [storedHeaders] body in
+            CachedResponse(url: request.url, status: response.status, headers: storedHeaders, body: body,
                            requestTime: requestTime, responseTime: responseTime, varyingRequestHeaders: varying)
         }
         if let stream = response.bodyStream {
@@ -167,11 +172,13 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
             || headers.contains("Last-Modified") && CacheFreshness.heuristicallyCacheable.contains(status)
     }
 
-    private func servableOnError(_ stored: CachedResponse?, _ requestDirectives: CacheControl, at now: Date) -> HTTPDataResponse? {
+    private func servableOnError(
+        _ stored: CachedResponse?, for request: HTTPRequest, _ requestDirectives: CacheControl, at now: Date
+    ) -> HTTPDataResponse? {
         guard let stored else { return nil }
         let freshness = CacheFreshness(stored, now: now)
         guard freshness.servableOnError(requestDirectives, fallback: staleIfError) else { return nil }
-        return answer(stored, for: HTTPRequest(method: .get, url: stored.url), status: .staleOnError, age: freshness.age)
+        return answer(stored, for: request, status: .staleOnError, age: freshness.age)
     }
 
     /// Forgets what an unsafe method to `request.url` made stale (RFC 9111 §4.4).
