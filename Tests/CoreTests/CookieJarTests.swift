@@ -104,7 +104,8 @@ struct CookieJarTests {
             let jar = try PersistentCookieJar(directory: directory)
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("quarantine").path), "never a damaged file")
             let stored = Set(jar.allCookies.map(\.name))
-            for n in acknowledged where (n + 1) % 3 != 0 || !acknowledged.contains(n + 1) {
+            // c(n) with (n + 1) % 3 == 0 may have been deleted by c(n + 1), stored but killed before its "ok".
+            for n in acknowledged where (n + 1) % 3 != 0 {
                 #expect(stored.contains("c\(n)"), "acknowledged c\(n) lost after kill \(kills)")
             }
             for n in acknowledged where (n + 1) % 3 == 0 && acknowledged.contains(n + 1) {
