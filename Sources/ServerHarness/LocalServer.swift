@@ -9,7 +9,7 @@ import FoundationNetworking
 ///
 /// The script prints `… listening on http://127.0.0.1:<port>` first. It is started with `--exit-with-stdin`: it exits when this process closes its standard input,
 /// which also happens when this process dies, so no server outlives the run that started it.
-public final class LocalServer: @unchecked Sendable {  // `process` and `input` are only touched in init and stop()
+public final class LocalServer: @unchecked Sendable {  // `process` and `input` are only touched in init, stop() and stopAndWait()
     public enum StartError: Error, CustomStringConvertible {
         case scriptNotFound(String)
         case didNotStart(String)
@@ -89,6 +89,18 @@ public final class LocalServer: @unchecked Sendable {  // `process` and `input` 
     /// here, so stopping never blocks a thread of the cooperative pool.
     public func stop() {
         try? input.fileHandleForWriting.close()
+    }
+
+    /// Stops the server and returns once its process has exited, so that its port refuses connections. The
+    /// wait happens on a Dispatch thread, never on the cooperative pool.
+    public func stopAndWait() async {
+        stop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { [process] in
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
     }
 
     deinit { stop() }

@@ -95,7 +95,7 @@ struct HTTPCacheServerTests {
         let client = RestingClient(baseUrl: server.baseURL, httpClient: network.httpClient, networkInterceptors: [cache])
         let endpoint = resource("offline", "max_age=1&stale_if_error=600")
         let online = try await client.perform(RestingRequest(endpoint: endpoint)).value
-        server.stop()
+        await server.stopAndWait()
         clock.withLock { $0 += 30 }
         let offline = try await client.perform(RestingRequest(endpoint: endpoint)).value
         #expect(offline.body == online.body && offline.cacheStatus == .staleOnError)
