@@ -31,11 +31,13 @@ struct RequestOptionsTests {
     func authSkipsTokenEndpoint() async throws {
         struct Token: Codable, Sendable { let token: String }
         /// Fetches its credential through the very client it authenticates.
+        /// Weak: the client holds this provider through its `AuthInterceptor`.
+        struct WeakClient: Sendable { weak var client: RestingClient? }
         struct ClientTokens: CredentialProvider {
-            let client = Locked<RestingClient?>(nil)
+            let client = Locked(WeakClient())
             let issue = Endpoint<Nothing, Token>(.post, "/token", encoding: .json).setting(\.requiresAuthentication, false)
             func credential() async throws -> String {
-                guard let client = client.withLock({ $0 }) else { throw RestingError.cancelled }
+                guard let client = client.withLock({ $0.client }) else { throw RestingError.cancelled }
                 return "Bearer " + (try await client.perform(RestingRequest(endpoint: issue)).value.body.token)
             }
             func refreshedCredential(after rejected: String) async throws -> String { try await credential() }
@@ -45,7 +47,7 @@ struct RequestOptionsTests {
         stub.register(.get, "/posts/1", try .json(samplePost))
         let tokens = ClientTokens()
         let client = makeClient(stub, interceptors: [AuthInterceptor(provider: tokens)])
-        tokens.client.withLock { $0 = client }
+        tokens.client.withLock { $0.client = client }
 
         let post = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1", encoding: .query))).value
         #expect(post.body == samplePost)
