@@ -3,6 +3,7 @@
 
 Clients, measured in the same run and interleaved round by round (ratios are medians of per-round ratios):
   c                 plain C libcurl multi loop (Benchmarks/c/multi_get.c)            baseline for curl
+  c-same-options    the same loop with the options CurlClient sets by default       baseline for curl-transport
   curl-transport    CurlClient.send alone (no converter, interceptors or decoding), on its executor
   curl-executor     RestingClient + CurlClient, request loops on the client's executor
   curl-pool         the same, request loops on the global concurrent pool
@@ -31,7 +32,7 @@ from benchlib import free_port, nginx, run
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 CONCURRENCY = [1, 8, 32]
-REQUESTS = {"c": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "decode-floor": 20000,
+REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "decode-floor": 20000,
             "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000}
 ONLY_AT = {"curl-cached": 8}  # clients measured at one concurrency only
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
@@ -67,9 +68,12 @@ def make_certificates(directory):
 
 
 def measure(client, url, concurrency):
-    binary = "/tmp/restingkit-multi-get" if client == "c" else f"{ROOT}/.build/release/RestingKitBenchmarks"
+    native = client in ("c", "c-same-options")
+    binary = "/tmp/restingkit-multi-get" if native else f"{ROOT}/.build/release/RestingKitBenchmarks"
     command = [binary, url, str(concurrency), str(REQUESTS[client])]
-    if client != "c":
+    if client == "c-same-options":
+        command.append("same-options")
+    elif not native:
         command.insert(1, "transport-executor" if client == "curl-transport" else client)
     requests, seconds, cpu, switches = run(command).split()
     requests = int(requests)
@@ -112,7 +116,7 @@ def ratio(results, client, baseline, concurrency):
 
 
 def report(results):
-    baselines = {"c": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c", "decode-floor": "c",
+    baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c", "decode-floor": "c",
                  "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
                  "curl-cached": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")
@@ -143,6 +147,20 @@ def report(results):
     for concurrency in CONCURRENCY:
         print(f"RESULT raw_urlsession_get_c{concurrency}_ratio_vs_c {ratio(results, 'raw-urlsession', 'c', concurrency):.2f}")
     print(f"RESULT curl_get_cached_c8_ratio {ratio(results, 'curl-cached', 'curl-executor', 8):.2f}")
+    # #15's targets: the pipeline against the ceiling of any decoding client, the transport against C doing the
+    # same work, URLSessionClient against the minimal delegate client.
+    for concurrency in CONCURRENCY:
+        print(f"RESULT curl_get_c{concurrency}_ratio_vs_decode_floor "
+              f"{ratio(results, 'curl-executor', 'decode-floor', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT curl_get_pool_c{concurrency}_ratio_vs_decode_floor "
+              f"{ratio(results, 'curl-pool', 'decode-floor', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT curl_transport_get_c{concurrency}_ratio_vs_c_same_options "
+              f"{ratio(results, 'curl-transport', 'c-same-options', concurrency):.2f}")
+    for concurrency in CONCURRENCY:
+        print(f"RESULT urlsession_get_c{concurrency}_ratio_vs_delegate_floor "
+              f"{ratio(results, 'urlsession', 'raw-urlsession-delegate', concurrency):.2f}")
 
 
 def check_http2(directory, tls_port):

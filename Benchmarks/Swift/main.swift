@@ -91,6 +91,10 @@ if arguments.count >= 4, arguments[1].hasPrefix("raw-urlsession-upload-"), let u
     }
     exit(0)
 }
+if arguments.count == 3, arguments[1] == "stages" || arguments[1] == "pipeline-only", let total = Int(arguments[2]) {
+    try await arguments[1] == "stages" ? Stages.run(total: total) : Stages.runPipelineOnly(total: total)
+    exit(0)
+}
 guard arguments.count >= 5, let concurrency = Int(arguments[3]), let total = Int(arguments[4]), let url = URL(string: arguments[2]) else {
     FileHandle.standardError.write(Data("usage: RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]\n".utf8))
     exit(2)

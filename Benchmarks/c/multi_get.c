@@ -1,15 +1,47 @@
 // The baseline: a plain C libcurl multi loop keeping `concurrency` GETs in flight on reused handles,
 // until `total` have completed. Prints one line: "requests seconds cpu_seconds voluntary_switches".
-//   multi_get URL CONCURRENCY TOTAL
+//   multi_get URL CONCURRENCY TOTAL [same-options]
+// With `same-options` each handle carries the options CurlClient sets by default (decompression, the idle timer,
+// connect timeout, size limit, HTTP version, protocols, header and progress callbacks, `Expect:` removed): the
+// baseline for CurlClient.send, so that the ratio shows the Swift side's cost and not libcurl's extra work.
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 static size_t sink(char *data, size_t size, size_t count, void *user) {
     (void)data; (void)user;
     return size * count;
+}
+
+/// Finds each header's colon, as any client that keeps headers must.
+static size_t header(char *data, size_t size, size_t count, void *user) {
+    size_t *seen = user;
+    if (memchr(data, ':', size * count)) (*seen)++;
+    return size * count;
+}
+
+static int progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {
+    (void)user; (void)dltotal; (void)dlnow; (void)ultotal; (void)ulnow;
+    return 0;
+}
+
+static void set_same_options(CURL *easy, struct curl_slist *headers, size_t *seen) {
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, seen);
+    curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, progress);
+    curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)64 * 1024 * 1024);
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
 }
 
 static double now(void) {
@@ -26,10 +58,13 @@ static double cpu(long *switches) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s URL CONCURRENCY TOTAL\n", argv[0]);
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "same-options") == 0)) {
+        fprintf(stderr, "usage: %s URL CONCURRENCY TOTAL [same-options]\n", argv[0]);
         return 2;
     }
+    int sameOptions = argc == 5;
+    struct curl_slist *headers = curl_slist_append(NULL, "Expect:");
+    size_t headersSeen = 0;
     const char *url = argv[1];
     int concurrency = atoi(argv[2]), total = atoi(argv[3]);
     curl_global_init(CURL_GLOBAL_ALL);
@@ -40,6 +75,7 @@ int main(int argc, char **argv) {
         curl_easy_setopt(easy, CURLOPT_URL, url);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, sink);
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+        if (sameOptions) set_same_options(easy, headers, &headersSeen);
         curl_multi_add_handle(multi, easy);
     }
     long switchesBefore, switchesAfter;
@@ -69,5 +105,6 @@ int main(int argc, char **argv) {
     double elapsed = now() - start, cpuUsed = cpu(&switchesAfter) - cpuBefore;
     printf("%d %.6f %.6f %ld\n", total, elapsed, cpuUsed, switchesAfter - switchesBefore);
     curl_multi_cleanup(multi);
+    curl_slist_free_all(headers);
     return 0;
 }
