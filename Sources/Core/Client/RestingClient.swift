@@ -85,7 +85,7 @@ public final class RestingClient: Sendable {
     public func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
-        if let streamed = ResponseType.self as? any StreamingResponseBody.Type {
+        if let streamed = request.endpoint.responseReading.streaming {
             return performStreaming(request, as: streamed)
         }
         return call { progress in
@@ -95,7 +95,9 @@ public final class RestingClient: Sendable {
             guard self.acceptedStatusCodes.contains(response.status) else {
                 throw RestingError.httpError(HTTPError(response))
             }
-            let body = try await self.decode(ResponseType.self, from: response.body, decoder: request.endpoint.decoder ?? self.decoder)
+            let body = try await self.decode(
+                ResponseType.self, from: response.body, decoder: request.endpoint.decoder ?? self.decoder,
+                reading: request.endpoint.responseReading)
             return HTTPResponse(
                 status: response.status, headers: response.headers, body: body, url: response.url,
                 metrics: response.metrics, cacheStatus: response.cacheStatus)
@@ -125,12 +127,14 @@ public final class RestingClient: Sendable {
             .proceed(request, progress: progress)
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from body: Data, decoder: JSONDecoder) async throws -> T {
+    private func decode<T: Decodable>(
+        _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading
+    ) async throws -> T {
         guard executor != nil, body.count > Self.decodeOffExecutorThreshold else {
-            return try ResponseBodyDecoding.decode(type, from: body, decoder: decoder)
+            return try ResponseBodyDecoding.decode(type, from: body, decoder: decoder, reading: reading)
         }
         return try await withTaskExecutorPreference(globalConcurrentExecutor) {
-            try ResponseBodyDecoding.decode(type, from: body, decoder: decoder)
+            try ResponseBodyDecoding.decode(type, from: body, decoder: decoder, reading: reading)
         }
     }
 

@@ -26,7 +26,8 @@ extension Optional: SelfDecodingResponseBody where Wrapped: Decodable {
     static func decode(responseBody: Data, decoder: JSONDecoder) throws -> Wrapped? {
         guard !responseBody.isEmpty else { return nil }
         if Wrapped.self is any SelfDecodingResponseBody.Type {
-            return try ResponseBodyDecoding.decodeValue(Wrapped.self, from: responseBody, decoder: decoder)
+            return try ResponseBodyDecoding.decodeValue(Wrapped.self, from: responseBody, decoder: decoder,
+                                                        reading: ResponseReading(Wrapped.self))
         }
         return try decoder.decode(Wrapped?.self, from: responseBody)
     }
@@ -34,18 +35,39 @@ extension Optional: SelfDecodingResponseBody where Wrapped: Decodable {
     static var expectsJSON: Bool { ResponseBodyDecoding.expectsJSON(Wrapped.self) }
 }
 
+/// How an endpoint's responses are read, worked out once when the endpoint is made rather than by a dynamic
+/// cast on every call. (`@unchecked`: it holds metatypes, immutable, which this protocol does not mark.)
+struct ResponseReading: @unchecked Sendable {
+    /// Set when the response type is a stream (``ResponseLines``, ``ServerSentEvents``, …).
+    let streaming: (any StreamingResponseBody.Type)?
+    /// Set when the response type reads the body itself (`Data`, ``Nothing``, optionals).
+    let selfDecoding: (any SelfDecodingResponseBody.Type)?
+    /// Whether the request asks for JSON (`Accept: application/json`).
+    let expectsJSON: Bool
+
+    init<T>(_ type: T.Type) {
+        streaming = T.self as? any StreamingResponseBody.Type
+        selfDecoding = T.self as? any SelfDecodingResponseBody.Type
+        expectsJSON = selfDecoding?.expectsJSON ?? true
+    }
+}
+
 /// Reads a response body as an endpoint's response type.
 enum ResponseBodyDecoding {
-    static func decode<T: Decodable>(_ type: T.Type, from body: Data, decoder: JSONDecoder) throws(RestingError) -> T {
+    static func decode<T: Decodable>(
+        _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading? = nil
+    ) throws(RestingError) -> T {
         do {
-            return try decodeValue(type, from: body, decoder: decoder)
+            return try decodeValue(type, from: body, decoder: decoder, reading: reading ?? ResponseReading(T.self))
         } catch {
             throw .decodingFailed(type: String(describing: T.self), underlying: error, body: body)
         }
     }
 
-    static func decodeValue<T: Decodable>(_ type: T.Type, from body: Data, decoder: JSONDecoder) throws -> T {
-        if let selfDecoding = T.self as? any SelfDecodingResponseBody.Type,
+    static func decodeValue<T: Decodable>(
+        _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading
+    ) throws -> T {
+        if let selfDecoding = reading.selfDecoding,
             let value = try selfDecoding.decode(responseBody: body, decoder: decoder) as? T
         {
             return value

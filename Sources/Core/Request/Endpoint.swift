@@ -26,6 +26,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// The template as written.
     public let path: String
     let template: Result<PathTemplate, RestingError>
+    let responseReading = ResponseReading(ResponseType.self)
     /// Options every request of this endpoint carries to the interceptors; a request's own win.
     public var attributes: RequestAttributes
     /// Decodes this endpoint's responses in place of the client's decoder (an API whose endpoints disagree

@@ -85,7 +85,7 @@ public struct RestingRequestConverter: RequestConverter {
                 headers.add(name: "Content-Type", value: contentType)
             }
         }
-        if ResponseBodyDecoding.expectsJSON(ResponseType.self), !headers.contains("Accept") {
+        if endpoint.responseReading.expectsJSON, !headers.contains("Accept") {
             headers.add(name: "Accept", value: "application/json")
         }
         return HTTPRequest(
