@@ -150,3 +150,25 @@ struct ReadmeInterceptorExamples {
         #expect(moved.title == "Moved" && stub.received.map(\.request.url.path) == ["/posts/1", "/posts/2"])
     }
 }
+
+// snippet: fake-chain
+/// Adds a request id, and on a 409 retries once with a fresh one.
+struct RequestIdInterceptor: RestingInterceptor {
+    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        var request = request
+        request.headers["X-Request-Id"] = UUID().uuidString
+        let response = try await execution(request)
+        guard response.status == 409 else { return response }
+        request.headers["X-Request-Id"] = UUID().uuidString
+        return try await execution(request)
+    }
+}
+
+@Test func requestIdIsRenewedOnConflict() async throws {
+    let chain = FakeChain(.status(409), .status(200))
+    let request = HTTPRequest(method: .get, url: try #require(URL(string: "https://api.example.com/items")))
+    let response = try await chain.run(RequestIdInterceptor(), on: request)
+    #expect(response.status == 200 && chain.callCount == 2)
+    #expect(Set(chain.requests.compactMap { $0.headers["X-Request-Id"] }).count == 2)
+}
+// end snippet

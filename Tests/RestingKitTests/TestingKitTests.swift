@@ -156,3 +156,47 @@ struct RecordReplayTests {
         }
     }
 }
+
+@Suite("FakeChain: one interceptor tested alone")
+struct FakeChainTests {
+    let request = HTTPRequest(method: .get, url: URL(string: "https://api.example.com/items")!)
+
+    @Test("a transport error is simulated, and a retrying interceptor sees it and the next answer")
+    func simulatedFailure() async throws {
+        var policy = RetryInterceptor.Policy()
+        policy.baseDelay = .zero
+        let refused = RestingError.transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))
+        let chain = FakeChain(.failure(refused), .status(200))
+        let response = try await chain.run(RetryInterceptor(policy: policy), on: request)
+        #expect(response.status == 200 && chain.callCount == 2)
+    }
+
+    @Test("an answer closure sees each request; a short-circuiting interceptor leaves the chain uncalled")
+    func answerClosureAndShortCircuit() async throws {
+        let chain = FakeChain { request in HTTPDataResponse(status: request.headers["X-Token"] == nil ? 401 : 200, url: request.url) }
+        struct Token: RestingInterceptor {
+            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+                var request = request
+                request.headers["X-Token"] = "t"
+                return try await execution(request)
+            }
+        }
+        #expect(try await chain.run(Token(), on: request).status == 200)
+        struct Offline: RestingInterceptor {
+            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+                HTTPDataResponse(status: 503, url: request.url)
+            }
+        }
+        let untouched = FakeChain()
+        #expect(try await untouched.run(Offline(), on: request).status == 503)
+        #expect(untouched.callCount == 0)
+    }
+
+    @Test("JSON answers carry their body and headers as a transport would deliver them")
+    func jsonAnswer() async throws {
+        let chain = FakeChain(try .json(["ok": true]))
+        let response = try await chain.run(LoggingInterceptor(level: .none), on: request)
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(try JSONDecoder().decode([String: Bool].self, from: response.body) == ["ok": true])
+    }
+}

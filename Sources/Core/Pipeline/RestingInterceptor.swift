@@ -50,7 +50,14 @@ extension RestingInterceptor {
 public struct InterceptorExecution: Sendable {
     private let proceed: @Sendable (HTTPRequest) async throws -> HTTPDataResponse
 
-    init(_ proceed: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse) { self.proceed = proceed }
+    /// A chain that answers with `proceed`: what a test hands to an interceptor to run it alone (RestingTesting's
+    /// `FakeChain` builds one for you).
+    ///
+    /// ```swift
+    /// let execution = InterceptorExecution { request in HTTPDataResponse(status: 200, url: request.url) }
+    /// let response = try await DeviceIdInjector(deviceId: "42").intercept(request: request, execution: execution)
+    /// ```
+    public init(_ proceed: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse) { self.proceed = proceed }
 
     /// Sends `request` through the remaining interceptors and the transport.
     public func callAsFunction(_ request: HTTPRequest) async throws -> HTTPDataResponse {
