@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "RestingTransportConformance",
             dependencies: ["RestingCore", "RestingServerHarness", "RestingTestSupport"],
-            path: "Tests/Conformance", exclude: ["conformance_server.py", "https_proxy.py", "make_certificates.sh"]),
+            path: "Tests/Conformance", exclude: ["conformance_server.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py"]),
         // Fuzz targets for every parser a server's or a caller's bytes reach (`make fuzz`), and the program that
         // runs them: under libFuzzer when built with -D FUZZING -sanitize=fuzzer, else replaying files.
         .target(name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart"], path: "Fuzz/Targets"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages RestingKit needs, and only those that are missing.
-#   scripts/install-deps.sh            what `make demo` and `make test` need
-#   scripts/install-deps.sh bench      plus what `make bench` needs (nginx)
+#   scripts/install-deps.sh            what `make demo` and `make test` need (nginx for the HTTP/2 tests)
+#   scripts/install-deps.sh bench      plus what `make bench` needs
 # Debian/Ubuntu: apt-get (as root, or through sudo). macOS: Homebrew.
 # The Swift toolchain itself is not in Debian's archive: it must be on PATH already (swift.org toolchains).
 set -euo pipefail
@@ -14,11 +14,13 @@ fi
 case "$(uname -s)" in
 Linux)
     packages=(python3 libcurl4-openssl-dev openssl curl)
-    [ "${1:-}" = "bench" ] && packages+=(nginx-light time)
+    [ "${1:-}" = "bench" ] && packages+=(time)
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
+    # Any flavour of nginx will do (the HTTP/2 tests and the benchmark need one with the HTTP/2 module).
+    command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
     if [ ${#missing[@]} -gt 0 ]; then
         if ! command -v apt-get >/dev/null 2>&1; then
             echo "error: missing ${missing[*]} and no apt-get to install them with." >&2
@@ -33,8 +35,7 @@ Linux)
     ;;
 Darwin)
     # Homebrew's curl (keg-only) is found through pkg-config; Python 3 ships with the developer tools.
-    packages=(curl pkg-config)
-    [ "${1:-}" = "bench" ] && packages+=(nginx)
+    packages=(curl pkg-config nginx)
     for package in "${packages[@]}"; do
         brew list "$package" >/dev/null 2>&1 || brew install "$package"
     done

@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RestingCore
+import RestingCurl
+import RestingServerHarness
+import RestingTransportConformance
+import RestingURLSession
+import Testing
+
+/// HTTP/2 multiplexing and connection reuse, against an nginx the tests start (`nginx_h2.py`), which answers each
+/// request with the protocol and the connection it came on.
+@Suite("HTTP/2 and connection reuse", .timeLimit(.minutes(2)))
+struct HTTP2Tests {
+    struct Seen: Decodable, Sendable, Hashable {
+        let `protocol`: String
+        let connection: Int
+        let request: Int
+    }
+
+    static let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/nginx_h2.py")
+
+    func tlsServer() async throws -> (LocalServer, TLSFixtures) {
+        let fixtures = try await TLSFixtures.shared.value
+        let server = try await LocalServer.start(
+            script: Self.script, arguments: ["--tls-cert", fixtures.path("server.pem"), "--tls-key", fixtures.path("server.key")])
+        return (server, fixtures)
+    }
+
+    func curlClient(_ fixtures: TLSFixtures) throws -> CurlClient {
+        var configuration = CurlClient.Configuration()
+        configuration.tls.caFile = fixtures.path("ca.pem")
+        return try CurlClient(configuration: configuration)
+    }
+
+    func seen(_ client: RestingClient) async throws -> Seen {
+        try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Seen>(.get, "/connection.json", encoding: .query))).value.body
+    }
+
+    @Test("CurlClient: 8 concurrent requests over TLS negotiate HTTP/2 and share one connection")
+    func multiplexing() async throws {
+        let (server, fixtures) = try await tlsServer()
+        defer { server.stop() }
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: try curlClient(fixtures))
+        _ = try await seen(client)  // the connection first, so that the 8 below can only multiplex onto it
+        let answers = try await withThrowingTaskGroup(of: Seen.self) { group in
+            for _ in 0..<8 { group.addTask { try await seen(client) } }
+            return try await group.reduce(into: [Seen]()) { $0.append($1) }
+        }
+        #expect(answers.allSatisfy { $0.protocol == "HTTP/2.0" })
+        #expect(Set(answers.map(\.connection)).count == 1, "one connection: \(answers.map(\.connection))")
+        #expect(Set(answers.map(\.request)).count == 8, "eight streams on it")
+    }
+
+    @Test("CurlClient: sequential requests reuse one connection, over HTTP/2 and over plain HTTP/1.1")
+    func reuse() async throws {
+        let (server, fixtures) = try await tlsServer()
+        defer { server.stop() }
+        let plain = try await LocalServer.start(script: Self.script)
+        defer { plain.stop() }
+        let transport = try curlClient(fixtures)
+        for (baseURL, version) in [(server.baseURL, "HTTP/2.0"), (plain.baseURL, "HTTP/1.1")] {
+            let client = RestingClient(baseUrl: baseURL, httpClient: transport)
+            var answers: [Seen] = []
+            for _ in 0..<5 { answers.append(try await seen(client)) }
+            #expect(answers.allSatisfy { $0.protocol == version })
+            #expect(Set(answers.map(\.connection)).count == 1, "\(version): \(answers)")
+            #expect(answers.map(\.request) == Array(1...5))
+        }
+    }
+
+    // FoundationNetworking on Linux cannot be told to trust a test CA (no server-trust evaluation), so its
+    // behaviour is asserted over plain HTTP: HTTP/1.1, a kept-alive connection reused by sequential requests,
+    // and concurrent requests within the session's connections per host (how many it opens depends on how
+    // much the requests overlap, which nginx's instant answers leave to chance).
+    @Test("URLSessionClient: sequential requests reuse one HTTP/1.1 connection; concurrent ones stay within the per-host limit")
+    func urlSessionReuse() async throws {
+        let plain = try await LocalServer.start(script: Self.script)
+        defer { plain.stop() }
+        let client = RestingClient(baseUrl: plain.baseURL, httpClient: URLSessionClient(configuration: .ephemeral))
+        var sequential: [Seen] = []
+        for _ in 0..<5 { sequential.append(try await seen(client)) }
+        #expect(sequential.allSatisfy { $0.protocol == "HTTP/1.1" })
+        #expect(Set(sequential.map(\.connection)).count == 1, "\(sequential)")
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 2
+        let limited = RestingClient(baseUrl: plain.baseURL, httpClient: URLSessionClient(configuration: configuration))
+        let concurrent = try await withThrowingTaskGroup(of: Seen.self) { group in
+            for _ in 0..<12 { group.addTask { try await seen(limited) } }
+            return try await group.reduce(into: [Seen]()) { $0.append($1) }
+        }
+        #expect(concurrent.count == 12 && concurrent.allSatisfy { $0.protocol == "HTTP/1.1" })
+        #expect((1...2).contains(Set(concurrent.map(\.connection)).count), "\(Set(concurrent.map(\.connection)))")
+    }
+}
