@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "RestingCurl", targets: ["RestingCurl"]),
         // For your test targets: mocks and record/replay.
         .library(name: "RestingTesting", targets: ["RestingTesting"]),
+        // The conformance suite the shipped transports pass, for anyone's `HTTPClient` (test targets only).
+        .library(name: "RestingTransportConformance", targets: ["RestingTransportConformance"]),
         .executable(name: "RestingKitDemo", targets: ["RestingKitDemo"]),
     ],
     targets: [
@@ -39,7 +41,8 @@ let package = Package(
         .target(
             name: "RestingTransportConformance",
             dependencies: ["RestingCore", "RestingServerHarness", "RestingTestSupport"],
-            path: "Tests/Conformance", exclude: ["conformance_server.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py"]),
+            path: "Tests/Conformance", exclude: ["https_proxy.py", "make_certificates.sh", "nginx_h2.py"],
+            resources: [.copy("conformance_server.py")]),
         // Fuzz targets for every parser a server's or a caller's bytes reach (`make fuzz`), and the program that
         // runs them: under libFuzzer when built with -D FUZZING -sanitize=fuzzer, else replaying files.
         .target(name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart"], path: "Fuzz/Targets"),

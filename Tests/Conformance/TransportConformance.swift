@@ -4,16 +4,21 @@ import RestingServerHarness
 import RestingTestSupport
 import Testing
 
-/// The conformance suite every ``HTTPClient`` passes, against the conformance server on 127.0.0.1.
+/// The conformance suite every ``HTTPClient`` passes, against the conformance server on 127.0.0.1 — the product
+/// `RestingTransportConformance`, for your own transport's tests as for ours.
 ///
 /// ```swift
 /// @Test func myTransportConforms() async throws {
-///     let suite = try await TransportConformance(name: "MyTransport", capabilities: .init()) { _ in try MyTransport() }
-///     try await suite.methods()
+///     let suite = try await TransportConformance(name: "MyTransport", capabilities: .init()) { settings in
+///         try MyTransport(idleTimeout: settings.idleTimeout)
+///     }
+///     try await suite.runAll()          // or one check at a time: suite.methods(), suite.timeouts(), …
 /// }
 /// ```
 ///
-/// Each check is one behaviour of the `HTTPClient` contract and records its failures with `#expect`.
+/// Each check is one behaviour of the `HTTPClient` contract and records its failures with `#expect`. The
+/// conformance server (Python 3's standard library only) ships with the kit as a resource and is started once per
+/// test process.
 public struct TransportConformance: Sendable, CustomStringConvertible {
     /// What a transport can and cannot do; anything it cannot do must fail as `.unsupported`, never silently.
     public struct Capabilities: Sendable {
@@ -58,6 +63,14 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
     let makeTransport: @Sendable (Settings) throws -> any HTTPClient
     private let transport: any HTTPClient
 
+    /// The conformance server the kit ships, started on first use and stopped with the process.
+    public static let sharedServer = Task<LocalServer, any Error> {
+        guard let script = Bundle.module.url(forResource: "conformance_server", withExtension: "py") else {
+            throw LocalServer.StartError.scriptNotFound("conformance_server.py in the kit's resources")
+        }
+        return try await LocalServer.start(script: script)
+    }
+
     /// - Parameter server: What answers the checks; `nil` starts (once per process) the conformance server.
     public init(
         name: String, capabilities: Capabilities, server: (any ConformanceBackend)? = nil,
@@ -69,7 +82,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         if let server {
             self.server = server
         } else {
-            self.server = try await LocalServer.sharedConformanceServer.value
+            self.server = try await Self.sharedServer.value
         }
         transport = try makeTransport(Settings())
     }
