@@ -50,6 +50,39 @@ struct StreamLifecycleTests {
         #expect(received >= 3, "three seconds of a byte a second, far below 1 KiB a second, and still flowing")
     }
 
+    @Test("a reader slower than the idle timeout, pause after pause, never times its stream out; a silent server still does")
+    func idleTimeoutCountsOnlyTheServersSilence() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        var configuration = CurlClient.Configuration()
+        configuration.idleTimeout = .seconds(1)
+        let transport = try CurlClient(configuration: configuration)
+        let size = 8 * 1024 * 1024
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/pattern?size=\(size)"))
+        let body = try #require(try await transport.send(
+            HTTPRequest(method: .get, url: url, responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))) { _ in }.bodyStream)
+        var received = 0
+        var pauses = 0
+        for try await chunk in body {
+            received += chunk.count
+            if pauses < 3 {
+                pauses += 1
+                // A reader slower than the idle timeout, three times over: the behaviour under test, not a wait.
+                try await Task.sleep(for: .milliseconds(1500))
+            }
+        }
+        #expect(received == size, "the stream arrived whole after \(pauses) long pauses of its reader")
+
+        let stall = try #require(URL(string: "http://127.0.0.1:\(server.port)/stall"))
+        let silent = try #require(try await transport.send(
+            HTTPRequest(method: .get, url: stall, responseStreaming: ResponseStreaming())) { _ in }.bodyStream)
+        do {
+            for try await _ in silent {}
+            Issue.record("a server that stops sending must be cut after the idle timeout")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .timedOut)
+        }
+    }
+
     @Test("the transfer lifecycle of a stream: head, then body's end or a cancel, each handled once")
     func lifecycle() {
         var streamed = TransferLifecycle()
