@@ -35,6 +35,23 @@ CONCURRENCY = [1, 8, 32]
 REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "decode-floor": 20000,
             "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000}
 ONLY_AT = {"curl-cached": 8}  # clients measured at one concurrency only
+# The RESULT lines, in the order others read them: name ({c} = in flight), client, baseline. #15's targets come last:
+# the pipeline against the ceiling of any decoding client, the transport against C doing the same work,
+# URLSessionClient against the minimal delegate client.
+RESULTS = [
+    ("curl_get_c{c}_ratio", "curl-executor", "c"),
+    ("curl_get_pool_c{c}_ratio", "curl-pool", "c"),
+    ("curl_transport_get_c{c}_ratio", "curl-transport", "c"),
+    ("decode_floor_get_c{c}_ratio", "decode-floor", "c"),
+    ("raw_urlsession_delegate_get_c{c}_ratio_vs_raw", "raw-urlsession-delegate", "raw-urlsession"),
+    ("urlsession_get_c{c}_ratio_vs_raw", "urlsession", "raw-urlsession"),
+    ("raw_urlsession_get_c{c}_ratio_vs_c", "raw-urlsession", "c"),
+    ("curl_get_cached_c{c}_ratio", "curl-cached", "curl-executor"),
+    ("curl_get_c{c}_ratio_vs_decode_floor", "curl-executor", "decode-floor"),
+    ("curl_get_pool_c{c}_ratio_vs_decode_floor", "curl-pool", "decode-floor"),
+    ("curl_transport_get_c{c}_ratio_vs_c_same_options", "curl-transport", "c-same-options"),
+    ("urlsession_get_c{c}_ratio_vs_delegate_floor", "urlsession", "raw-urlsession-delegate"),
+]
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
 NGINX_HTTP = """
@@ -130,38 +147,9 @@ def report(results):
                   f"{statistics.median(r['switches'] for r in runs):>14.2f}"
                   f"{ratio(results, client, baseline, concurrency):>8.2f}  {baseline}")
     print()
-    for concurrency in CONCURRENCY:
-        print(f"RESULT curl_get_c{concurrency}_ratio {ratio(results, 'curl-executor', 'c', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT curl_get_pool_c{concurrency}_ratio {ratio(results, 'curl-pool', 'c', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT curl_transport_get_c{concurrency}_ratio {ratio(results, 'curl-transport', 'c', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT decode_floor_get_c{concurrency}_ratio {ratio(results, 'decode-floor', 'c', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT raw_urlsession_delegate_get_c{concurrency}_ratio_vs_raw "
-              f"{ratio(results, 'raw-urlsession-delegate', 'raw-urlsession', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT urlsession_get_c{concurrency}_ratio_vs_raw "
-              f"{ratio(results, 'urlsession', 'raw-urlsession', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT raw_urlsession_get_c{concurrency}_ratio_vs_c {ratio(results, 'raw-urlsession', 'c', concurrency):.2f}")
-    print(f"RESULT curl_get_cached_c8_ratio {ratio(results, 'curl-cached', 'curl-executor', 8):.2f}")
-    # #15's targets: the pipeline against the ceiling of any decoding client, the transport against C doing the
-    # same work, URLSessionClient against the minimal delegate client.
-    for concurrency in CONCURRENCY:
-        print(f"RESULT curl_get_c{concurrency}_ratio_vs_decode_floor "
-              f"{ratio(results, 'curl-executor', 'decode-floor', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT curl_get_pool_c{concurrency}_ratio_vs_decode_floor "
-              f"{ratio(results, 'curl-pool', 'decode-floor', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT curl_transport_get_c{concurrency}_ratio_vs_c_same_options "
-              f"{ratio(results, 'curl-transport', 'c-same-options', concurrency):.2f}")
-    for concurrency in CONCURRENCY:
-        print(f"RESULT urlsession_get_c{concurrency}_ratio_vs_delegate_floor "
-              f"{ratio(results, 'urlsession', 'raw-urlsession-delegate', concurrency):.2f}")
-
+    for name, client, baseline in RESULTS:
+        for concurrency in [ONLY_AT[client]] if client in ONLY_AT else CONCURRENCY:
+            print(f"RESULT {name.format(c=concurrency)} {ratio(results, client, baseline, concurrency):.2f}")
 
 def check_http2(directory, tls_port):
     """8 requests at once over TLS: with HTTP/2 multiplexing they share one connection."""
