@@ -38,22 +38,3 @@ public struct DefaultsInterceptor: RestingInterceptor {
         return try await execution(request)
     }
 }
-
-/// Rewrites every request before it goes on: Malibu's `beforeEach`, as an interceptor.
-///
-/// ```swift
-/// RequestRewriter { request in
-///     var request = request
-///     request.headers["X-Request-Id"] = UUID().uuidString
-///     return request
-/// }
-/// ```
-public struct RequestRewriter: RestingInterceptor {
-    private let rewrite: @Sendable (HTTPRequest) async throws -> HTTPRequest
-
-    public init(_ rewrite: @escaping @Sendable (HTTPRequest) async throws -> HTTPRequest) { self.rewrite = rewrite }
-
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-        try await execution(try await rewrite(request))
-    }
-}
