@@ -35,23 +35,6 @@ extension Optional: SelfDecodingResponseBody where Wrapped: Decodable {
     static var expectsJSON: Bool { ResponseBodyDecoding.expectsJSON(Wrapped.self) }
 }
 
-/// How an endpoint's responses are read, worked out once when the endpoint is made rather than by a dynamic
-/// cast on every call. (`@unchecked`: it holds metatypes, immutable, which this protocol does not mark.)
-struct ResponseReading: @unchecked Sendable {
-    /// Set when the response type is a stream (``ResponseLines``, ``ServerSentEvents``, …).
-    let streaming: (any StreamingResponseBody.Type)?
-    /// Set when the response type reads the body itself (`Data`, ``Nothing``, optionals).
-    let selfDecoding: (any SelfDecodingResponseBody.Type)?
-    /// Whether the request asks for JSON (`Accept: application/json`).
-    let expectsJSON: Bool
-
-    init<T>(_ type: T.Type) {
-        streaming = T.self as? any StreamingResponseBody.Type
-        selfDecoding = T.self as? any SelfDecodingResponseBody.Type
-        expectsJSON = selfDecoding?.expectsJSON ?? true
-    }
-}
-
 /// Reads a response body as an endpoint's response type.
 enum ResponseBodyDecoding {
     static func decode<T: Decodable>(

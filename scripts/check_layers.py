@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""RestingCore's folders are floors: each may use only the floors below it.
+
+`scripts/check_layers.py` proves it with the compiler: for every floor, the files of that floor and the floors
+below are type-checked alone, so a reference to anything above fails to resolve. It also derives which folder
+uses which (from the names each folder declares) and checks that the table in the README between the markers
+`<!-- floors:begin -->` and `<!-- floors:end -->` says exactly that; `--print` prints the table to paste.
+
+Run by `make test` after the build (it needs RestingMultipart's module in .build/debug/Modules).
+"""
+import collections
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORE = os.path.join(ROOT, "Sources", "Core")
+README = os.path.join(ROOT, "README.md")
+
+
+def package_name():
+    """The `-package-name` SwiftPM compiled with (`package` declarations of RestingMultipart need the same)."""
+    with open(os.path.join(ROOT, ".build", "debug.yaml")) as plan:
+        match = re.search(r'"-package-name","([^"]+)"', plan.read())
+    return match.group(1) if match else os.path.basename(ROOT).lower()
+
+
+# Bottom to top, with what each floor is for (the README table's second column).
+FLOORS = [
+    ("Support", "a lock, duration units, string trimming: no HTTP in sight"),
+    ("Encoding", "percent-encoding, query strings, JSON values"),
+    ("HTTP", "what a transport sees: requests, bodies, responses, errors, downloads, deadlines, redaction"),
+    ("Storage", "files that survive a crash"),
+    ("Promise", "the progressable promise every call returns"),
+    ("Response", "how a response body becomes the endpoint's type"),
+    ("Streaming", "streamed response bodies: lines, JSON Lines, Server-Sent Events"),
+    ("Request", "endpoints, path templates, providers, the request converter"),
+    ("Pipeline", "the interceptor protocol and the chain"),
+    ("Interceptors", "the interceptors we ship"),
+    ("Cache", "the RFC 9111 cache interceptor and its stores"),
+    ("Cookies", "the RFC 6265 cookie jar and its interceptor"),
+    ("Testing", "the stub transport and virtual clock"),
+    ("Client", "RestingClient: converter, chain, transport, promise; buffered and streamed calls"),
+    ("Download", "downloads to disk with resume"),
+    ("JSONRPC", "JSON-RPC 2.0 over RestingClient"),
+    ("Pagination", "pages and remote resources"),
+    ("Offline", "the offline queue"),
+]
+
+DECLARATION = re.compile(
+    r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated)\s+)*"
+    r"(?:struct|class|enum|protocol|actor|typealias|func)\s+([A-Za-z_]\w*)",
+    re.M,
+)
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def swift_files(folder):
+    found = []
+    for directory, _, names in os.walk(os.path.join(CORE, folder)):
+        found += [os.path.join(directory, n) for n in names if n.endswith(".swift")]
+    return sorted(found)
+
+
+def without_comments_and_strings(source):
+    source = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    source = re.sub(r"//[^\n]*", "", source)
+    source = re.sub(r'"""(.*?)"""', '""', source, flags=re.S)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"', '""', source)
+
+
+def uses_table():
+    """Which lower floors each floor names, from the top-level declarations of every floor."""
+    texts = {f: [without_comments_and_strings(open(p).read()) for p in swift_files(f)] for f, _ in FLOORS}
+    owner = {}
+    for folder, sources in texts.items():
+        for text in sources:
+            for name in DECLARATION.findall(text):
+                owner.setdefault(name, folder)
+    uses = collections.OrderedDict()
+    for folder, sources in texts.items():
+        named = {owner[t] for text in sources for t in IDENTIFIER.findall(text) if t in owner}
+        uses[folder] = [f for f, _ in FLOORS if f in named and f != folder]
+    return uses
+
+
+def render_table(uses):
+    rows = ["| Floor | For | Uses |", "|---|---|---|"]
+    for folder, purpose in reversed(FLOORS):
+        rows.append(f"| `{folder}/` | {purpose} | {', '.join(uses[folder]) or '—'} |")
+    return "\n".join(rows)
+
+
+def typecheck(floor_index):
+    """Compiler diagnostics for the floors up to `floor_index` alone ('' when they type-check)."""
+    files = [p for folder, _ in FLOORS[: floor_index + 1] for p in swift_files(folder)]
+    command = [
+        "swiftc", "-typecheck", "-parse-as-library", "-swift-version", "6", "-module-name", "RestingCore",
+        "-package-name", package_name(), "-I", os.path.join(ROOT, ".build", "debug", "Modules"),
+    ] + files
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode == 0:
+        return ""
+    errors = [line for line in result.stderr.splitlines() if ": error:" in line]
+    return "\n".join(errors[:10]) or result.stderr[-2000:]
+
+
+def main():
+    failures = []
+    listed = {folder for folder, _ in FLOORS}
+    present = {d for d in os.listdir(CORE) if os.path.isdir(os.path.join(CORE, d))}
+    for folder in sorted(present - listed):
+        failures.append(f"Sources/Core/{folder}/ is on no floor: add it to FLOORS in scripts/check_layers.py")
+    for folder in sorted(listed - present):
+        failures.append(f"FLOORS names Sources/Core/{folder}/, which does not exist")
+
+    table = render_table(uses_table())
+    if "--print" in sys.argv:
+        print(table)
+        return 0
+    for folder, used in uses_table().items():
+        above = [u for u in used if [f for f, _ in FLOORS].index(u) > [f for f, _ in FLOORS].index(folder)]
+        if above:
+            failures.append(f"{folder}/ names {', '.join(above)}, a floor above it")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for index, errors in enumerate(pool.map(typecheck, range(len(FLOORS)))):
+            if errors:
+                failures.append(f"{FLOORS[index][0]}/ and the floors below do not compile alone:\n{errors}")
+
+    readme = open(README).read()
+    match = re.search(r"<!-- floors:begin -->\n(.*?)\n<!-- floors:end -->", readme, re.S)
+    if not match:
+        failures.append("README.md has no <!-- floors:begin --> … <!-- floors:end --> table")
+    elif match.group(1).strip() != table:
+        failures.append("README.md's floors table is out of date; run scripts/check_layers.py --print:\n" + table)
+
+    for failure in failures:
+        print(f"check_layers: {failure}", file=sys.stderr)
+    if not failures:
+        print(f"check_layers: {len(FLOORS)} floors of RestingCore, each compiles with only the floors below it")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
