@@ -50,7 +50,8 @@ let package = Package(
         // Killed at random points by the offline queue's crash test.
         .executableTarget(name: "CrashProbe", dependencies: ["RestingCore"], path: "Tests/CrashProbe"),
         .testTarget(
-            name: "CoreTests", dependencies: ["RestingCore", "RestingTestSupport", "CrashProbe", "RestingFuzzTargets"],
+            name: "CoreTests",
+            dependencies: ["RestingCore", "RestingTestSupport", "RestingServerHarness", "CrashProbe", "RestingFuzzTargets"],
             path: "Tests/CoreTests"),
         .testTarget(name: "MultipartTests", dependencies: ["RestingMultipart", "RestingFuzzTargets"], path: "Tests/MultipartTests"),
         .testTarget(
@@ -73,8 +74,13 @@ let package = Package(
             path: "Benchmarks/Soak"),
         .testTarget(
             name: "CurlTests",
-            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
+            dependencies: ["RestingCurl", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
             path: "Tests/CurlTests"),
+        // Every transport through the conformance kit (ours and a user-side one), and HTTP/2 and connection reuse.
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
+            path: "Tests/ConformanceTests"),
         .testTarget(
             name: "StreamingTests",
             dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],

@@ -36,7 +36,7 @@ public final class CurlClient: HTTPClient {
     /// every transfer of the client.
     public var executor: (any TaskExecutor)? { driver }
 
-    /// ``Configuration-swift.struct/maximumRedirects``.
+    /// ``CurlConfiguration/maximumRedirects``.
     public var maximumRedirects: Int { configuration.maximumRedirects }
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
@@ -69,4 +69,19 @@ public final class CurlClient: HTTPClient {
             driver.cancel(transfer)
         }
     }
+}
+
+extension CurlClient {
+    /// How a ``CurlClient`` connects, verifies and limits its transfers: ``CurlConfiguration``.
+    public typealias Configuration = CurlConfiguration
+    /// Which HTTP versions a ``CurlClient`` speaks: ``CurlConfiguration/HTTPVersion``.
+    public typealias HTTPVersion = CurlConfiguration.HTTPVersion
+    /// Whether and how a ``CurlClient`` uses a proxy: ``CurlConfiguration/Proxy``.
+    public typealias Proxy = CurlConfiguration.Proxy
+    /// Server verification and client identity: ``CurlConfiguration/TLS``.
+    public typealias TLS = CurlConfiguration.TLS
+    /// A client identity for mutual TLS: ``CurlConfiguration/ClientCertificate``.
+    public typealias ClientCertificate = CurlConfiguration.ClientCertificate
+    /// The oldest TLS version a ``CurlClient`` accepts: ``CurlConfiguration/MinimumVersion``.
+    public typealias MinimumVersion = CurlConfiguration.MinimumVersion
 }

@@ -5,49 +5,49 @@ import Foundation
 #endif
 import RestingCore
 
-extension CurlClient {
-    /// How a ``CurlClient`` connects, verifies and limits its transfers.
-    ///
-    /// ```swift
-    /// var configuration = CurlClient.Configuration()
-    /// configuration.connectTimeout = .seconds(5)
-    /// configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
-    /// configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", "127.0.0.1"])
-    /// let client = try CurlClient(configuration: configuration)
-    /// ```
-    public struct Configuration: Sendable {
-        /// The longest a connection may take to establish (TCP and TLS).
-        public var connectTimeout: Duration = .seconds(30)
-        /// The longest a whole exchange may take, unless the request sets its own `timeout`; `nil` for none.
-        public var totalTimeout: Duration? = nil
-        /// A transfer that moves no byte for this long fails as timed out (libcurl counts whole seconds);
-        /// `nil` for none.
-        public var idleTimeout: Duration? = .seconds(60)
-        /// Once the response has begun, a transfer slower than this fails as timed out: what ends a server
-        /// that drips a byte a second, which the idle timeout never sees. `nil` for none (event streams).
-        public var minimumTransferRate: MinimumTransferRate? = .default
-        /// Response bodies longer than this fail with ``RestingError/responseTooLarge(limit:)``.
-        public var maximumResponseSize: Int64 = 64 * 1024 * 1024
-        /// Redirects followed per request, by RestingKit itself so that bodies, methods and credentials are
-        /// handled the same on every transport; 0 returns 3xx responses as they are.
-        public var maximumRedirects = 10
-        /// Ask for gzip, deflate, brotli or zstd and decode the response transparently.
-        public var automaticDecompression = true
-        /// Connections kept open per host; 0 for no limit.
-        public var maximumConnectionsPerHost = 0
-        /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue.
-        public var maximumConnections = 0
-        public var httpVersion: HTTPVersion = .http2OverTLS
-        public var proxy: Proxy = .none
-        /// Talk to the server over this Unix domain socket instead of TCP (the URL's host still names it).
-        public var unixSocketPath: String? = nil
-        public var tls = TLS()
-        /// Sent when a request has no `User-Agent` of its own.
-        public var userAgent: String? = "RestingKit"
+/// How a ``CurlClient`` connects, verifies and limits its transfers (also spelled `CurlClient.Configuration`).
+///
+/// ```swift
+/// var configuration = CurlClient.Configuration()
+/// configuration.connectTimeout = .seconds(5)
+/// configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
+/// configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", "127.0.0.1"])
+/// let client = try CurlClient(configuration: configuration)
+/// ```
+public struct CurlConfiguration: Sendable {
+    /// The longest a connection may take to establish (TCP and TLS).
+    public var connectTimeout: Duration = .seconds(30)
+    /// The longest a whole exchange may take, unless the request sets its own `timeout`; `nil` for none.
+    public var totalTimeout: Duration? = nil
+    /// A transfer that moves no byte for this long fails as timed out (libcurl counts whole seconds);
+    /// `nil` for none.
+    public var idleTimeout: Duration? = .seconds(60)
+    /// Once the response has begun, a transfer slower than this fails as timed out: what ends a server
+    /// that drips a byte a second, which the idle timeout never sees. `nil` for none (event streams).
+    public var minimumTransferRate: MinimumTransferRate? = .default
+    /// Response bodies longer than this fail with ``RestingError/responseTooLarge(limit:)``.
+    public var maximumResponseSize: Int64 = 64 * 1024 * 1024
+    /// Redirects followed per request, by RestingKit itself so that bodies, methods and credentials are
+    /// handled the same on every transport; 0 returns 3xx responses as they are.
+    public var maximumRedirects = 10
+    /// Ask for gzip, deflate, brotli or zstd and decode the response transparently.
+    public var automaticDecompression = true
+    /// Connections kept open per host; 0 for no limit.
+    public var maximumConnectionsPerHost = 0
+    /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue.
+    public var maximumConnections = 0
+    public var httpVersion: HTTPVersion = .http2OverTLS
+    public var proxy: Proxy = .none
+    /// Talk to the server over this Unix domain socket instead of TCP (the URL's host still names it).
+    public var unixSocketPath: String? = nil
+    public var tls = TLS()
+    /// Sent when a request has no `User-Agent` of its own.
+    public var userAgent: String? = "RestingKit"
 
-        public init() {}
-    }
+    public init() {}
+}
 
+extension CurlConfiguration {
     public enum HTTPVersion: Sendable {
         /// HTTP/1.1 only.
         case http1_1

@@ -31,7 +31,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let configuration: CurlClient.Configuration
+    private let configuration: CurlConfiguration
     private let mailbox = Locked(Mailbox())
 
     // Touched by the driver thread only.
@@ -48,7 +48,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         return key
     }()
 
-    init(configuration: CurlClient.Configuration) throws(RestingError) {
+    init(configuration: CurlConfiguration) throws(RestingError) {
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else {
             throw .transportFailed(TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_multi_init failed"))

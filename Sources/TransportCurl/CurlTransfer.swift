@@ -150,7 +150,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: libcurl callbacks (driver thread)
 
-    fileprivate func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+    func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         if bodyStream != nil {
             // libcurl keeps a refused write and offers it again once the driver unpauses the transfer.
             guard !isPaused else { return Int(CURL_WRITEFUNC_PAUSE) }
@@ -189,7 +189,7 @@ final class CurlTransfer: @unchecked Sendable {
         return count
     }
 
-    fileprivate func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+    func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         headerBytes += count
         guard headerBytes <= Self.maximumHeaderBytes else {
             failure = Self.malformed("response headers larger than \(Self.maximumHeaderBytes) bytes")
@@ -278,7 +278,7 @@ final class CurlTransfer: @unchecked Sendable {
         continuation.resume(with: outcome.mapError { $0 as any Error })
     }
 
-    fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let reader else { return 0 }
         do {
             return try reader.read(into: buffer)
@@ -288,7 +288,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    fileprivate func rewindBody() -> Int32 {
+    func rewindBody() -> Int32 {
         reader?.close()
         do {
             reader = try request.body.makeReader()
@@ -300,7 +300,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Reports progress; false when the response arrives slower than the minimum rate, which aborts the transfer.
-    fileprivate func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) -> Bool {
+    func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) -> Bool {
         // Header bytes count: the response has begun with its first one, and a head can drip too.
         let received = Int64(headerBytes) + downloaded
         if received > 0, let minimumRate, rateFloor?.isTooSlow(received: received, at: .now) == true {
@@ -379,59 +379,3 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = nil
     }
 }
-
-/// Transfers alive right now, and continuations resumed twice (must stay 0), per client: what the leak and
-/// cancellation stress tests assert.
-package final class TransferCensus: Sendable {
-    package struct Counts: Sendable, Equatable {
-        package var live = 0
-        package var doubleResumes = 0
-    }
-
-    private let counts = Locked(Counts())
-
-    func record(_ change: (inout Counts) -> Void) { counts.withLock(change) }
-
-    package var current: Counts { counts.withLock { $0 } }
-}
-
-enum HeaderLine {
-    /// `bytes` without leading and trailing spaces, tabs, CR and LF.
-    static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return bytes[bytes.startIndex..<bytes.startIndex]
-        }
-        return bytes[first...last]
-    }
-}
-
-private func transfer(_ userdata: UnsafeMutableRawPointer?) -> CurlTransfer? {
-    userdata.map { Unmanaged<CurlTransfer>.fromOpaque($0).takeUnretainedValue() }
-}
-
-let writeCallback: rk_data_callback = { bytes, size, count, userdata in
-    guard let bytes, let transfer = transfer(userdata) else { return 0 }
-    return transfer.receiveBody(bytes, size * count)
-}
-
-let headerCallback: rk_data_callback = { bytes, size, count, userdata in
-    guard let bytes, let transfer = transfer(userdata) else { return 0 }
-    return transfer.receiveHeader(bytes, size * count)
-}
-
-let readCallback: rk_data_callback = { bytes, size, count, userdata in
-    guard let bytes, let transfer = transfer(userdata) else { return Int(CURL_READFUNC_ABORT) }
-    return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: bytes, count: size * count))
-}
-
-let seekCallback: rk_seek_callback = { userdata, offset, origin in
-    guard offset == 0, origin == SEEK_SET, let transfer = transfer(userdata) else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
-    return transfer.rewindBody()
-}
-
-let progressCallback: rk_progress_callback = { userdata, downloadTotal, downloaded, _, uploaded in
-    let keepsUp = transfer(userdata)?.reportProgress(downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))
-    return keepsUp == false ? 1 : 0
-}
-

@@ -4,7 +4,7 @@ import RestingCore
 extension EasyHandle {
     /// A handle carrying the client-wide options — callbacks, timeouts, decompression, HTTP version, proxy,
     /// Unix socket, TLS — set once for its whole life: transfers then set only what their request changes.
-    static func make(for configuration: CurlClient.Configuration) throws(RestingError) -> EasyHandle {
+    static func make(for configuration: CurlConfiguration) throws(RestingError) -> EasyHandle {
         guard let handle = EasyHandle(configuration: configuration) else {
             throw .transportFailed(TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_easy_init failed"))
         }
@@ -40,7 +40,7 @@ extension EasyHandle {
         max(1, min(timeout, .effectivelyForever).wholeMilliseconds)
     }
 
-    private func apply(_ proxy: CurlClient.Proxy) throws(RestingError) {
+    private func apply(_ proxy: CurlConfiguration.Proxy) throws(RestingError) {
         switch proxy {
         case .none:
             try set(CURLOPT_PROXY, "", "proxy")
@@ -52,7 +52,7 @@ extension EasyHandle {
         }
     }
 
-    private func apply(_ tls: CurlClient.TLS) throws(RestingError) {
+    private func apply(_ tls: CurlConfiguration.TLS) throws(RestingError) {
         try set(CURLOPT_SSL_VERIFYPEER, tls.verifiesPeer ? 1 : 0, "peer verification")
         try set(CURLOPT_SSL_VERIFYHOST, tls.verifiesPeer ? 2 : 0, "host verification")
         try set(CURLOPT_SSLVERSION, tls.minimumVersion.curlValue, "minimum TLS version")
@@ -85,7 +85,7 @@ extension EasyHandle {
     }
 }
 
-extension CurlClient.HTTPVersion {
+extension CurlConfiguration.HTTPVersion {
     var curlValue: Int {
         switch self {
         case .http1_1: Int(CURL_HTTP_VERSION_1_1)
@@ -95,7 +95,7 @@ extension CurlClient.HTTPVersion {
     }
 }
 
-extension CurlClient.MinimumVersion {
+extension CurlConfiguration.MinimumVersion {
     var curlValue: Int {
         switch self {
         case .tls1_2: Int(CURL_SSLVERSION_TLSv1_2)

@@ -15,7 +15,7 @@ final class EasyHandle {
     /// Whether the last transfer lifted the limit, so the next one must restore it.
     var responseSizeLimitLifted = false
 
-    init?(configuration: CurlClient.Configuration) {
+    init?(configuration: CurlConfiguration) {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)

@@ -17,17 +17,8 @@ import FoundationNetworking
 final class TaskExchange: Sendable {
     typealias Continuation = CheckedContinuation<HTTPDataResponse, any Error>
 
-    private enum Phase {
-        case idle
-        case running(URLSessionTask, Continuation)
-        /// A streamed response's head went up; its body flows into the feed.
-        case streaming(URLSessionTask, SpillingStreamFeed)
-        case cancelledBeforeStart
-        case finished
-    }
-
     private struct State {
-        var phase = Phase.idle
+        var lifecycle = TaskLifecycle<URLSessionTask, Continuation, SpillingStreamFeed>()
         var response: HTTPURLResponse?
         var headers = HTTPHeaders()
         var body = Data()
@@ -50,7 +41,7 @@ final class TaskExchange: Sendable {
     private let streamSpillLimit: Int64
 
     init(request: HTTPRequest, maximumResponseSize: Int64, minimumRate: MinimumTransferRate? = nil,
-         streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit, progress: @escaping ProgressHandler) {
+         streamSpillLimit: Int64, progress: @escaping ProgressHandler) {
         self.request = request
         self.maximumResponseSize = maximumResponseSize
         streaming = request.downloadTarget == nil ? request.responseStreaming : nil
@@ -68,40 +59,26 @@ final class TaskExchange: Sendable {
     // MARK: Caller side
 
     func start(session: URLSession, delegate: SessionDelegate, request urlRequest: URLRequest, continuation: Continuation) {
-        if case .cancelledBeforeStart = state.withLock({ $0.phase }) {
-            // Never create a task only to cancel it: that costs FoundationNetworking a transfer.
+        guard state.withLock({ $0.lifecycle.mayStart }) else {
             return continuation.resume(throwing: RestingError.cancelled)
         }
         let task = session.dataTask(with: urlRequest)
         delegate.register(self, for: task)
-        let cancelledMeanwhile = state.withLock { state in
-            if case .cancelledBeforeStart = state.phase { return true }
-            state.phase = .running(task, continuation)
-            return false
-        }
+        let started = state.withLock { $0.lifecycle.started(task, waiter: continuation) }
         task.resume()
-        if cancelledMeanwhile {
+        if !started {
             task.cancel()
             continuation.resume(throwing: RestingError.cancelled)
         }
     }
 
     func cancel() {
-        let running: (URLSessionTask, Continuation)? = state.withLock { state in
-            switch state.phase {
-            case .idle:
-                state.phase = .cancelledBeforeStart
-                return nil
-            case .running(let task, let continuation):
-                // The body stream stays open until URLSession reports the task complete: FoundationNetworking
-                // may be reading it right now, and a failing read on a cancelled task traps inside it.
-                state.phase = .finished
-                state.sink?.close()
-                return (task, continuation)
-            case .cancelledBeforeStart, .finished, .streaming:
-                // A streamed body is stopped by its reader (`stopStream`), not by the task that got the head.
-                return nil
-            }
+        let running = state.withLock { state in
+            let running = state.lifecycle.cancel()
+            // The request's body stream stays open until URLSession reports the task complete: FoundationNetworking
+            // may be reading it right now, and a failing read on a cancelled task traps inside it.
+            if running != nil { state.sink?.close() }
+            return running
         }
         guard let (task, continuation) = running else { return }
         continuation.resume(throwing: RestingError.cancelled)
@@ -110,19 +87,14 @@ final class TaskExchange: Sendable {
 
     /// The reader of a streamed body gave up: stop the task.
     private func stopStream() {
-        let task: URLSessionTask? = state.withLock { state in
-            guard case .streaming(let task, _) = state.phase else { return nil }
-            state.phase = .finished
-            return task
-        }
-        task?.cancel()
+        state.withLock { $0.lifecycle.readerLeft() }?.cancel()
     }
 
     /// The head of the response has arrived (before any of its body): a streamed call gets it now.
     func receiveHead(_ response: URLResponse) {
         guard let streaming, let response = response as? HTTPURLResponse else { return }
         let head: (Continuation, HTTPDataResponse)? = state.withLock { state in
-            guard case .running(let task, let continuation) = state.phase else { return nil }
+            guard state.lifecycle.isRunning else { return nil }
             do throws(RestingError) {
                 if state.response == nil { try accept(response, in: &state) }
             } catch {
@@ -131,15 +103,13 @@ final class TaskExchange: Sendable {
             }
             let (stream, feed) = SpillingStreamFeed.makeStream(
                 bufferSize: streaming.bufferSize, spillLimit: streamSpillLimit, onCancel: { [weak self] in self?.stopStream() })
-            state.phase = .streaming(task, feed)
+            guard let continuation = state.lifecycle.beginStreaming(into: feed) else { return nil }
             let head = HTTPDataResponse(status: response.statusCode, headers: state.headers,
                                         url: response.url ?? request.url, bodyStream: stream)
             return (continuation, head)
         }
         if let (continuation, response) = head { continuation.resume(returning: response) }
     }
-
-
 
     // MARK: Session events
 
@@ -163,11 +133,11 @@ final class TaskExchange: Sendable {
     func receive(_ data: Data, response: URLResponse?) {
         if streaming != nil, let response { receiveHead(response) }
         let (report, refused) = state.withLock { state -> (TransferProgress?, Bool) in
-            if case .streaming(_, let feed) = state.phase {
+            if let feed = state.lifecycle.feed {
                 state.progress.bytesReceived += Int64(data.count)
                 return feed.receive(data) ? (state.progress, false) : (nil, true)
             }
-            guard case .running = state.phase else { return (nil, false) }
+            guard state.lifecycle.isRunning else { return (nil, false) }
             do throws(RestingError) {
                 if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
                 if let minimumRate, state.rateFloor?.isTooSlow(received: state.progress.bytesReceived + Int64(data.count), at: .now) == true {
@@ -194,7 +164,7 @@ final class TaskExchange: Sendable {
     /// Takes in the response head: headers, expected length, and where a download's body goes.
     private func accept(_ response: HTTPURLResponse, in state: inout State) throws(RestingError) {
         state.response = response
-        state.headers = URLSessionClient.headers(of: response)
+        state.headers = URLSessionMapping.headers(of: response)
         // HTTPURLResponse joins repeated fields with ", ": two different lengths leave the body's end to a guess.
         if let lengths = state.headers["Content-Length"], Set(lengths.split(separator: ",").map { $0.filter { $0 != " " } }).count > 1 {
             throw .transportFailed(TransportError(kind: .malformedResponse, code: URLError.badServerResponse.rawValue,
@@ -218,24 +188,19 @@ final class TaskExchange: Sendable {
     func complete(_ error: (any Error)?, response: URLResponse?) {
         // A streamed response with no body (a 204, a HEAD) goes up now.
         if streaming != nil, error == nil, let response { receiveHead(response) }
-        let feed: SpillingStreamFeed? = state.withLock { state in
-            guard case .streaming(_, let feed) = state.phase else { return nil }
-            state.phase = .finished
-            return feed
-        }
-        if let feed {
+        if let feed = state.withLock({ $0.lifecycle.endStream() }) {
             let failure = state.withLock { $0.failure ?? $0.bodyStream?.failure }
-            feed.finish(failure ?? error.map(URLSessionClient.restingError))
+            feed.finish(failure ?? error.map(URLSessionMapping.restingError))
             return finish(.failure(.cancelled))
         }
         let outcome: Result<HTTPDataResponse, RestingError>? = state.withLock { state in
             // Cancelled: the caller has moved on (and may have deleted a download's files); touch nothing.
-            guard case .running = state.phase else { return nil }
+            guard state.lifecycle.isRunning else { return nil }
             if let failure = state.failure ?? state.bodyStream?.failure { return .failure(failure) }
-            if let error { return .failure(URLSessionClient.restingError(error)) }
+            if let error { return .failure(URLSessionMapping.restingError(error)) }
             do throws(RestingError) {
                 if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
-                guard let response = state.response else { throw URLSessionClient.restingError(URLError(.badServerResponse)) }
+                guard let response = state.response else { throw URLSessionMapping.restingError(URLError(.badServerResponse)) }
                 try state.sink?.finish(status: response.statusCode, headers: state.headers)
                 return .success(
                     HTTPDataResponse(status: response.statusCode, headers: state.headers, body: state.body,
@@ -260,26 +225,14 @@ final class TaskExchange: Sendable {
 
     /// Stops the task after a failure decided here; `complete` reports it.
     private func abandon() {
-        let task: URLSessionTask? = state.withLock { state in
-            switch state.phase {
-            case .running(let task, _): return task
-            case .streaming(let task, _):
-                // The reader is gone: nothing will report to anyone.
-                state.phase = .finished
-                return task
-            default: return nil
-            }
-        }
-        task?.cancel()
+        state.withLock { $0.lifecycle.abandon() }?.cancel()
     }
 
     private func finish(_ outcome: Result<HTTPDataResponse, RestingError>) {
         let continuation: Continuation? = state.withLock { state in
             state.sink?.close()
             state.bodyStream?.close()
-            guard case .running(_, let continuation) = state.phase else { return nil }
-            state.phase = .finished
-            return continuation
+            return state.lifecycle.finish()
         }
         continuation?.resume(with: outcome.mapError { $0 as any Error })
     }

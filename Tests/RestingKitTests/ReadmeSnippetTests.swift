@@ -9,7 +9,7 @@ struct ReadmeSnippetTests {
             "Tests/RestingKitTests/ReadmeExamples.swift", "Tests/RestingKitTests/ReadmeTransportExamples.swift",
             "Tests/RestingKitTests/ReadmeInterceptorExamples.swift", "Tests/RestingKitTests/ReadmeSiblingExamples.swift",
             "Tests/RestingKitTests/ReadmeStreamingExamples.swift", "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
-            "Tests/RestingKitTests/ReadmeSemanticsExamples.swift", "Tests/CurlTests/UserTransportConformanceTests.swift",
+            "Tests/RestingKitTests/ReadmeSemanticsExamples.swift", "Tests/ConformanceTests/UserTransportConformanceTests.swift",
         ])
         #expect(!readme.isEmpty)
         for (name, text) in readme.sorted(by: { $0.key < $1.key }) {
