@@ -75,7 +75,7 @@ public final class MockInterceptor: RestingInterceptor {
     }
 
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-        let path = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? request.url.path
+        let path = request.encodedPath
         let registered = mocks.withLock { $0 }
         if let mock = registered.last(where: { $0.method == request.method && $0.pattern.matches(path) }),
             let response = mock.responses.next()

@@ -65,8 +65,8 @@ public final class URLSessionClient: HTTPClient {
     /// ``RestingError/unsupported(feature:transport:)``: FoundationNetworking would ignore it and connect
     /// directly. Use `CurlClient`'s proxy settings there.
     public init(
-        configuration: URLSessionConfiguration = .default, maximumRedirects: Int = 10,
-        maximumResponseSize: Int64 = 64 * 1024 * 1024, minimumTransferRate: MinimumTransferRate? = .default,
+        configuration: URLSessionConfiguration = .default, maximumRedirects: Int = TransportDefaults.maximumRedirects,
+        maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize, minimumTransferRate: MinimumTransferRate? = .default,
         streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit
     ) {
         // Cookies flow only through a `CookieJar` (a `CookieInterceptor`), as on every transport: a second,

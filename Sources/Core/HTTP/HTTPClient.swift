@@ -63,5 +63,5 @@ public protocol HTTPClient: Sendable {
 extension HTTPClient {
     public var executor: (any TaskExecutor)? { nil }
     /// 10, as the shipped transports by default.
-    public var maximumRedirects: Int { 10 }
+    public var maximumRedirects: Int { TransportDefaults.maximumRedirects }
 }

@@ -70,3 +70,10 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 }
+
+extension HTTPRequest {
+    /// The URL's path as it goes on the wire, percent-encoding kept: what stubs and mocks match routes against.
+    package var encodedPath: String {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+    }
+}

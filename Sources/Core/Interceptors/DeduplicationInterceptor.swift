@@ -131,14 +131,3 @@ final class SharedOutcome: Sendable {
         for waiter in waiters { waiter.resume(with: outcome) }
     }
 }
-
-extension Result where Failure == any Error {
-    /// The outcome of an async throwing operation.
-    package init(catching body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
-        }
-    }
-}

@@ -61,12 +61,7 @@ public struct RetryInterceptor: RestingInterceptor {
         let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts
         var attempt = 1
         while true {
-            let outcome: Result<HTTPDataResponse, any Error>
-            do {
-                outcome = .success(try await execution(request))
-            } catch {
-                outcome = .failure(error)
-            }
+            let outcome = await Result { try await execution(request) }
             guard attempt < maximumAttempts, let delay = delay(after: outcome, attempt: attempt, method: request.method),
                 budget.withdraw()
             else { return try outcome.get() }

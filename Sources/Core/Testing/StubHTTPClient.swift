@@ -91,7 +91,8 @@ public final class StubHTTPClient: HTTPClient {
     ///     are not limited); past it the call fails with ``RestingError/responseTooLarge(limit:)``.
     ///   - fallback: Answers requests that match no registered route.
     public init(
-        maximumRedirects: Int = 10, idleTimeout: Duration? = nil, maximumResponseSize: Int64 = 64 * 1024 * 1024,
+        maximumRedirects: Int = TransportDefaults.maximumRedirects, idleTimeout: Duration? = nil,
+        maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize,
         fallback: Responder? = nil
     ) {
         self.maximumRedirects = maximumRedirects
@@ -140,7 +141,7 @@ public final class StubHTTPClient: HTTPClient {
 
     /// Records `received` and returns what answers it, delay included: its route's next response, or the fallback.
     private func answerer(for received: ReceivedRequest) throws -> @Sendable () async throws -> StubResponse {
-        let route = Route(method: received.request.method, path: Self.path(of: received.request.url))
+        let route = Route(method: received.request.method, path: received.request.encodedPath)
         let sequence = state.withLock { state in
             state.received.append(received)
             return state.routes[route]
@@ -181,9 +182,5 @@ public final class StubHTTPClient: HTTPClient {
         let toFile = request.downloadTarget != nil && (200..<300).contains(response.status)
         if !toFile, Int64(response.body.count) > maximumResponseSize { throw .responseTooLarge(limit: maximumResponseSize) }
         return response
-    }
-
-    private static func path(of url: URL) -> String {
-        URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
     }
 }
