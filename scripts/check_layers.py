@@ -3,8 +3,9 @@
 
 `scripts/check_layers.py` proves it with the compiler: for every floor, the files of that floor and the floors
 below are type-checked alone, so a reference to anything above fails to resolve. It also derives which folder
-uses which (from the names each folder declares) and checks that the table in the README between the markers
-`<!-- floors:begin -->` and `<!-- floors:end -->` says exactly that; `--print` prints the table to paste.
+uses which (from the names each folder declares) and checks that the tables in the README and in
+Documentation/RestingCore.docc/Architecture.md between the markers `<!-- floors:begin -->` and
+`<!-- floors:end -->` say exactly that; `--print` prints the table to paste.
 
 Run by `make test` after the build (it needs RestingMultipart's module in .build/debug/Modules).
 """
@@ -17,7 +18,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORE = os.path.join(ROOT, "Sources", "Core")
-README = os.path.join(ROOT, "README.md")
+# Where the table of floors is shown.
+DOCUMENTS = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "Documentation", "RestingCore.docc", "Architecture.md")]
 
 
 def package_name():
@@ -130,12 +132,13 @@ def main():
             if errors:
                 failures.append(f"{FLOORS[index][0]}/ and the floors below do not compile alone:\n{errors}")
 
-    readme = open(README).read()
-    match = re.search(r"<!-- floors:begin -->\n(.*?)\n<!-- floors:end -->", readme, re.S)
-    if not match:
-        failures.append("README.md has no <!-- floors:begin --> … <!-- floors:end --> table")
-    elif match.group(1).strip() != table:
-        failures.append("README.md's floors table is out of date; run scripts/check_layers.py --print:\n" + table)
+    for document in DOCUMENTS:
+        name = os.path.relpath(document, ROOT)
+        match = re.search(r"<!-- floors:begin -->\n(.*?)\n<!-- floors:end -->", open(document).read(), re.S)
+        if not match:
+            failures.append(f"{name} has no <!-- floors:begin --> … <!-- floors:end --> table")
+        elif match.group(1).strip() != table:
+            failures.append(f"{name}'s floors table is out of date; run scripts/check_layers.py --print:\n{table}")
 
     for failure in failures:
         print(f"check_layers: {failure}", file=sys.stderr)

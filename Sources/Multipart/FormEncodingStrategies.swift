@@ -16,9 +16,11 @@ public enum FormArrayEncoding: Sendable {
 
 /// How coding keys become field names.
 public enum FormKeyEncodingStrategy: Sendable {
+    /// Property names as they are.
     case useDefaultKeys
     /// `userId` → `user_id`, `imageURL` → `image_url`.
     case convertToSnakeCase
+    /// Property names through your function.
     case custom(@Sendable (String) -> String)
 
     func encode(_ key: String) -> String {
@@ -50,7 +52,9 @@ public enum FormKeyEncodingStrategy: Sendable {
 public enum FormDateEncodingStrategy: Sendable {
     /// Whatever `Date.encode(to:)` does: seconds since 2001-01-01.
     case deferredToDate
+    /// Seconds since 1970, as a decimal number.
     case secondsSince1970
+    /// Whole milliseconds since 1970.
     case millisecondsSince1970
     /// RFC 3339 / ISO 8601 with seconds, in UTC: `2024-05-01T12:00:00Z`.
     case iso8601

@@ -21,12 +21,15 @@ import Foundation
 /// with ``MultipartError/fileUnreadable(_:reason:)``. It is `Codable` as its location and names, so a
 /// request holding one can be stored and sent later (the file itself is not copied).
 public struct MultipartFile: Codable, Sendable, Hashable {
+    /// The file on disk; it is read while the body is sent, never whole.
     public var url: URL
     /// The `filename` in the part's `Content-Disposition`.
     public var filename: String
     /// The part's `Content-Type`.
     public var mimeType: String
 
+    /// The file at `url`, sent as `filename` (its own name by default) with `mimeType` (guessed from its extension by
+    /// default).
     public init(url: URL, filename: String? = nil, mimeType: String? = nil) {
         self.url = url
         self.filename = filename ?? url.lastPathComponent

@@ -20,18 +20,24 @@ import Foundation
 public struct MultipartFormData: Sendable {
     /// One part: a named field with its content.
     public struct Part: Sendable, Equatable {
+        /// Where a part's bytes come from.
         public enum Content: Sendable, Equatable {
+            /// Bytes in memory.
             case bytes(Data)
             /// A file of `length` bytes, read when the body is streamed.
             case file(URL, length: Int64)
         }
 
+        /// The form field's name.
         public var name: String
         /// Present for file parts: the `filename` of the `Content-Disposition`.
         public var filename: String?
+        /// The part's `Content-Type`; `nil` sends none (plain text fields).
         public var contentType: String?
+        /// The part's bytes, or the file they come from.
         public var content: Content
 
+        /// A part for the field `name`, with a `filename` for file parts.
         public init(name: String, filename: String? = nil, contentType: String? = nil, content: Content) {
             self.name = name
             self.filename = filename
@@ -54,6 +60,7 @@ public struct MultipartFormData: Sendable {
 
     /// The delimiter between parts: random, and absent from every in-memory part.
     public let boundary: String
+    /// The parts, in the order they are sent.
     public let parts: [Part]
     /// The exact number of bytes ``makeReader()`` produces.
     public let contentLength: Int64

@@ -21,8 +21,11 @@ import Foundation
 ///
 /// It is a value: configure a copy per use, share it freely.
 public struct MultipartFormDataEncoder: Sendable {
+    /// How property names become field names (shared with `URLQueryEncoder`).
     public typealias KeyEncodingStrategy = FormKeyEncodingStrategy
+    /// How `Date` values are written (shared with `URLQueryEncoder`).
     public typealias DateEncodingStrategy = FormDateEncodingStrategy
+    /// How arrays become field names (shared with `URLQueryEncoder`).
     public typealias ArrayEncoding = FormArrayEncoding
 
     /// How `Data` values are sent.
@@ -35,11 +38,16 @@ public struct MultipartFormDataEncoder: Sendable {
         case custom(@Sendable (Data) throws -> String)
     }
 
+    /// How property names become field names: unchanged by default.
     public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+    /// How dates are written: ISO 8601 by default.
     public var dateEncodingStrategy: DateEncodingStrategy = .iso8601
+    /// How `Data` values are sent: as they are, in `application/octet-stream` parts, by default.
     public var dataEncodingStrategy: DataEncodingStrategy = .raw
+    /// How arrays become field names: `tags[]` by default.
     public var arrayEncoding: ArrayEncoding = .brackets
 
+    /// An encoder with the defaults above.
     public init() {}
 
     /// The body for `value`, which must encode as a keyed container (a struct or a dictionary). Files are

@@ -22,7 +22,7 @@ public final class MockInterceptor: RestingInterceptor {
     public enum UnmatchedRequests: Sendable {
         /// It goes on to the network: real and mocked requests mix.
         case passThrough
-        /// It fails with ``RestingError/transportFailed(_:)`` listing the registered mocks.
+        /// It fails with ``/RestingCore/RestingError/transportFailed(_:)`` listing the registered mocks.
         case fail
     }
 
@@ -39,9 +39,11 @@ public final class MockInterceptor: RestingInterceptor {
         public var callCount: Int { responses.callCount }
     }
 
+    /// What happens to a request no mock matches.
     public let unmatched: UnmatchedRequests
     private let mocks = Locked<[Mock]>([])
 
+    /// An interceptor with no mocks yet; requests nothing matches are handled as `unmatched` says.
     public init(unmatched: UnmatchedRequests = .passThrough) { self.unmatched = unmatched }
 
     /// Mocks `method` on paths matching `pattern` (see `*` and `**`, or `{{name}}` as in templates).
@@ -74,6 +76,7 @@ public final class MockInterceptor: RestingInterceptor {
         return Registration(responses: sequence)
     }
 
+    /// Answers from the last registered mock matching the method and path, else as ``unmatched`` says.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         let path = request.encodedPath
         let registered = mocks.withLock { $0 }

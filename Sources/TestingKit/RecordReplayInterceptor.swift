@@ -12,9 +12,10 @@ import RestingCore
 ///
 /// Exchanges are matched by method, URL and request body (a hash of the three names the file; JSON bodies
 /// match whatever their key order). Stored
-/// requests and responses go through a ``RedactionPolicy``: credentials never reach the files, and a response
+/// requests and responses go through a ``/RestingCore/RedactionPolicy``: credentials never reach the files, and a response
 /// body with a secret JSON key is stored, and replayed, with that value replaced.
 public struct RecordReplayInterceptor: RestingInterceptor {
+    /// Whether the network, the fixtures or both answer.
     public enum Mode: Sendable {
         /// Always use the network, and write (or overwrite) the fixture of every exchange.
         case record
@@ -24,16 +25,21 @@ public struct RecordReplayInterceptor: RestingInterceptor {
         case replayOnly
     }
 
+    /// The folder of fixture files.
     public let directory: URL
+    /// Whether the network, the fixtures or both answer.
     public let mode: Mode
+    /// What is hidden before an exchange is written.
     public let redaction: RedactionPolicy
 
+    /// An interceptor keeping fixtures in `directory`, in `mode`, with secrets hidden by `redaction`.
     public init(directory: URL, mode: Mode, redaction: RedactionPolicy = .default) {
         self.directory = directory
         self.mode = mode
         self.redaction = redaction
     }
 
+    /// Answers from a fixture, or from the network (recording the exchange), as ``mode`` says.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         let body = try request.body.collect()
         let file = directory.appendingPathComponent(Self.fixtureName(request, body: body))

@@ -1,7 +1,7 @@
 import CCurl
 import RestingCore
 
-/// An ``HTTPClient`` directly on libcurl's multi interface: the fast transport on Linux, and the one with
+/// An ``/RestingCore/HTTPClient`` directly on libcurl's multi interface: the fast transport on Linux, and the one with
 /// TLS pinning, client certificates, proxies, Unix sockets and per-phase timings.
 ///
 /// ```swift
@@ -16,13 +16,16 @@ import RestingCore
 ///
 /// One thread per client drives every transfer (see ``executor``); connections, TLS sessions and DNS
 /// answers are cached and reused, and HTTP/2 is multiplexed over TLS. Redirects are followed by
-/// ``RedirectFollower``, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
+/// ``/RestingCore/RedirectFollower``, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
 /// bypassed by redirecting to another host). Keep one client for the life of your app.
 public final class CurlClient: HTTPClient {
+    /// How this client connects, verifies and limits its transfers.
     public let configuration: Configuration
     private let driver: CurlDriver
     package let census = TransferCensus()
 
+    /// A client with its own driver thread and connection cache; throws when libcurl cannot be set up with
+    /// `configuration` (an option this libcurl lacks, say).
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         driver = try CurlDriver(configuration: configuration)

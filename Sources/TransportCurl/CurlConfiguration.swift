@@ -25,7 +25,7 @@ public struct CurlConfiguration: Sendable {
     /// Once the response has begun, a transfer slower than this fails as timed out: what ends a server
     /// that drips a byte a second, which the idle timeout never sees. `nil` for none (event streams).
     public var minimumTransferRate: MinimumTransferRate? = .default
-    /// Response bodies longer than this fail with ``RestingError/responseTooLarge(limit:)``.
+    /// Response bodies longer than this fail with ``/RestingCore/RestingError/responseTooLarge(limit:)``.
     public var maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize
     /// Redirects followed per request, by RestingKit itself so that bodies, methods and credentials are
     /// handled the same on every transport; 0 returns 3xx responses as they are.
@@ -36,18 +36,23 @@ public struct CurlConfiguration: Sendable {
     public var maximumConnectionsPerHost = 0
     /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue.
     public var maximumConnections = 0
+    /// Which HTTP versions to speak: HTTP/2 over TLS when the server offers it, by default.
     public var httpVersion: HTTPVersion = .http2OverTLS
+    /// Whether and how to use a proxy: none by default, whatever the environment says.
     public var proxy: Proxy = .none
     /// Talk to the server over this Unix domain socket instead of TCP (the URL's host still names it).
     public var unixSocketPath: String? = nil
+    /// Server verification and client identity.
     public var tls = TLS()
     /// Sent when a request has no `User-Agent` of its own.
     public var userAgent: String? = "RestingKit"
 
+    /// The defaults above.
     public init() {}
 }
 
 extension CurlConfiguration {
+    /// Which HTTP versions a client speaks.
     public enum HTTPVersion: Sendable {
         /// HTTP/1.1 only.
         case http1_1
@@ -57,6 +62,7 @@ extension CurlConfiguration {
         case http2PriorKnowledge
     }
 
+    /// Whether and how a client uses a proxy.
     public enum Proxy: Sendable {
         /// Direct connections, whatever the environment says.
         case none
@@ -76,11 +82,14 @@ extension CurlConfiguration {
         /// SPKI SHA-256 pins (`sha256//<base64>`): the server's public key must match one of them, on every
         /// host a request reaches, redirects included.
         public var pinnedPublicKeys: [String] = []
+        /// A client identity, for servers that ask for one (mutual TLS).
         public var clientCertificate: ClientCertificate? = nil
+        /// The oldest TLS version accepted: 1.2 by default.
         public var minimumVersion: MinimumVersion = .tls1_2
         /// Whether the server's certificate chain and name are checked. Turn off only for tests.
         public var verifiesPeer = true
 
+        /// Verification on, the system's authorities, no pins, no client identity.
         public init() {}
     }
 
@@ -103,8 +112,11 @@ extension CurlConfiguration {
         public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
     }
 
+    /// The oldest TLS version a client accepts.
     public enum MinimumVersion: Sendable {
+        /// TLS 1.2 and later.
         case tls1_2
+        /// TLS 1.3 only.
         case tls1_3
     }
 }

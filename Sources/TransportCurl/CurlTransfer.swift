@@ -6,7 +6,7 @@ import Foundation
 #endif
 import RestingCore
 
-/// One exchange on an easy handle: sets the handle up from an ``HTTPRequest``, receives libcurl's callbacks,
+/// One exchange on an easy handle: sets the handle up from an ``/RestingCore/HTTPRequest``, receives libcurl's callbacks,
 /// and turns the outcome into a response.
 ///
 /// After submission every property is touched on the driver thread only (libcurl calls back on the thread

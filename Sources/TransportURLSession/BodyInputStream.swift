@@ -5,7 +5,7 @@ import RestingCore
 import FoundationNetworking
 #endif
 
-/// A ``RequestBody`` as the `InputStream` URLSession reads an upload from, following the rules that keep
+/// A ``/RestingCore/RequestBody`` as the `InputStream` URLSession reads an upload from, following the rules that keep
 /// FoundationNetworking on Linux fast and safe (`notes/urlsession-on-linux.md`):
 ///
 /// - `hasBytesAvailable` stays `true` until `read` has returned 0 or -1: FoundationNetworking takes `false`

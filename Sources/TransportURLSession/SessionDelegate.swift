@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// The delegate of a ``URLSessionClient``'s session: hands each task's events to its ``TaskExchange`` and
-/// refuses URLSession's own redirects, so that ``RedirectFollower`` handles them the same as on every
+/// refuses URLSession's own redirects, so that ``/RestingCore/RedirectFollower`` handles them the same as on every
 /// transport (FoundationNetworking drops bodies on 307/308 and keeps credentials across origins).
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Registry {
@@ -44,7 +44,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
-    /// Authentication is the interceptors' business (``AuthInterceptor`` refreshes on a 401), so a 401 must
+    /// Authentication is the interceptors' business (``/RestingCore/AuthInterceptor`` refreshes on a 401), so a 401 must
     /// reach the caller as a response. FoundationNetworking on Linux holds back the completion of a 401 that
     /// carries `WWW-Authenticate` and asks here instead; answering "default handling" without a stored
     /// credential then waits forever, and any other answer cancels the task (or, for `.useCredential`,

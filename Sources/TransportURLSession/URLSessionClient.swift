@@ -5,21 +5,21 @@ import RestingCore
 import FoundationNetworking
 #endif
 
-/// An ``HTTPClient`` on `URLSession` — FoundationNetworking on Linux.
+/// An ``/RestingCore/HTTPClient`` on `URLSession` — FoundationNetworking on Linux.
 ///
 /// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on
-/// Linux); share it, or use ``shared``. Redirects are followed by ``RedirectFollower`` like on every transport.
+/// Linux); share it, or use ``shared``. Redirects are followed by ``/RestingCore/RedirectFollower`` like on every transport.
 ///
 /// Bodies in memory are sent with a `Content-Length`; file and stream bodies (multipart forms included) are
 /// streamed from disk through an `InputStream` — on Linux always chunked, as FoundationNetworking cannot
 /// send a stream with a length (endpoints that insist on `Content-Length` for large bodies need
 /// `CurlClient`). `fromFile` uploads are never used: on Linux cancelling one can kill the process.
-/// Responses larger than ``maximumResponseSize`` fail with ``RestingError/responseTooLarge(limit:)``;
-/// downloads (``HTTPRequest/downloadTarget``) stream to their file instead of memory.
+/// Responses larger than ``maximumResponseSize`` fail with ``/RestingCore/RestingError/responseTooLarge(limit:)``;
+/// downloads (``/RestingCore/HTTPRequest/downloadTarget``) stream to their file instead of memory.
 ///
 /// What FoundationNetworking on Linux cannot do — pinning, client certificates, proxies, Unix sockets,
-/// per-phase metrics (``HTTPDataResponse/metrics`` is `nil`) — needs `CurlClient`; a proxy configured on the
-/// session fails with ``RestingError/unsupported(feature:transport:)`` rather than being ignored.
+/// per-phase metrics (``/RestingCore/HTTPDataResponse/metrics`` is `nil`) — needs `CurlClient`; a proxy configured on the
+/// session fails with ``/RestingCore/RestingError/unsupported(feature:transport:)`` rather than being ignored.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -27,14 +27,14 @@ import FoundationNetworking
 /// let client = RestingClient(baseUrl: "https://api.example.com", httpClient: URLSessionClient(configuration: configuration))
 /// ```
 ///
-/// Task cancellation cancels the data task; the call fails with ``RestingError/cancelled``. Failures keep
-/// the `URLError` code in ``TransportError/code``.
+/// Task cancellation cancels the data task; the call fails with ``/RestingCore/RestingError/cancelled``. Failures keep
+/// the `URLError` code in ``/RestingCore/TransportError/code``.
 ///
-/// **Streamed responses** (``HTTPRequest/responseStreaming``) go up with their head; the body follows through
-/// a ``ResponseBodyStream``. FoundationNetworking on Linux cannot stop receiving (its `suspend()` restarts the
+/// **Streamed responses** (``/RestingCore/HTTPRequest/responseStreaming``) go up with their head; the body follows through
+/// a ``/RestingCore/ResponseBodyStream``. FoundationNetworking on Linux cannot stop receiving (its `suspend()` restarts the
 /// transfer from the first byte), so there is no back-pressure on the socket: when the reader falls behind
 /// its buffer, chunks wait in an unlinked temporary file (at most ``streamSpillLimit`` bytes, then the body
-/// fails with ``RestingError/responseTooLarge(limit:)``) and memory stays bounded by the stream's buffer.
+/// fails with ``/RestingCore/RestingError/responseTooLarge(limit:)``) and memory stays bounded by the stream's buffer.
 /// `CurlClient` pauses its socket instead.
 ///
 /// - Warning: on Linux, a response with trailers after a chunked body makes FoundationNetworking trap
@@ -44,12 +44,13 @@ public final class URLSessionClient: HTTPClient {
     /// A client on a session with the default configuration, created once.
     public static let shared = URLSessionClient()
 
+    /// The session every request runs on; its delegate belongs to the client.
     public let session: URLSession
-    /// Redirects followed per request (by ``RedirectFollower``, not by URLSession); 0 returns 3xx responses.
+    /// Redirects followed per request (by ``/RestingCore/RedirectFollower``, not by URLSession); 0 returns 3xx responses.
     public let maximumRedirects: Int
     /// The largest response body kept in memory.
     public let maximumResponseSize: Int64
-    /// The slowest a response may arrive once its body has begun (see ``MinimumTransferRate``); `nil` for none.
+    /// The slowest a response may arrive once its body has begun (see ``/RestingCore/MinimumTransferRate``); `nil` for none.
     public let minimumTransferRate: MinimumTransferRate?
     /// The most of a streamed body kept on disk for a reader that fell behind.
     public let streamSpillLimit: Int64
@@ -62,7 +63,7 @@ public final class URLSessionClient: HTTPClient {
     /// A client on a new session with `configuration`; keep the client for as long as you make calls.
     ///
     /// On Linux, a configuration with a `connectionProxyDictionary` makes every call fail with
-    /// ``RestingError/unsupported(feature:transport:)``: FoundationNetworking would ignore it and connect
+    /// ``/RestingCore/RestingError/unsupported(feature:transport:)``: FoundationNetworking would ignore it and connect
     /// directly. Use `CurlClient`'s proxy settings there.
     public init(
         configuration: URLSessionConfiguration = .default, maximumRedirects: Int = TransportDefaults.maximumRedirects,

@@ -5,8 +5,8 @@ import RestingCore
 import FoundationNetworking
 #endif
 
-/// Translations between RestingCore's types and Foundation's: an ``HTTPRequest`` into a `URLRequest`, an
-/// `HTTPURLResponse`'s headers into ``HTTPHeaders``, and a `URLError` into a ``RestingError``.
+/// Translations between RestingCore's types and Foundation's: an ``/RestingCore/HTTPRequest`` into a `URLRequest`, an
+/// `HTTPURLResponse`'s headers into ``/RestingCore/HTTPHeaders``, and a `URLError` into a ``/RestingCore/RestingError``.
 ///
 /// ```swift
 /// let urlRequest = try URLSessionMapping.urlRequest(for: request)

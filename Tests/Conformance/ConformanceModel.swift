@@ -2,7 +2,7 @@ import Foundation
 import RestingCore
 import RestingServerHarness
 
-/// The conformance server's routes in Swift, as the `fallback` responder of a ``StubHTTPClient``, so that the
+/// The conformance server's routes in Swift, as the `fallback` responder of a ``/RestingCore/StubHTTPClient``, so that the
 /// stub runs the same checks as the transports with a wire.
 ///
 /// It answers what `conformance_server.py` sends. Where that server misbehaves on the wire (resets, broken
@@ -24,6 +24,7 @@ public final class ConformanceModel: ConformanceBackend {
 
     private let waiting = Locked(Waiting())
 
+    /// A model with no request waiting.
     public init() {}
 
     public func waitUntilDelaying(tag: String) async throws {

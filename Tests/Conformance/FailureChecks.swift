@@ -37,7 +37,7 @@ extension TransportConformance {
     }
 
     /// With nothing configured, a server that drips one byte a second is still cut off — by the default
-    /// ``MinimumTransferRate`` — as timed out. (The stub has no wire to drip on.)
+    /// ``/RestingCore/MinimumTransferRate`` — as timed out. (The stub has no wire to drip on.)
     public func dripWithDefaults() async throws {
         guard capabilities.opensConnections else { return }
         let transport = try makeTransport(Settings())

@@ -3,6 +3,7 @@ import RestingServerHarness
 
 /// Certificates made with `openssl` for the TLS tests (see `make_certificates.sh`), and HTTPS servers using them.
 public struct TLSFixtures: Sendable {
+    /// The folder holding the certificates and keys.
     public let directory: URL
 
     /// One set of certificates per test process, made on first use.

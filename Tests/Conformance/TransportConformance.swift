@@ -4,7 +4,7 @@ import RestingServerHarness
 import RestingTestSupport
 import Testing
 
-/// The conformance suite every ``HTTPClient`` passes, against the conformance server on 127.0.0.1 — the product
+/// The conformance suite every ``/RestingCore/HTTPClient`` passes, against the conformance server on 127.0.0.1 — the product
 /// `RestingTransportConformance`, for your own transport's tests as for ours.
 ///
 /// ```swift
@@ -38,6 +38,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// A streamed body's reader that stops stops the socket (the server's send buffer fills). Without it the
         /// transport must still bound its memory, and say how in its documentation.
         public var pausesReading = true
+        /// Everything on: what a full HTTP/1.1 transport over sockets can do.
         public init() {}
     }
 
@@ -49,6 +50,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         public var connectTimeout: Duration?
         /// Fail a response whose body, kept in memory, would be larger than this.
         public var maximumResponseSize: Int64?
+        /// Settings with these limits; `nil` leaves the transport's default.
         public init(idleTimeout: Duration? = nil, connectTimeout: Duration? = nil, maximumResponseSize: Int64? = nil) {
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
@@ -56,7 +58,9 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The transport's name, in failure messages.
     public let name: String
+    /// What the transport can do; checks of what it cannot expect it to fail as unsupported instead.
     public let capabilities: Capabilities
     /// The conformance server, or its model for a transport without a wire.
     public let server: any ConformanceBackend
@@ -71,7 +75,13 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         return try await LocalServer.start(script: script)
     }
 
-    /// - Parameter server: What answers the checks; `nil` starts (once per process) the conformance server.
+    /// A suite for the transports `makeTransport` makes.
+    ///
+    /// - Parameters:
+    ///   - name: The transport's name, in failure messages.
+    ///   - capabilities: What the transport can do.
+    ///   - server: What answers the checks; `nil` starts (once per process) the conformance server.
+    ///   - makeTransport: A transport with the settings a check needs.
     public init(
         name: String, capabilities: Capabilities, server: (any ConformanceBackend)? = nil,
         makeTransport: @escaping @Sendable (Settings) throws -> any HTTPClient

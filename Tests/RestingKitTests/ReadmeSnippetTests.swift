@@ -2,15 +2,17 @@ import Testing
 
 @Suite("README snippets")
 struct ReadmeSnippetTests {
+    static let testedFiles = [
+        "Tests/RestingKitTests/ReadmeExamples.swift", "Tests/RestingKitTests/ReadmeTransportExamples.swift",
+        "Tests/RestingKitTests/ReadmeInterceptorExamples.swift", "Tests/RestingKitTests/ReadmeSiblingExamples.swift",
+        "Tests/RestingKitTests/ReadmeStreamingExamples.swift", "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
+        "Tests/RestingKitTests/ReadmeSemanticsExamples.swift", "Tests/ConformanceTests/UserTransportConformanceTests.swift",
+    ]
+
     @Test("every Swift example in the README is compiled and run by a test, word for word")
     func readmeMatchesTheTests() throws {
         let readme = try Snippets.inReadme()
-        let tested = try Snippets.inSources([
-            "Tests/RestingKitTests/ReadmeExamples.swift", "Tests/RestingKitTests/ReadmeTransportExamples.swift",
-            "Tests/RestingKitTests/ReadmeInterceptorExamples.swift", "Tests/RestingKitTests/ReadmeSiblingExamples.swift",
-            "Tests/RestingKitTests/ReadmeStreamingExamples.swift", "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
-            "Tests/RestingKitTests/ReadmeSemanticsExamples.swift", "Tests/ConformanceTests/UserTransportConformanceTests.swift",
-        ])
+        let tested = try Snippets.inSources(Self.testedFiles)
         #expect(!readme.isEmpty)
         for (name, text) in readme.sorted(by: { $0.key < $1.key }) {
             guard let compiled = tested[name] else {
@@ -21,5 +23,17 @@ struct ReadmeSnippetTests {
         }
         let untested = Set(tested.keys).subtracting(readme.keys)
         #expect(untested.isEmpty, "tested snippets missing from the README: \(untested.sorted())")
+    }
+
+    @Test("every Swift example of the DocC articles is one the tests compile and run, word for word")
+    func articlesMatchTheTests() throws {
+        let articles = try Snippets.inArticles()
+        let tested = try Snippets.inSources(Self.testedFiles)
+        #expect(articles.count >= 20)
+        for (name, text) in articles.sorted(by: { $0.key < $1.key }) {
+            let snippet = String(name.split(separator: ": ").last ?? "")
+            #expect(tested[snippet] != nil, "article snippet '\(name)' has no tested twin")
+            #expect(tested[snippet] == nil || text == tested[snippet], "article snippet '\(name)' differs from the tested code")
+        }
     }
 }

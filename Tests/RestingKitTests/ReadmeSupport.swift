@@ -33,8 +33,23 @@ enum Snippets {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static func inReadme() throws -> [String: String] {
-        let lines = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+    static func inReadme() throws -> [String: String] { try inMarkdown("README.md") }
+
+    /// The snippets of the DocC articles, each named by its article and its snippet.
+    static func inArticles() throws -> [String: String] {
+        let catalog = repository.appendingPathComponent("Documentation/RestingCore.docc")
+        var snippets: [String: String] = [:]
+        for article in try FileManager.default.contentsOfDirectory(atPath: catalog.path) where article.hasSuffix(".md") {
+            for (name, text) in try inMarkdown("Documentation/RestingCore.docc/" + article) {
+                snippets[article + ": " + name] = text
+            }
+        }
+        return snippets
+    }
+
+    /// The Swift blocks of a Markdown file that follow a `<!-- snippet: name -->` line, by name.
+    static func inMarkdown(_ file: String) throws -> [String: String] {
+        let lines = try String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8)
             .components(separatedBy: "\n")
         var snippets: [String: String] = [:]
         var index = 0

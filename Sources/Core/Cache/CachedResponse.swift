@@ -7,9 +7,13 @@ import Foundation
 /// A response an ``HTTPCacheStore`` keeps, with what RFC 9111 needs to judge it later: when it was asked for
 /// and received, and the request headers its `Vary` names.
 public struct CachedResponse: Sendable, Equatable {
+    /// The URL the response was fetched from, which is also its key in the store.
     public var url: URL
+    /// The response's status code.
     public var status: Int
+    /// The response's headers, as last received or merged from a `304 Not Modified`.
     public var headers: HTTPHeaders
+    /// The whole response body.
     public var body: Data
     /// When the request that fetched (or last revalidated) it was sent.
     public var requestTime: Date
@@ -19,6 +23,7 @@ public struct CachedResponse: Sendable, Equatable {
     /// request lacked is absent). A later request is served this response only if its values are the same.
     public var varyingRequestHeaders: [String: String]
 
+    /// A response to keep, with the times of its exchange and the request header values its `Vary` names.
     public init(
         url: URL, status: Int, headers: HTTPHeaders, body: Data, requestTime: Date, responseTime: Date,
         varyingRequestHeaders: [String: String] = [:]

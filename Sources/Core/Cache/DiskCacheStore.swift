@@ -21,7 +21,9 @@ public final class DiskCacheStore: HTTPCacheStore {
     static let fileExtension = ".entry"
 
     /// Opens (or creates) the store in `directory`; entries beyond `capacity` (if it shrank) are evicted.
-    /// - Parameter capacity: Bytes of entry files kept; default 50 MiB.
+    /// - Parameters:
+    ///   - directory: The store's own folder, made (mode 0700) if missing; nothing else should write there.
+    ///   - capacity: Bytes of entry files kept; default 50 MiB.
     public init(directory: URL, capacity: Int = 50 << 20) throws {
         let store = try DurableDirectory(directory)
         var index = LRUIndex(capacity: capacity)

@@ -36,6 +36,7 @@ import Foundation
 ///   otherwise — never one marked `must-revalidate` or `no-cache` (``CacheStatus/staleOnError``).
 /// - A request's ``RequestAttributes/cachePolicy`` changes all this for one call (``CachePolicy``).
 public struct HTTPCacheInterceptor: RestingInterceptor {
+    /// Where responses are kept: a ``MemoryCacheStore``, a ``DiskCacheStore`` or your own.
     public let store: any HTTPCacheStore
     /// How stale a response may be served when the server fails and neither it nor the request set
     /// `stale-if-error`; `nil` (the default) serves none then.
@@ -44,7 +45,12 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     public var maximumEntrySize: Int
     private let now: @Sendable () -> Date
 
+    /// A cache keeping responses in `store`.
+    ///
     /// - Parameters:
+    ///   - store: Where responses are kept.
+    ///   - staleIfError: How stale a response may be served when the server fails; `nil` for none.
+    ///   - maximumEntrySize: The largest body stored, 4 MiB by default.
     ///   - now: The clock ages are measured on (a test's, to let time pass without waiting).
     public init(
         store: any HTTPCacheStore, staleIfError: Duration? = nil, maximumEntrySize: Int = 4 << 20,
@@ -62,6 +68,7 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     /// The methods that change nothing on the server (RFC 9110 §9.2.1); any other invalidates its URL.
     static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace]
 
+    /// Answers from the cache when it may, revalidates when it must, and stores what the network returns.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         guard request.method == .get, request.downloadTarget == nil else {
             let response = try await execution(request)

@@ -38,7 +38,9 @@ public final class RestingClient: Sendable {
     private let currentBaseUrl: Locked<String>
     /// Decodes response bodies, unless the endpoint has its own ``Endpoint/decoder``.
     public let decoder: JSONDecoder
+    /// The transport every request goes through.
     public let httpClient: any HTTPClient
+    /// Turns each ``RestingRequest`` into the ``HTTPRequest`` the chain receives.
     public let requestConverter: any RequestConverter
     /// Run once per call, in order on the way out and in reverse on the way back.
     public let interceptors: [any RestingInterceptor]
@@ -51,6 +53,17 @@ public final class RestingClient: Sendable {
     private let limiter: CallLimiter?
     let calls = CallRegistry()
 
+    /// A client for the API at `baseUrl`.
+    ///
+    /// - Parameters:
+    ///   - baseUrl: Prefixed to every endpoint path that is not an absolute URL.
+    ///   - decoder: Decodes response bodies, unless an endpoint brings its own.
+    ///   - httpClient: The transport.
+    ///   - requestConverter: Builds each ``HTTPRequest``; ``RestingRequestConverter`` by default.
+    ///   - interceptors: Application interceptors, once per call, requests in order and responses in reverse.
+    ///   - networkInterceptors: Interceptors for every exchange on the wire, redirect hops included.
+    ///   - acceptedStatusCodes: Statuses decoded as a success; others fail with ``RestingError/httpError(_:)``.
+    ///   - concurrency: How many calls may be at the transport at once.
     public init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
         requestConverter: any RequestConverter = RestingRequestConverter(),

@@ -6,7 +6,9 @@ import Foundation
 
 /// One cookie as a ``CookieJar`` keeps it (RFC 6265 §5.3): where it may be sent, until when, and over what.
 public struct Cookie: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The cookie's name, as the server set it.
     public var name: String
+    /// The cookie's value; ``description`` never shows it.
     public var value: String
     /// The host (for a host-only cookie) or the domain whose hosts receive it, lowercased, without a leading dot.
     public var domain: String
@@ -18,12 +20,16 @@ public struct Cookie: Sendable, Hashable, Codable, CustomStringConvertible {
     public var expires: Date?
     /// Sent over HTTPS only.
     public var isSecure: Bool
+    /// Whether the server marked it `HttpOnly` (kept from scripts; every HTTP request still carries it).
     public var isHTTPOnly: Bool
     /// The `SameSite` attribute as the server sent it (a browser's concern; kept for inspection).
     public var sameSite: String?
+    /// When the cookie was first stored; older cookies come first in a `Cookie` header with equal paths.
     public var created: Date
+    /// When a request last carried it; the least recently used cookies are evicted first.
     public var lastAccessed: Date
 
+    /// A cookie as a `CookieStore` keeps it (parse a server's `Set-Cookie` with `SetCookie` instead).
     public init(
         name: String, value: String, domain: String, isHostOnly: Bool = true, path: String = "/",
         expires: Date? = nil, isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: String? = nil,

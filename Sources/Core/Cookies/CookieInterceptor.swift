@@ -11,10 +11,13 @@
 /// A `Cookie` header the request already has is kept, the jar's cookies appended. The header is marked
 /// sensitive: logs, cURL descriptions and recordings redact it, and a redirect to another origin drops it.
 public struct CookieInterceptor: RestingInterceptor {
+    /// Where cookies are kept between calls.
     public let jar: any CookieJar
 
+    /// An interceptor that sends and stores the cookies of `jar`; add it as a network interceptor.
     public init(jar: any CookieJar) { self.jar = jar }
 
+    /// Adds the jar's cookies for the request's URL, then stores the response's `Set-Cookie` fields.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         var request = request
         let cookies = await jar.cookies(for: request.url)

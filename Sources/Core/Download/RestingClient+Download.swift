@@ -14,7 +14,9 @@ public struct DownloadedFile: Sendable {
     public var resumedFrom: Int64
     /// The status of the last response: 200, 206 when resumed, 416 when the partial file already held every byte.
     public var status: Int
+    /// The headers of the response whose body is in the file.
     public var headers: HTTPHeaders
+    /// What the transport measured for the exchange, when it measures.
     public var metrics: TransferMetrics?
 }
 

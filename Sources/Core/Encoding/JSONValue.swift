@@ -10,11 +10,17 @@ import Foundation
 /// Numbers are `Decimal`, so they keep the digits they were sent with: an id such as `9007199254740993`
 /// (past `Double`'s 2^53) or `0.1` reads back exactly.
 public enum JSONValue: Codable, Sendable, Equatable {
+    /// JSON's `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, kept exactly as a `Decimal`.
     case number(Decimal)
+    /// A string.
     case string(String)
+    /// An array of values.
     case array([JSONValue])
+    /// An object: its members by name.
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {

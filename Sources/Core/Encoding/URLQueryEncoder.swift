@@ -28,7 +28,9 @@ import RestingMultipart
 public struct URLQueryEncoder: Sendable {
     /// How array elements are named: `tags[]`, `tags[0]` or a repeated `tags`.
     public typealias ArrayEncoding = FormArrayEncoding
+    /// How property names become keys (shared with ``/RestingMultipart/MultipartFormDataEncoder``).
     public typealias KeyEncodingStrategy = FormKeyEncodingStrategy
+    /// How `Date` values are written (shared with ``/RestingMultipart/MultipartFormDataEncoder``).
     public typealias DateEncodingStrategy = FormDateEncodingStrategy
 
     /// How `Bool` values are written.
@@ -39,19 +41,28 @@ public struct URLQueryEncoder: Sendable {
         case numeric
     }
 
+    /// How `Data` values are written in a query or form.
     public enum DataEncodingStrategy: Sendable {
         /// Whatever `Data.encode(to:)` does: an array of bytes.
         case deferredToData
+        /// Base64, with the standard alphabet.
         case base64
+        /// Your own text for the bytes.
         case custom(@Sendable (Data) throws -> String)
     }
 
+    /// How arrays become keys: `tags[]=a&tags[]=b` by default.
     public var arrayEncoding: ArrayEncoding = .brackets
+    /// How booleans are written: `true` / `false` by default.
     public var boolEncoding: BoolEncoding = .literal
+    /// How property names become keys: unchanged by default.
     public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+    /// How dates are written: ISO 8601 by default.
     public var dateEncodingStrategy: DateEncodingStrategy = .iso8601
+    /// How `Data` is written: base64 by default.
     public var dataEncodingStrategy: DataEncodingStrategy = .base64
 
+    /// An encoder with the defaults above.
     public init() {}
 
     /// The parameters of `value`, which must encode as a keyed container (a struct or a dictionary).

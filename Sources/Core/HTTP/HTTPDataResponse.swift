@@ -13,7 +13,9 @@ import Foundation
 /// instead, still arriving while interceptors look at the head: ``body`` is then empty. An interceptor that
 /// discards such a response (to retry, say) just drops it; the transfer stops.
 public struct HTTPDataResponse: Sendable {
+    /// The status code.
     public var status: Int
+    /// The headers, in the order received (URLSession sorts them by name).
     public var headers: HTTPHeaders
     /// The whole body, for a buffered response (the default).
     public var body: Data
@@ -26,6 +28,7 @@ public struct HTTPDataResponse: Sendable {
     /// How an HTTP cache answered, when one did (see `HTTPCacheInterceptor`); `nil` when no cache was asked.
     public var cacheStatus: CacheStatus?
 
+    /// A response as a transport or an interceptor makes it.
     public init(
         status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
         metrics: TransferMetrics? = nil, bodyStream: ResponseBodyStream? = nil, cacheStatus: CacheStatus? = nil

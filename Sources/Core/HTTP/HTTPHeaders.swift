@@ -15,12 +15,15 @@
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One header field.
     public struct Field: Sendable, Hashable {
+        /// The field's name, in the case it was given; compared without case.
         public var name: String
+        /// The field's value.
         public var value: String
         /// Whether the value is a credential although its name is not one of ``SensitiveHeaders/names``: it
         /// is then dropped on a redirect to another origin and redacted wherever it is printed, like them.
         public var isSensitive: Bool
 
+        /// A field; a sensitive one is redacted in logs and dropped on a redirect to another origin.
         public init(name: String, value: String, isSensitive: Bool = false) {
             self.name = name
             self.value = value
@@ -33,12 +36,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     private var fields: [Field]
 
+    /// No fields.
     public init() { fields = [] }
+    /// These fields, in this order.
     public init(_ fields: [Field]) { self.fields = fields }
+    /// A field for each name and value, in this order.
     public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
+    /// How many fields there are, repeats counted.
     public var count: Int { fields.count }
+    /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
@@ -57,6 +65,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
+    /// Whether a field of this name (in any case) is present.
     public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
 
     /// Appends a field, keeping any existing ones of the same name (for `Set-Cookie`-like headers).
@@ -78,6 +87,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             .map(\.element)
     }
 
+    /// Removes every field of this name, in any case.
     public mutating func remove(name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
 
     /// Whether `name` frames the message on the wire (`Content-Length`, `Transfer-Encoding`, `Expect`):

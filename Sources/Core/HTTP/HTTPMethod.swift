@@ -16,14 +16,23 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     public var description: String { rawValue }
 
+    /// `GET`: read a resource.
     public static let get: HTTPMethod = "GET"
+    /// `HEAD`: a `GET` without the body.
     public static let head: HTTPMethod = "HEAD"
+    /// `POST`: create, or any processing; not idempotent.
     public static let post: HTTPMethod = "POST"
+    /// `PUT`: replace a resource.
     public static let put: HTTPMethod = "PUT"
+    /// `PATCH`: change part of a resource; not idempotent.
     public static let patch: HTTPMethod = "PATCH"
+    /// `DELETE`: remove a resource.
     public static let delete: HTTPMethod = "DELETE"
+    /// `OPTIONS`: ask what a resource allows.
     public static let options: HTTPMethod = "OPTIONS"
+    /// `TRACE`: echo the request back.
     public static let trace: HTTPMethod = "TRACE"
+    /// `CONNECT`: open a tunnel (proxies).
     public static let connect: HTTPMethod = "CONNECT"
 
     /// Whether the method is idempotent per RFC 9110 §9.2.2, so that it may be retried automatically.

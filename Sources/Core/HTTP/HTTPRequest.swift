@@ -15,7 +15,9 @@ import Foundation
 /// return try await execution(request)
 /// ```
 public struct HTTPRequest: Sendable, CustomStringConvertible {
+    /// The request method.
     public var method: HTTPMethod
+    /// The whole URL, query included.
     public var url: URL
     /// Headers in the order they will be sent.
     public var headers: HTTPHeaders
@@ -35,6 +37,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// network interceptors, so that the transport performs one exchange per hop.
     public var followsRedirects: Bool
 
+    /// A request as the converter, an interceptor or a test makes it; validate it with ``validate()``.
     public init(
         method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .empty,
         timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil, responseStreaming: ResponseStreaming? = nil,

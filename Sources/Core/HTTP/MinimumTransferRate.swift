@@ -17,6 +17,7 @@ public struct MinimumTransferRate: Sendable, Equatable, CustomStringConvertible 
     /// How long each window lasts.
     public var window: Duration
 
+    /// At least `bytes` in every `window`.
     public init(bytes: Int64, window: Duration) {
         self.bytes = bytes
         self.window = window

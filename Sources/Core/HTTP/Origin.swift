@@ -7,8 +7,11 @@ import Foundation
 /// A URL's origin (RFC 6454): scheme, host and port, compared ignoring case with default ports filled in.
 /// Credentials stay within one; redirects and followed links that leave it drop them or are refused.
 public struct Origin: Sendable, Hashable, CustomStringConvertible {
+    /// The scheme, lowercased: `http` or `https`.
     public let scheme: String
+    /// The host, lowercased.
     public let host: String
+    /// The port, the scheme's default when the URL names none.
     public let port: Int
 
     /// The origin of an `http` or `https` URL with a host; `nil` for any other.

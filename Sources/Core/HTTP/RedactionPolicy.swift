@@ -31,6 +31,8 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether fields marked sensitive (``HTTPHeaders/Field/isSensitive``) are hidden whatever their name.
     public var hidesSensitiveFields: Bool
 
+    /// A policy hiding these header names, query parameters and JSON keys, and any name containing one of
+    /// `secretWords`; with `hidesSensitiveFields`, every field marked sensitive as well.
     public init(
         headerNames: Set<String>, queryParameters: Set<String>, jsonBodyKeys: Set<String>,
         secretWords: Set<String> = [], hidesSensitiveFields: Bool = true
@@ -57,6 +59,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public static let none = RedactionPolicy(
         headerNames: [], queryParameters: [], jsonBodyKeys: [], secretWords: [], hidesSensitiveFields: false)
 
+    /// What replaces a hidden value.
     public static let placeholder = "<redacted>"
 
     /// Headers whose value is a URL, printed through ``url(_:)``.
@@ -64,6 +67,7 @@ public struct RedactionPolicy: Sendable, Equatable {
 
     private var hidesNothing: Bool { self == .none }
 
+    /// Whether a header of this name is hidden.
     public func redactsHeader(_ name: String) -> Bool { headerNames.contains { $0.caseInsensitiveEquals(name) } }
 
     /// The value to print for a header: hidden for a credential, a URL redacted for `Location`.

@@ -20,12 +20,16 @@ import Foundation
 /// Transports call ``send(_:exchange:)`` with their single-exchange function; `RestingClient` calls it with its
 /// network interceptors and the transport when it has network interceptors, so that each hop passes them.
 public struct RedirectFollower: Sendable {
+    /// Redirects followed before ``TransportError/Kind/tooManyRedirects``; 0 returns the 3xx itself.
     public var maximumRedirects: Int
 
+    /// A follower allowing `maximumRedirects` hops.
     public init(maximumRedirects: Int) { self.maximumRedirects = maximumRedirects }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
+    /// Sends `request` through `exchange`, then each redirect it leads to, with the rules above; returns the final
+    /// response.
     public func send(
         _ request: HTTPRequest, exchange: (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {

@@ -12,7 +12,9 @@
 /// }
 /// ```
 public protocol RequestAttributeKey {
+    /// The type of the attribute's value.
     associatedtype Value: Sendable
+    /// The value when a request sets none.
     static var defaultValue: Value { get }
 }
 
@@ -35,6 +37,7 @@ public protocol RequestAttributeKey {
 public struct RequestAttributes: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
 
+    /// No attribute set: every key reads its default.
     public init() {}
 
     /// The value set for `key`, or its default.

@@ -1,14 +1,22 @@
 /// What a transport measured for one exchange. Each phase is `nil` when the transport cannot tell it
 /// (URLSession on Linux reports none of them).
 public struct TransferMetrics: Sendable, Equatable {
+    /// Resolving the host's name.
     public var nameLookup: Duration?
+    /// From the start to the TCP connection (name lookup included).
     public var connect: Duration?
+    /// The TLS handshake alone.
     public var tlsHandshake: Duration?
+    /// From the start to the first byte of the response.
     public var timeToFirstByte: Duration?
+    /// The whole exchange.
     public var total: Duration?
+    /// Bytes of body sent.
     public var bytesSent: Int64?
+    /// Bytes of body received.
     public var bytesReceived: Int64?
 
+    /// Metrics with the phases a transport measured.
     public init(
         nameLookup: Duration? = nil, connect: Duration? = nil, tlsHandshake: Duration? = nil,
         timeToFirstByte: Duration? = nil, total: Duration? = nil, bytesSent: Int64? = nil,

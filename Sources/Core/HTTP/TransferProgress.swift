@@ -1,12 +1,15 @@
 /// How far a transfer has gone: bytes sent and received, with the totals when they are known.
 public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
+    /// Bytes of the request body sent so far.
     public var bytesSent: Int64
     /// The request body's length; `nil` when unknown (a stream without a length).
     public var totalBytesToSend: Int64?
+    /// Bytes of the response body received so far.
     public var bytesReceived: Int64
     /// The response body's length from `Content-Length`; `nil` when the server did not say.
     public var totalBytesToReceive: Int64?
 
+    /// Progress with these counts; a total is `nil` when unknown.
     public init(bytesSent: Int64 = 0, totalBytesToSend: Int64? = nil, bytesReceived: Int64 = 0,
                 totalBytesToReceive: Int64? = nil) {
         self.bytesSent = bytesSent

@@ -42,9 +42,12 @@ public protocol CredentialProvider: Sendable {
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport, interceptors: [auth])
 /// ```
 public struct AuthInterceptor: RestingInterceptor {
+    /// The header that carries the credential: `Authorization` by default.
     public let headerName: String
     private let state: CredentialState
 
+    /// An interceptor that asks `provider` for the credential, refreshes it once on a 401, and calls
+    /// `onAuthenticationFailure` when the refresh fails.
     public init(
         provider: any CredentialProvider, headerName: String = "Authorization",
         onAuthenticationFailure: (@Sendable (any Error) async -> Void)? = nil
@@ -63,6 +66,7 @@ public struct AuthInterceptor: RestingInterceptor {
         AuthInterceptor(provider: FixedCredential("Bearer " + token))
     }
 
+    /// Adds the credential, and on a 401 refreshes it once (shared with concurrent calls) and retries.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         guard request.attributes.requiresAuthentication else { return try await execution(request) }
         let credential = try await state.current()

@@ -18,6 +18,7 @@
 /// let onlyFeeds = DeduplicationInterceptor(sharing: { $0.url.path.hasPrefix("/feeds/") })
 /// ```
 public final class DeduplicationInterceptor: RestingInterceptor {
+    /// Header names (lowercased) left out when deciding whether two requests are the same, such as tracing ids.
     public let ignoredHeaders: Set<String>
     private let sharing: @Sendable (HTTPRequest) -> Bool
     private let inFlight = Locked<[String: SharedOutcome]>([:])
@@ -27,7 +28,11 @@ public final class DeduplicationInterceptor: RestingInterceptor {
         case waiter(SharedOutcome, ticket: UInt64)
     }
 
-    /// - Parameter sharing: which requests may be shared (all idempotent ones by default).
+    /// An interceptor sharing responses between identical requests in flight.
+    ///
+    /// - Parameters:
+    ///   - ignoredHeaders: Headers that may differ between requests that are still the same (tracing ids).
+    ///   - sharing: Which requests may be shared (all idempotent ones by default).
     public init(
         ignoredHeaders: Set<String> = ["X-Request-Id", "traceparent", "tracestate"],
         sharing: @escaping @Sendable (HTTPRequest) -> Bool = { _ in true }
@@ -36,6 +41,7 @@ public final class DeduplicationInterceptor: RestingInterceptor {
         self.sharing = sharing
     }
 
+    /// Sends the request, or waits for the identical one already in flight and shares its outcome.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         // A download's response is its file, and a streamed body can be read once: each caller needs its own.
         guard request.method == .get || request.method == .head, request.body.isEmpty, request.downloadTarget == nil,

@@ -11,14 +11,18 @@ import Foundation
 /// DefaultsInterceptor(headers: ["X-Client": "ios/4.2"], queryItems: [URLQueryItem(name: "locale", value: "fr")])
 /// ```
 public struct DefaultsInterceptor: RestingInterceptor {
+    /// Headers added to requests that lack them.
     public let headers: HTTPHeaders
+    /// Query items added to every request's URL.
     public let queryItems: [URLQueryItem]
 
+    /// An interceptor adding these headers (where missing) and query items to every request.
     public init(headers: HTTPHeaders = [:], queryItems: [URLQueryItem] = []) {
         self.headers = headers
         self.queryItems = queryItems
     }
 
+    /// Adds the defaults, then passes the request on.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         var request = request
         request.headers.addMissing(from: headers)

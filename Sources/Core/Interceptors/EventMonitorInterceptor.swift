@@ -9,8 +9,10 @@
 public struct EventMonitorInterceptor: RestingInterceptor {
     private let handler: @Sendable (RestingEvent) -> Void
 
+    /// An interceptor reporting each call's events to `handler`, on the calling task.
     public init(_ handler: @escaping @Sendable (RestingEvent) -> Void) { self.handler = handler }
 
+    /// Reports the start, then the response or the failure, with the time taken.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         handler(.requestStarted(request))
         let started = ContinuousClock.now

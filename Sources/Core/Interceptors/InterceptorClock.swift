@@ -15,6 +15,7 @@ public protocol InterceptorClock: Sendable {
 
 /// The real clock.
 public struct SystemClock: InterceptorClock {
+    /// The system's clock.
     public init() {}
     public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
     public var now: Date { Date() }

@@ -29,13 +29,16 @@ public enum LogLevel: Int, Sendable, Comparable {
 /// }
 /// ```
 public protocol RestingLogger: Sendable {
+    /// Writes one message at `level`; called on the calling task, so keep it quick.
     func log(level: LogLevel, message: String)
 }
 
 /// Writes each message to standard error, the default logger.
 public struct StandardErrorLogger: RestingLogger {
+    /// A logger writing to standard error.
     public init() {}
 
+    /// Writes `message` and a newline to standard error, in one write.
     public func log(level: LogLevel, message: String) {
         var line = message + "\n"
         line.withUTF8 { _ = FileIO.write(2, UnsafeRawBufferPointer($0)) }
@@ -58,12 +61,16 @@ public struct StandardErrorLogger: RestingLogger {
 /// hides credentials in headers, query parameters, forms and JSON keys unless you pass another policy, and
 /// a body it cannot parse (plain text, XML, binary) is described by its size and type, not printed.
 public struct LoggingInterceptor: RestingInterceptor {
+    /// How much is logged, unless a request's ``RequestAttributes/logLevel`` says otherwise.
     public var level: LogLevel
+    /// Where messages go.
     public var logger: any RestingLogger
+    /// What is hidden from the messages.
     public var redaction: RedactionPolicy
     /// Bytes of a body shown at `.verbose` before it is cut.
     public var bodyLimit: Int
 
+    /// A logging interceptor; every parameter has the default described above.
     public init(
         level: LogLevel = .info, logger: any RestingLogger = StandardErrorLogger(),
         redaction: RedactionPolicy = .default, bodyLimit: Int = 4096
@@ -74,6 +81,7 @@ public struct LoggingInterceptor: RestingInterceptor {
         self.bodyLimit = bodyLimit
     }
 
+    /// Logs the request, passes it on, and logs the response or failure with the time taken.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         let level = request.attributes.logLevel ?? level
         guard level > .none else { return try await execution(request) }

@@ -10,8 +10,10 @@
 public struct RequestRewriter: RestingInterceptor {
     private let rewrite: @Sendable (HTTPRequest) async throws -> HTTPRequest
 
+    /// An interceptor applying `rewrite` to every request.
     public init(_ rewrite: @escaping @Sendable (HTTPRequest) async throws -> HTTPRequest) { self.rewrite = rewrite }
 
+    /// Passes on the rewritten request; what `rewrite` throws reaches the caller.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         try await execution(try await rewrite(request))
     }

@@ -9,10 +9,13 @@
 /// let budget = RetryBudget(ratio: 0.1, reserve: 10)   // share one instance between interceptors
 /// ```
 public final class RetryBudget: Sendable {
+    /// The tokens each request deposits: the long-run share of requests that may be retried.
     public let ratio: Double
+    /// The most tokens the budget holds, and where it starts: the burst of retries allowed.
     public let reserve: Double
     private let balance: Locked<Double>
 
+    /// A budget allowing `ratio` retries per request in the long run and bursts of `reserve`.
     public init(ratio: Double = 0.2, reserve: Int = 10) {
         self.ratio = ratio
         self.reserve = Double(reserve)

@@ -15,28 +15,40 @@
 ///                            interceptors: [RetryInterceptor(budget: budget), LoggingInterceptor()])
 /// ```
 public struct RetryInterceptor: RestingInterceptor {
+    /// When and how often to retry.
     public struct Policy: Sendable {
         /// Sends per call, the first included.
         public var maximumAttempts = 3
+        /// The backoff's unit: the delay before attempt `n + 1` is random between 0 and `baseDelay × 2^(n − 1)`,
+        /// capped at `maximumDelay`.
         public var baseDelay: Duration = .milliseconds(200)
         /// No wait is longer, computed or asked for with `Retry-After`.
         public var maximumDelay: Duration = .seconds(10)
+        /// Response statuses worth another attempt.
         public var retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+        /// Transport failures worth another attempt.
         public var retryableFailures: Set<TransportError.Kind> = [.connectionFailed, .dnsFailed, .timedOut, .connectionReset]
         /// Retry `POST`, `PATCH` and other methods that may not be safe to repeat.
         public var retriesNonIdempotentMethods = false
 
+        /// The defaults above.
         public init() {}
     }
 
+    /// When and how often this interceptor retries.
     public var policy: Policy
+    /// The budget its retries draw from; share one between interceptors to cap them together.
     public let budget: RetryBudget
     private let clock: any InterceptorClock
     private let onEvent: (@Sendable (RestingEvent) -> Void)?
     private let randomFraction: @Sendable () -> Double
 
+    /// An interceptor retrying what `policy` allows.
+    ///
     /// - Parameters:
+    ///   - policy: When and how often to retry.
     ///   - budget: share one budget between the interceptors of a client (or of several clients of one API).
+    ///   - clock: What the delays are waited on (a ``VirtualClock`` in tests).
     ///   - onEvent: told of every retry scheduled (``RestingEvent/retryScheduled(_:attempt:delay:)``).
     public init(
         policy: Policy = Policy(), budget: RetryBudget = RetryBudget(), clock: any InterceptorClock = SystemClock(),
@@ -56,6 +68,8 @@ public struct RetryInterceptor: RestingInterceptor {
         self.randomFraction = randomFraction
     }
 
+    /// Passes the request on, and again after a delay while the outcome is retryable, the attempts last and the budget
+    /// allows.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         budget.recordRequest()
         let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts

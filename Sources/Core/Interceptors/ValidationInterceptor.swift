@@ -11,6 +11,7 @@
 /// ])
 /// ```
 public struct ValidationInterceptor: RestingInterceptor {
+    /// One check of a response.
     public enum Rule: Sendable {
         /// The status must be in the range, else ``RestingError/httpError(_:)``.
         case statusCodes(Range<Int>)
@@ -21,10 +22,13 @@ public struct ValidationInterceptor: RestingInterceptor {
         case custom(@Sendable (HTTPRequest, HTTPDataResponse) throws -> Void)
     }
 
+    /// The checks, in order; the first that fails decides the error.
     public let rules: [Rule]
 
+    /// An interceptor checking every response against `rules`.
     public init(_ rules: [Rule] = [.statusCodes(200..<300), .contentTypeMatchesAccept]) { self.rules = rules }
 
+    /// Passes the request on and checks the response; a failed rule throws.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         let response = try await execution(request)
         for rule in rules { try check(rule, request, response) }

@@ -14,8 +14,10 @@ public struct JSONRPCBatch: Sendable {
     private var encoded: [@Sendable (String) throws -> Data] = []
     private var nextID = 1
 
+    /// An empty batch.
     public init() {}
 
+    /// How many calls and notifications it holds.
     public var count: Int { encoded.count }
 
     /// Adds a call; read its result from the responses with the returned handle.

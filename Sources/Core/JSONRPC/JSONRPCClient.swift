@@ -21,13 +21,16 @@ import Foundation
 /// A JSON-RPC error object is thrown as ``JSONRPCError`` with its code, message and data; HTTP and transport
 /// failures are ``RestingError``s as everywhere else.
 public final class JSONRPCClient: Sendable {
+    /// The client that carries the calls.
     public let client: RestingClient
+    /// The endpoint path every call is posted to.
     public let path: String
     /// The `jsonrpc` member sent with every request.
     public let version: String
     private let nextID = Locked(1)
     private let endpoint: Endpoint<Data, Data>
 
+    /// A JSON-RPC client posting to `path` on `client`.
     public init(client: RestingClient, path: String = "/rpc", version: String = "2.0") {
         self.client = client
         self.path = path

@@ -9,9 +9,14 @@ import Foundation
 public struct OfflineEntry: Codable, Sendable, Equatable {
     /// Unique and stable; names the entry's files.
     public let id: String
+    /// The request method.
     public let method: String
+    /// The endpoint's path template, expanded again on replay.
     public let pathTemplate: String
+    /// The request's own path variables, as text.
     public let pathVariables: [String: String]
+    /// The query items encoded from the body and the request's own, as `[name, value]` pairs (a missing value is
+    /// `""`).
     public let queryItems: [[String]]
     /// The request's own headers, minus credentials (the header provider adds fresh ones on replay). Its
     /// `Idempotency-Key` is among them when the call was sent before it was kept (see ``idempotencyKey``).
@@ -21,7 +26,9 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
     public let body: Data?
     /// The name, in the store, of the file holding the body, when it is not ``body``.
     public let bodyFile: String?
+    /// The body's `Content-Type`, when the endpoint's encoding set one.
     public let contentType: String?
+    /// When the request was kept.
     public let createdAt: Date
 
     /// Bodies up to this size are kept inside the entry; larger ones stream to a file of their own.

@@ -31,7 +31,9 @@ import Foundation
 public final class OfflineQueue: Sendable {
     /// What a replay did.
     public struct ReplayReport: Sendable {
+        /// Requests delivered and removed from the queue.
         public let sent: Int
+        /// Requests still queued, for the next replay.
         public let remaining: Int
         /// Why the replay stopped early, if it did.
         public let stoppedBy: (any Error)?

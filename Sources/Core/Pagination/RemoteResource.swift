@@ -2,9 +2,13 @@ import Observation
 
 /// Where a ``RemoteResource`` stands; the last known value is kept while loading or after a failure.
 public enum ResourceState<Value: Sendable>: Sendable {
+    /// Nothing loaded yet.
     case idle
+    /// A request is under way; `previous` is the value before it.
     case loading(previous: Value?)
+    /// The value as last read or written.
     case available(Value)
+    /// The last request failed; `previous` is the value before it.
     case failure(any Error, previous: Value?)
 }
 
@@ -22,6 +26,7 @@ public enum ResourceState<Value: Sendable>: Sendable {
 @MainActor
 @Observable
 public final class RemoteResource<Value: Codable & Sendable> {
+    /// Where the resource stands; observed by views.
     public private(set) var state: ResourceState<Value> = .idle
 
     @ObservationIgnored private let client: RestingClient
@@ -31,6 +36,8 @@ public final class RemoteResource<Value: Codable & Sendable> {
     @ObservationIgnored private let updateEndpoint: Endpoint<Value, Value>?
     @ObservationIgnored private let deleteEndpoint: Endpoint<Nothing, Nothing>?
 
+    /// A resource read, created, updated and deleted through the endpoints given (each optional), all with
+    /// `pathVariables`.
     public init(
         client: RestingClient, read: Endpoint<Nothing, Value>? = nil, create: Endpoint<Value, Value>? = nil,
         update: Endpoint<Value, Value>? = nil, delete: Endpoint<Nothing, Nothing>? = nil,

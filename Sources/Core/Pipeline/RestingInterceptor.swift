@@ -38,6 +38,8 @@
 /// Calling `execution` after `intercept` has returned (from an escaped task) is a bug that fails with
 /// ``RestingError/interceptorMisuse(interceptor:reason:)`` naming the interceptor.
 public protocol RestingInterceptor: Sendable {
+    /// Handles one request: change it, pass it on with `execution(request)` (as often as needed), answer it without
+    /// passing it on, or turn the outcome into another.
     func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse
 }
 

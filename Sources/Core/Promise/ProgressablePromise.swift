@@ -33,7 +33,9 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
 
     /// Starts `operation` at once. It receives a handler through which it reports progress.
     ///
-    /// - Parameter executorPreference: where the operation and every chained handler prefer to run.
+    /// - Parameters:
+    ///   - executorPreference: Where the operation and every chained handler prefer to run.
+    ///   - operation: The work, reporting progress through the handler it receives.
     public convenience init(
         executorPreference: (any TaskExecutor)? = nil,
         _ operation: @escaping @Sendable (_ progress: @escaping ProgressHandler) async throws -> T

@@ -21,7 +21,9 @@ import Foundation
 /// ``PathTemplate`` for variables. It is parsed once, here; a malformed template fails every request made
 /// from it with ``RestingError/invalidPathTemplate(template:reason:)``.
 public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
+    /// The HTTP method.
     public let method: HTTPMethod
+    /// How the request body is encoded: a query, JSON, a form or a multipart form.
     public let encoding: RequestEncoding
     /// The template as written.
     public let path: String
@@ -33,6 +35,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// on dates or key styles); `nil` uses the client's.
     public var decoder: JSONDecoder?
 
+    /// An endpoint for `method` on the path template `path`, with its body encoded as `encoding`.
     public init(
         _ method: HTTPMethod, _ path: String, encoding: RequestEncoding,
         attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil

@@ -41,6 +41,7 @@ public final class RestingHeaderProvider: Sendable {
     /// Lowercased names of the headers added as `sensitive`.
     private let sensitiveNames = Locked<Set<String>>([])
 
+    /// A provider with these headers, each computed when a request is made; a `nil` value leaves the header out.
     public init(providers: [String: @Sendable () -> String?] = [:]) {
         store = ProviderStore(providers) { $0.caseInsensitiveEquals($1) }
     }
@@ -59,6 +60,7 @@ public final class RestingHeaderProvider: Sendable {
         store.set(key, provider)
     }
 
+    /// Stops adding the header `key`.
     public func removeHeader(key: String) {
         store.remove(key)
         sensitiveNames.withLock { _ = $0.remove(key.lowercased()) }
@@ -83,16 +85,20 @@ public final class RestingHeaderProvider: Sendable {
 public final class RestingPathVariableProvider: Sendable {
     private let store: ProviderStore<any PathVariableValue>
 
+    /// A provider with these variables, each computed when a request is made; a `nil` value leaves it missing.
     public init(providers: [String: @Sendable () -> (any PathVariableValue)?] = [:]) {
         store = ProviderStore(providers) { $0 == $1 }
     }
 
+    /// Adds the variable `key` with a fixed value.
     public func addVariable(key: String, value: any PathVariableValue) { store.set(key) { value } }
 
+    /// Adds the variable `key`, computed when each request is made.
     public func addVariable(key: String, provider: @escaping @Sendable () -> (any PathVariableValue)?) {
         store.set(key, provider)
     }
 
+    /// Stops providing the variable `key`.
     public func removeVariable(key: String) { store.remove(key) }
 
     /// The variables for one request, evaluated now.

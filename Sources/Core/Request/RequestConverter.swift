@@ -7,6 +7,7 @@ import Foundation
 /// Turns a typed ``RestingRequest`` into the ``HTTPRequest`` that goes down the interceptor chain.
 /// ``RestingRequestConverter`` is the standard one; implement this to build requests another way.
 public protocol RequestConverter: Sendable {
+    /// The ``HTTPRequest`` for `request` against `baseUrl`, or the typed error that keeps it from being sent.
     func toHTTPRequest<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String
     ) throws(RestingError) -> HTTPRequest
@@ -28,6 +29,7 @@ public protocol RequestConverter: Sendable {
 public struct RestingRequestConverter: RequestConverter {
     /// What the converter adds and how it encodes.
     public struct Configuration: Sendable {
+        /// Encodes `.json` bodies; by default with sorted keys.
         public var jsonEncoder: JSONEncoder
         /// Used for `.query` and `.formURLEncoded` endpoints.
         public var queryEncoder: URLQueryEncoder
@@ -35,7 +37,9 @@ public struct RestingRequestConverter: RequestConverter {
         public var multipartFormDataEncoder: MultipartFormDataEncoder
         /// A path inserted between the base URL and every endpoint path, such as `/api/v2`.
         public var contextPath: String
+        /// Headers added to every request that does not set them itself.
         public var headerProvider: RestingHeaderProvider
+        /// Path variables for every request that does not set them itself.
         public var pathVariableProvider: RestingPathVariableProvider
 
         /// A `JSONEncoder` with sorted keys: Foundation's key order otherwise changes from one encoding to the next.
@@ -45,7 +49,16 @@ public struct RestingRequestConverter: RequestConverter {
             return encoder
         }
 
-        /// - Parameter jsonEncoder: by default sorts keys, so that a value's body is the same bytes on every run.
+        /// A configuration; every part has a default.
+        ///
+        /// - Parameters:
+        ///   - jsonEncoder: Encodes `.json` bodies; by default sorts keys, so that a value's body is the same bytes on
+        ///     every run.
+        ///   - queryEncoder: Encodes `.query` and `.formURLEncoded` bodies.
+        ///   - multipartFormDataEncoder: Encodes `.multipartFormData` bodies.
+        ///   - contextPath: A path inserted between the base URL and every endpoint path.
+        ///   - headerProvider: Headers added to every request that does not set them itself.
+        ///   - pathVariableProvider: Path variables for every request that does not set them itself.
         public init(
             jsonEncoder: JSONEncoder = Configuration.stableJSONEncoder(), queryEncoder: URLQueryEncoder = URLQueryEncoder(),
             multipartFormDataEncoder: MultipartFormDataEncoder = MultipartFormDataEncoder(),
@@ -61,10 +74,13 @@ public struct RestingRequestConverter: RequestConverter {
         }
     }
 
+    /// What this converter adds and how it encodes.
     public let configuration: Configuration
 
+    /// A converter with `configuration`.
     public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
 
+    /// Expands the path, adds the providers' values and encodes the body, as described above.
     public func toHTTPRequest<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String
     ) throws(RestingError) -> HTTPRequest {

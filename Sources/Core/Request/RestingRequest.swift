@@ -16,10 +16,13 @@ public typealias PathVariableValue = CustomStringConvertible & Sendable
 ///
 /// Values given here win over those of the converter's header and path-variable providers.
 public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
+    /// The endpoint called.
     public var endpoint: Endpoint<RequestType, ResponseType>
+    /// The body, encoded as the endpoint says (``Nothing`` for none).
     public var body: RequestType
     /// Headers for this request only, in order; they replace provider headers of the same name.
     public var headers: HTTPHeaders
+    /// Values for the template's variables; they win over the path-variable provider's.
     public var pathVariables: [String: any PathVariableValue]
     /// Query items added after those encoded from the body (for `.query` endpoints), in this order.
     public var queryItems: [URLQueryItem]
@@ -29,6 +32,7 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
     /// ``Endpoint/attributes``.
     public var attributes: RequestAttributes
 
+    /// A call to `endpoint` with these values; only the endpoint is required.
     public init(
         endpoint: Endpoint<RequestType, ResponseType>, body: RequestType, headers: HTTPHeaders = [:],
         pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],

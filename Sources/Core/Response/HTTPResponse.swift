@@ -6,15 +6,20 @@ import Foundation
 
 /// A successful response with its body decoded as the endpoint's response type.
 public struct HTTPResponse<Body: Sendable>: Sendable {
+    /// The status code.
     public let status: Int
+    /// The headers, in the order received.
     public let headers: HTTPHeaders
+    /// The decoded body.
     public let body: Body
     /// The URL that answered, after redirects, when the transport knows it.
     public let url: URL?
+    /// What the transport measured, when it measures.
     public let metrics: TransferMetrics?
     /// How an HTTP cache answered, when one did; `nil` when no cache was asked.
     public let cacheStatus: CacheStatus?
 
+    /// A response with a decoded body (what tests and interceptors that answer themselves build).
     public init(status: Int, headers: HTTPHeaders, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
                 cacheStatus: CacheStatus? = nil) {
         self.cacheStatus = cacheStatus

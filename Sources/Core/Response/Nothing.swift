@@ -5,6 +5,7 @@
 /// let deletePost = Endpoint<Nothing, Nothing>(.delete, "/posts/{{id}}", encoding: .query)
 /// ```
 public struct Nothing: Codable, Sendable, Hashable {
+    /// The one value: no body.
     public init() {}
     public init(from decoder: any Decoder) throws {}
     public func encode(to encoder: any Encoder) throws {}

@@ -22,6 +22,7 @@ public struct JSONLines<Value: Decodable & Sendable>: AsyncSequence, StreamingRe
     private let lines: ResponseLines
     private let decoder: JSONDecoder
 
+    /// The values of `stream`'s lines, decoded with `decoder`; a line longer than `maximumLineLength` fails.
     public init(
         _ stream: ResponseBodyStream, decoder: JSONDecoder = JSONDecoder(),
         maximumLineLength: Int = ResponseLines.defaultMaximumLineLength

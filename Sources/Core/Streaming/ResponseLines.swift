@@ -22,11 +22,13 @@ public struct ResponseLines: AsyncSequence, StreamingResponseBody {
     public typealias Failure = any Error
 
     private let stream: ResponseBodyStream
+    /// The longest line accepted, in bytes; a longer one fails with ``RestingError/streamElementTooLarge(limit:)``.
     public let maximumLineLength: Int
 
     /// 1 MiB.
     public static let defaultMaximumLineLength = 1024 * 1024
 
+    /// The lines of `stream`.
     public init(_ stream: ResponseBodyStream, maximumLineLength: Int = Self.defaultMaximumLineLength) {
         self.stream = stream
         self.maximumLineLength = maximumLineLength

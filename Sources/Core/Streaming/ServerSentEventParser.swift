@@ -15,6 +15,7 @@ public struct ServerSentEvent: Sendable, Equatable {
     /// following ones); empty when the server never sent one. What a reconnection sends as `Last-Event-ID`.
     public var lastEventID: String
 
+    /// An event of type `event` with `data`, as the stream's last event id stood after it.
     public init(event: String = "message", data: String, lastEventID: String = "") {
         self.event = event
         self.data = data
@@ -65,7 +66,12 @@ public struct ServerSentEventParser: Sendable {
     /// 1 MiB: far above any event a streaming API sends, far below what would hurt a client.
     public static let defaultMaximumEventSize = 1024 * 1024
 
-    /// - Parameter lastEventID: the ID to start from (a reconnection continues from the previous stream's).
+    /// A parser at the start of a stream.
+    ///
+    /// - Parameters:
+    ///   - lastEventID: The ID to start from (a reconnection continues from the previous stream's).
+    ///   - maximumEventSize: The largest event accepted, in bytes; a larger one fails with
+    ///     ``RestingError/streamElementTooLarge(limit:)``.
     public init(lastEventID: String = "", maximumEventSize: Int = Self.defaultMaximumEventSize) {
         self.lastEventID = lastEventID
         lastEventIDBuffer = lastEventID

@@ -34,6 +34,8 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         /// The longest wait, whatever the server's `retry:` asks for.
         public var maximumDelay: Duration
 
+        /// Reconnects up to `maximumAttempts` times in a row, waiting the server's `retry:` or `defaultDelay`, never
+        /// more than `maximumDelay`.
         public init(maximumAttempts: Int = 5, defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60)) {
             self.maximumAttempts = Swift.max(0, maximumAttempts)
             self.defaultDelay = defaultDelay

@@ -44,9 +44,12 @@ import Foundation
 public final class StubHTTPClient: HTTPClient {
     /// A request as the stub received it, with its body read.
     public struct ReceivedRequest: Sendable {
+        /// The request as the stub received it.
         public let request: HTTPRequest
+        /// Its body, read whole (files and streams included).
         public let body: Data
 
+        /// A received request and its body.
         public init(request: HTTPRequest, body: Data) {
             self.request = request
             self.body = body

@@ -7,6 +7,7 @@ import Foundation
 extension StubResponse {
     /// One step of a streamed stub body: bytes, a pause, or a failure that cuts the body there.
     public enum Chunk: Sendable {
+        /// These bytes, at once.
         case data(Data)
         /// Waits this long before the next step (cancellation ends the wait).
         case pause(Duration)

@@ -6,8 +6,11 @@ import Foundation
 
 /// A canned answer of ``StubHTTPClient``.
 public struct StubResponse: Sendable {
+    /// The status code answered.
     public var status: Int
+    /// The headers answered.
     public var headers: HTTPHeaders
+    /// The body answered.
     public var body: Data
     /// How long to wait before answering; cancellation ends the wait.
     public var delay: Duration?
@@ -16,6 +19,7 @@ public struct StubResponse: Sendable {
     /// Set by ``stream(_:status:headers:)``: the body arrives in these steps instead of as ``body``.
     public var chunks: [Chunk]?
 
+    /// An answer with this status, headers and body, after `delay`, or the `error` instead.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration? = nil,
                 error: RestingError? = nil) {
         self.status = status

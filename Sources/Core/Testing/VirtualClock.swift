@@ -15,6 +15,7 @@ import Foundation
 public final class VirtualClock: InterceptorClock {
     private let state: Locked<(now: Date, sleeps: [Duration])>
 
+    /// A clock standing at `now`, which moves only when told.
     public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
         state = Locked((now, []))
     }

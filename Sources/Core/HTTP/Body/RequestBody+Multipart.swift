@@ -16,7 +16,7 @@ extension RequestBody {
     }
 }
 
-/// A ``MultipartBodyReader`` as a ``RequestBodyReader``: the same bytes, errors as ``RestingError``.
+/// A ``/RestingMultipart/MultipartBodyReader`` as a ``RequestBodyReader``: the same bytes, errors as ``RestingError``.
 private final class MultipartRequestBodyReader: RequestBodyReader {
     private let reader: MultipartBodyReader
 

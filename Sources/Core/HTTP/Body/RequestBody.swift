@@ -18,26 +18,36 @@ import RestingMultipart
 public struct RequestBody: Sendable {
     /// Where the bytes come from.
     public enum Source: Sendable {
+        /// No body.
         case empty
+        /// Bytes in memory, sent with a `Content-Length`.
         case bytes(Data)
+        /// A file on disk, streamed from it and never read whole into memory.
         case file(URL)
         /// A producer of readers; called once per attempt. `contentLength` is `nil` when unknown.
         case stream(contentLength: Int64?, makeReader: @Sendable () throws -> any RequestBodyReader)
     }
 
+    /// Where the body's bytes come from.
     public var source: Source
 
+    /// A body read from `source`.
     public init(_ source: Source) { self.source = source }
 
+    /// No body at all.
     public static let empty = RequestBody(.empty)
+    /// The bytes of `data`.
     public static func bytes(_ data: Data) -> RequestBody { RequestBody(.bytes(data)) }
+    /// The contents of the file at `url`, streamed from disk.
     public static func file(_ url: URL) -> RequestBody { RequestBody(.file(url)) }
+    /// Bytes made on demand by a fresh reader for each attempt (a retry or a redirect reads it again).
     public static func stream(
         contentLength: Int64?, makeReader: @escaping @Sendable () throws -> any RequestBodyReader
     ) -> RequestBody {
         RequestBody(.stream(contentLength: contentLength, makeReader: makeReader))
     }
 
+    /// Whether there is nothing to send.
     public var isEmpty: Bool {
         switch source {
         case .empty: true

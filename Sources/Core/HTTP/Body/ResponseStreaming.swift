@@ -18,6 +18,7 @@ public struct ResponseStreaming: Sendable, Equatable {
     /// How many unread bytes may wait between the transport and the reader.
     public var bufferSize: Int
 
+    /// Streams with at most `bufferSize` unread bytes waiting (at least 1).
     public init(bufferSize: Int = Self.defaultBufferSize) {
         self.bufferSize = max(1, bufferSize)
     }

@@ -25,12 +25,15 @@ public final class DownloadSink {
         case memory
     }
 
+    /// Where the body goes, and from which offset.
     public let target: DownloadTarget
+    /// Where the body goes: the file for a 2xx, memory for any other status; `nil` before the head arrived.
     public private(set) var destination: Destination?
     /// Body bytes written to the file by this attempt.
     public private(set) var bytesWritten: Int64 = 0
     private var descriptor: Int32 = -1
 
+    /// A sink writing the body of a response to `target`'s file.
     public init(_ target: DownloadTarget) { self.target = target }
 
     deinit { close() }

@@ -26,6 +26,7 @@ public struct DownloadTarget: Sendable, Equatable {
     /// Files of up to 16 GiB by default.
     public static let defaultMaximumSize: Int64 = 16 * 1024 * 1024 * 1024
 
+    /// A download into `file`, resumed from `offset` when it is not 0 and `validator` still matches.
     public init(file: URL, offset: Int64 = 0, validator: String? = nil, maximumSize: Int64 = DownloadTarget.defaultMaximumSize) {
         self.file = file
         self.offset = offset

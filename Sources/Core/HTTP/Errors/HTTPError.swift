@@ -14,12 +14,16 @@ import Foundation
 /// }
 /// ```
 public struct HTTPError: Sendable, CustomStringConvertible {
+    /// The response's status code.
     public let status: Int
+    /// The response's headers.
     public let headers: HTTPHeaders
+    /// The response's body, for the server's explanation.
     public let body: Data
     /// The URL that answered (after redirects), when the transport knows it.
     public let url: URL?
 
+    /// An error for a response with `status`, `headers` and `body`, received from `url`.
     public init(status: Int, headers: HTTPHeaders, body: Data, url: URL?) {
         self.status = status
         self.headers = headers
@@ -27,6 +31,7 @@ public struct HTTPError: Sendable, CustomStringConvertible {
         self.url = url
     }
 
+    /// The error for an unaccepted `response`.
     public init(_ response: HTTPDataResponse) {
         self.init(status: response.status, headers: response.headers, body: response.body, url: response.url)
     }
