@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Zero warnings is a rule of the project: the build that precedes the tests treats them as errors.
 STRICT := -Xswiftc -warnings-as-errors
 
-.PHONY: deps demo build test test-sanitize fuzz soak bench clean
+.PHONY: deps demo build lint test test-sanitize docs api format fuzz soak bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,8 +18,29 @@ demo: deps
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
-test: build
+# What reads the code rather than runs it: RestingCore's folders stack as floors (each compiles with only the
+# floors below it), every public symbol has a doc comment, the tree is formatted (.swift-format; `make format`
+# fixes it), and the public API is the recorded one (`make api` records a change, for review).
+lint: build
+	python3 scripts/check_layers.py
+	scripts/docs.sh check
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
+	scripts/api.sh check
+
+test: lint
 	$(SWIFT) test $(STRICT)
+
+FORMATTED := Package.swift Sources Tests Benchmarks Fuzz
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMATTED)
+
+# The API reference: a DocC archive per module (RestingCore's with the articles of Documentation/RestingCore.docc),
+# merged into one static site in .build/docs/RestingKit.doccarchive (scripts/docs.sh says how to open it).
+docs: build
+	scripts/docs.sh build
+
+api: build
+	scripts/api.sh record
 
 # Every test under ThreadSanitizer, then AddressSanitizer (with LeakSanitizer; .ci/lsan.supp names the toolchain
 # libraries whose own leaks are not ours). A report fails the run. Tests run several times slower there on two

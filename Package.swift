@@ -51,9 +51,13 @@ let package = Package(
         .executableTarget(name: "CrashProbe", dependencies: ["RestingCore"], path: "Tests/CrashProbe"),
         .testTarget(
             name: "CoreTests",
-            dependencies: ["RestingCore", "RestingTestSupport", "RestingServerHarness", "CrashProbe", "RestingFuzzTargets"],
+            dependencies: [
+                "RestingCore", "RestingTestSupport", "RestingServerHarness", "CrashProbe", "RestingFuzzTargets",
+            ],
             path: "Tests/CoreTests"),
-        .testTarget(name: "MultipartTests", dependencies: ["RestingMultipart", "RestingFuzzTargets"], path: "Tests/MultipartTests"),
+        .testTarget(
+            name: "MultipartTests", dependencies: ["RestingMultipart", "RestingFuzzTargets"],
+            path: "Tests/MultipartTests"),
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
             path: "Tests/URLSessionTests"),
@@ -64,13 +68,16 @@ let package = Package(
             path: "Benchmarks/Swift"),
         // `make bench`, large transfers (Benchmarks/streaming.py): the RestingClient side, and CurlClient's runs
         // in a binary without FoundationNetworking, so that their peak RSS is the transport's own.
-        .target(name: "RestingKitBenchmarkSupport", dependencies: ["RestingCore", "RestingMultipart"], path: "Benchmarks/Support"),
+        .target(
+            name: "RestingKitBenchmarkSupport", dependencies: ["RestingCore", "RestingMultipart"],
+            path: "Benchmarks/Support"),
         .executableTarget(
             name: "RestingCurlStreamingBenchmark", dependencies: ["RestingCurl", "RestingKitBenchmarkSupport"],
             path: "Benchmarks/CurlStreaming"),
         // `make soak`: both transports under a bounded mixed load with faults, resources sampled.
         .executableTarget(
-            name: "RestingSoak", dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingServerHarness"],
+            name: "RestingSoak",
+            dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingServerHarness"],
             path: "Benchmarks/Soak"),
         .testTarget(
             name: "CurlTests",
@@ -79,7 +86,10 @@ let package = Package(
         // Every transport through the conformance kit (ours and a user-side one), and HTTP/2 and connection reuse.
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
+            dependencies: [
+                "RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport",
+                "RestingTransportConformance",
+            ],
             path: "Tests/ConformanceTests"),
         .testTarget(
             name: "StreamingTests",
@@ -91,7 +101,9 @@ let package = Package(
             path: "Tests/HTTPSemanticsTests"),
         .testTarget(
             name: "RestingKitTests",
-            dependencies: ["RestingKit", "RestingCurl", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
+            dependencies: [
+                "RestingKit", "RestingCurl", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
+            ],
             path: "Tests/RestingKitTests"),
     ],
     swiftLanguageModes: [.v6]

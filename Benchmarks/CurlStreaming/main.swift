@@ -1,10 +1,11 @@
+import RestingCurl
+import RestingKitBenchmarkSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import RestingCurl
-import RestingKitBenchmarkSupport
 
 // The streaming benchmark's CurlClient runs: RestingCurlStreamingBenchmark ACTION URL [FILE | COUNT DIR],
 // ACTION one of StreamingTransfer.actions. A binary of its own, without FoundationNetworking, so that the peak

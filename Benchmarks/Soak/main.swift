@@ -19,7 +19,8 @@ enum Call: CaseIterable {
     case get, upload, download, cancelled, reset, truncated, garbage, serverError
 
     /// Whether the call ended as its kind should; when it did not, what it ended with.
-    func run(on transport: any HTTPClient, server: LocalServer, scratch: URL) async -> (correct: Bool, outcome: String) {
+    func run(on transport: any HTTPClient, server: LocalServer, scratch: URL) async -> (correct: Bool, outcome: String)
+    {
         do {
             let correct = try await attempt(on: transport, server: server, scratch: scratch)
             return (correct, "a value")
@@ -43,7 +44,9 @@ enum Call: CaseIterable {
             return response.status == 200 && response.body.count == 1024
         case .upload:
             let body = Data(repeating: 7, count: 256 * 1024)
-            let response = try await transport.send(HTTPRequest(method: .put, url: url(server, "/echo/body"), body: .bytes(body))) { _ in }
+            let response = try await transport.send(
+                HTTPRequest(method: .put, url: url(server, "/echo/body"), body: .bytes(body))
+            ) { _ in }
             return response.status == 200
         case .download:
             let file = scratch.appendingPathComponent(UUID().uuidString)
@@ -54,17 +57,22 @@ enum Call: CaseIterable {
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int
             return response.status == 200 && size == 65_536
         case .cancelled:
-            let call = Task { try await transport.send(HTTPRequest(method: .get, url: url(server, "/delay/5000"))) { _ in } }
+            let call = Task {
+                try await transport.send(HTTPRequest(method: .get, url: url(server, "/delay/5000"))) { _ in }
+            }
             try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))  // load, not synchronisation
             call.cancel()
             _ = try await call.value
             return false
         case .reset, .truncated, .garbage:
             let path = self == .reset ? "/reset-body" : self == .truncated ? "/short-body" : "/garbage-status"
-            _ = try await transport.send(HTTPRequest(method: .get, url: url(server, path), timeout: .seconds(10))) { _ in }
+            _ = try await transport.send(HTTPRequest(method: .get, url: url(server, path), timeout: .seconds(10))) {
+                _ in
+            }
             return false
         case .serverError:
-            return try await transport.send(HTTPRequest(method: .get, url: url(server, "/status/503"))) { _ in }.status == 503
+            return try await transport.send(HTTPRequest(method: .get, url: url(server, "/status/503"))) { _ in }.status
+                == 503
         }
     }
 
@@ -83,7 +91,9 @@ struct Sample {
         let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
         let pages = Double(statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0)
         let count = { (path: String) in (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? 0 }
-        return Sample(residentMiB: pages * 4096 / 1_048_576, descriptors: count("/proc/self/fd"), threads: count("/proc/self/task"))
+        return Sample(
+            residentMiB: pages * 4096 / 1_048_576, descriptors: count("/proc/self/fd"),
+            threads: count("/proc/self/task"))
     }
 }
 
@@ -102,7 +112,9 @@ defer { try? FileManager.default.removeItem(at: scratch) }
 
 let configuration = URLSessionConfiguration.ephemeral
 configuration.httpMaximumConnectionsPerHost = inFlight
-let transports: [(String, any HTTPClient)] = [("curl", try CurlClient()), ("urlsession", URLSessionClient(configuration: configuration))]
+let transports: [(String, any HTTPClient)] = [
+    ("curl", try CurlClient()), ("urlsession", URLSessionClient(configuration: configuration)),
+]
 var failed = false
 for (name, transport) in transports {
     let deadline = ContinuousClock.now + .seconds(seconds)
@@ -142,12 +154,15 @@ for (name, transport) in transports {
     let growth = (
         rss: peak(late, \.residentMiB) - peak(early, \.residentMiB),
         fds: peak(late) { Double($0.descriptors) } - peak(early) { Double($0.descriptors) },
-        threads: peak(late) { Double($0.threads) } - peak(early) { Double($0.threads) })
+        threads: peak(late) { Double($0.threads) } - peak(early) { Double($0.threads) }
+    )
     print("RESULT soak_\(name)_calls \(outcome.values.reduce(0, +))")
     print("RESULT soak_\(name)_unexpected_outcomes \(wrong.values.reduce(0, +))\(wrong.isEmpty ? "" : " \(wrong)")")
     for (call, outcome) in examples.withLock({ $0 }) { print("  \(call), for instance: \(outcome)") }
-    print(String(format: "RESULT soak_%@_rss_mib %.1f (after warm-up %.1f, growth %.1f)", name, peak(samples, \.residentMiB),
-                 peak(early, \.residentMiB), growth.rss))
+    print(
+        String(
+            format: "RESULT soak_%@_rss_mib %.1f (after warm-up %.1f, growth %.1f)", name, peak(samples, \.residentMiB),
+            peak(early, \.residentMiB), growth.rss))
     print("RESULT soak_\(name)_open_fds \(Int(peak(late) { Double($0.descriptors) })) (growth \(Int(growth.fds)))")
     print("RESULT soak_\(name)_threads \(Int(peak(late) { Double($0.threads) })) (growth \(Int(growth.threads)))")
     if !wrong.isEmpty || growth.rss > 16 || growth.fds > 8 || growth.threads > 8 {

@@ -1,10 +1,11 @@
+import RestingCore
+import RestingMultipart
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
-import RestingMultipart
 
 /// One large transfer through `RestingClient`, for the streaming benchmark (`Benchmarks/streaming.py`):
 ///   upload-raw URL FILE          PUT FILE as a `.raw` body (a file URL, streamed from disk)
@@ -25,7 +26,9 @@ public enum StreamingTransfer {
 
     /// Runs `action` with `arguments` (URL then FILE, or URL COUNT DIR) on `httpClient` and prints the result.
     public static func run(_ action: String, _ arguments: ArraySlice<String>, httpClient: any HTTPClient) async throws {
-        guard let address = arguments.first, let url = URL(string: address), arguments.count >= (action == "stream" ? 1 : 2) else {
+        guard let address = arguments.first, let url = URL(string: address),
+            arguments.count >= (action == "stream" ? 1 : 2)
+        else {
             throw Failure.usage
         }
         let base = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
@@ -35,7 +38,8 @@ public enum StreamingTransfer {
             switch action {
             case "upload-raw":
                 let file = URL(fileURLWithPath: rest[0])
-                let put = Endpoint<URL, Nothing>(.put, url.path, encoding: .raw(contentType: "application/octet-stream"))
+                let put = Endpoint<URL, Nothing>(
+                    .put, url.path, encoding: .raw(contentType: "application/octet-stream"))
                 _ = try await client.upload(RestingRequest(endpoint: put, body: file)).value
                 return size(of: file)
             case "upload-multipart":
@@ -49,7 +53,10 @@ public enum StreamingTransfer {
                 return try await withThrowingTaskGroup(of: Int64.self) { group in
                     for index in 0..<count {
                         let destination = URL(fileURLWithPath: rest[1]).appendingPathComponent("download-\(index).bin")
-                        group.addTask { try await client.download(RestingRequest(endpoint: get), to: destination, resume: false).value.size }
+                        group.addTask {
+                            try await client.download(RestingRequest(endpoint: get), to: destination, resume: false)
+                                .value.size
+                        }
                     }
                     return try await group.reduce(0, +)
                 }

@@ -34,7 +34,9 @@ enum DecodingFloor {
         let decoder = JSONDecoder()
         let usage = Usage.now
         let start = ContinuousClock.now
-        var started = bodies.count, finished = 0, running: Int32 = 0
+        var started = bodies.count
+        var finished = 0
+        var running: Int32 = 0
         while finished < total {
             curl_multi_perform(multi, &running)
             var easy: UnsafeMutableRawPointer?
@@ -56,7 +58,10 @@ enum DecodingFloor {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let used = Usage.now
-        print(String(format: "%d %.6f %.6f %d", total, seconds, used.seconds - usage.seconds, used.switches - usage.switches))
+        print(
+            String(
+                format: "%d %.6f %.6f %d", total, seconds, used.seconds - usage.seconds, used.switches - usage.switches)
+        )
     }
 
     struct FloorError: Error, CustomStringConvertible {

@@ -16,7 +16,8 @@ enum Stages {
     struct InstantTransport: HTTPClient {
         let executor: (any TaskExecutor)?
         func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-            HTTPDataResponse(status: 200, headers: ["Content-Type": "application/json"], body: Stages.body, url: request.url)
+            HTTPDataResponse(
+                status: 200, headers: ["Content-Type": "application/json"], body: Stages.body, url: request.url)
         }
     }
 
@@ -37,8 +38,9 @@ enum Stages {
     /// `valgrind --tool=callgrind`, which repeat exactly where timings do not.
     static func runPipelineOnly(total: Int) async throws {
         let executor = try CurlClient().executor
-        let client = RestingClient(baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor),
-                                   interceptors: [PassThrough(), PassThrough(), PassThrough()])
+        let client = RestingClient(
+            baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor),
+            interceptors: [PassThrough(), PassThrough(), PassThrough()])
         let request = RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/post.json", encoding: .query))
         try await Task(executorPreference: executor) {
             for _ in 0..<total { _ = try await client.perform(request).value }
@@ -51,12 +53,17 @@ enum Stages {
         let converter = RestingRequestConverter()
         let decoder = JSONDecoder()
         let bare = RestingClient(baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor))
-        let chained = RestingClient(baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor),
-                                    interceptors: [PassThrough(), PassThrough(), PassThrough()])
+        let chained = RestingClient(
+            baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor),
+            interceptors: [PassThrough(), PassThrough(), PassThrough()])
 
-        let converting = try await cost(total) { _ = try converter.toHTTPRequest(request, baseUrl: "http://127.0.0.1:8080") }
+        let converting = try await cost(total) {
+            _ = try converter.toHTTPRequest(request, baseUrl: "http://127.0.0.1:8080")
+        }
         let decoding = try await cost(total) { _ = try decoder.decode(Post.self, from: body) }
-        let promising = try await cost(total) { _ = try await ProgressablePromise(executorPreference: executor) { _ in 1 }.value }
+        let promising = try await cost(total) {
+            _ = try await ProgressablePromise(executorPreference: executor) { _ in 1 }.value
+        }
         let pipeline = try await cost(total) { _ = try await bare.perform(request).value }
         let withChain = try await cost(total) { _ = try await chained.perform(request).value }
         let rows = [

@@ -42,14 +42,17 @@ struct Usage {
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
-        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+        let cpu =
+            Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
             + Double(usage.ru_stime.tv_usec) / 1e6
         return Usage(seconds: cpu, switches: Int(usage.ru_nvcsw))
     }
 }
 
 /// Runs `concurrency` loops that together complete `total` calls of `call`, on `executor` when given.
-func measure(concurrency: Int, total: Int, executor: (any TaskExecutor)?, _ call: @escaping @Sendable () async throws -> Void) async throws {
+func measure(
+    concurrency: Int, total: Int, executor: (any TaskExecutor)?, _ call: @escaping @Sendable () async throws -> Void
+) async throws {
     let usage = Usage.now
     let start = ContinuousClock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -64,12 +67,14 @@ func measure(concurrency: Int, total: Int, executor: (any TaskExecutor)?, _ call
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let used = Usage.now
-    print(String(format: "%d %.6f %.6f %d", total, seconds, used.seconds - usage.seconds, used.switches - usage.switches))
+    print(
+        String(format: "%d %.6f %.6f %d", total, seconds, used.seconds - usage.seconds, used.switches - usage.switches))
 }
 
 let arguments = CommandLine.arguments
 if arguments.count >= 3, arguments[1].hasPrefix("urlsession-"),
-    case let action = String(arguments[1].dropFirst("urlsession-".count)), StreamingTransfer.actions.contains(action) {
+    case let action = String(arguments[1].dropFirst("urlsession-".count)), StreamingTransfer.actions.contains(action)
+{
     try await StreamingTransfer.run(action, arguments[2...], httpClient: URLSessionClient())
     exit(0)
 }
@@ -95,7 +100,9 @@ if arguments.count == 3, arguments[1] == "stages" || arguments[1] == "pipeline-o
     try await arguments[1] == "stages" ? Stages.run(total: total) : Stages.runPipelineOnly(total: total)
     exit(0)
 }
-guard arguments.count >= 5, let concurrency = Int(arguments[3]), let total = Int(arguments[4]), let url = URL(string: arguments[2]) else {
+guard arguments.count >= 5, let concurrency = Int(arguments[3]), let total = Int(arguments[4]),
+    let url = URL(string: arguments[2])
+else {
     FileHandle.standardError.write(Data("usage: RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]\n".utf8))
     exit(2)
 }
@@ -118,14 +125,16 @@ func sessionConfiguration() -> URLSessionConfiguration {
 switch mode {
 case "curl-executor", "curl-pool":
     let client = pipeline(try CurlClient())
-    try await measure(concurrency: concurrency, total: total, executor: mode == "curl-executor" ? client.executor : nil) {
+    try await measure(concurrency: concurrency, total: total, executor: mode == "curl-executor" ? client.executor : nil)
+    {
         _ = try await client.perform(request).value
     }
 case "curl-cached":
     // Fresh hits through the whole pipeline: the cache is warmed by the first call, then never leaves the process.
     let cache = HTTPCacheInterceptor(store: MemoryCacheStore())
-    let client = RestingClient(baseUrl: base, httpClient: try CurlClient(),
-                               interceptors: [PassThrough(), PassThrough(), PassThrough()], networkInterceptors: [cache])
+    let client = RestingClient(
+        baseUrl: base, httpClient: try CurlClient(),
+        interceptors: [PassThrough(), PassThrough(), PassThrough()], networkInterceptors: [cache])
     guard try await client.perform(request).value.cacheStatus == .miss,
         try await client.perform(request).value.cacheStatus == .hit
     else {
@@ -151,7 +160,9 @@ case "decode-only":
     try await measure(concurrency: 1, total: total, executor: nil) { _ = try decoder.decode(Post.self, from: body) }
 case "urlsession":
     let client = pipeline(URLSessionClient(configuration: sessionConfiguration()))
-    try await measure(concurrency: concurrency, total: total, executor: nil) { _ = try await client.perform(request).value }
+    try await measure(concurrency: concurrency, total: total, executor: nil) {
+        _ = try await client.perform(request).value
+    }
 case "raw-urlsession":
     let session = URLSession(configuration: sessionConfiguration())
     let urlRequest = URLRequest(url: url)

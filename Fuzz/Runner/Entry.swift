@@ -29,16 +29,18 @@ public func fuzzOne(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: FuzzCallback) -> CInt
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: FuzzCallback
+) -> CInt
 
 // SwiftPM links an executable's entry point under this name; it hands the command line to libFuzzer's driver.
 @_cdecl("RestingFuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     var count = argc
     var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { fuzzOne($0, $1) }
+    return runFuzzerDriver(&count, &arguments) { fuzzOne($0, $1) }
 }
 #else
 @main
@@ -46,7 +48,9 @@ enum Replay {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
         guard let name = arguments.first, let target = FuzzTarget.named(name) else {
-            report(arguments.first ?? "", "usage: RestingFuzz <\(FuzzTarget.all.map(\.name).joined(separator: "|"))> <file>…")
+            report(
+                arguments.first ?? "",
+                "usage: RestingFuzz <\(FuzzTarget.all.map(\.name).joined(separator: "|"))> <file>…")
         }
         for path in arguments.dropFirst() {
             guard let input = FileManager.default.contents(atPath: path) else { report(name, "cannot read \(path)") }

@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 extension FuzzTarget {
     /// A template and a value for every variable: rendering never lets the value add a query or fragment.
@@ -26,8 +27,9 @@ extension FuzzTarget {
         let encoded = URLQueryEncoder.percentEncoded(items)
         let decoded = encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return URLQueryItem(name: PercentEncoding.decode(String(parts[0])),
-                                value: parts.count > 1 ? PercentEncoding.decode(String(parts[1])) : nil)
+            return URLQueryItem(
+                name: PercentEncoding.decode(String(parts[0])),
+                value: parts.count > 1 ? PercentEncoding.decode(String(parts[1])) : nil)
         }
         if decoded != items { violation("\(items) came back as \(decoded) from \(encoded.debugDescription)") }
     }
@@ -45,8 +47,12 @@ extension FuzzTarget {
     /// `Content-Range` positions are never negative.
     static let contentRange = FuzzTarget(name: "content-range") { input, violation in
         let value = input.text
-        if let first = ContentRange.firstByte(of: value), first < 0 { violation("first byte \(first) from \(value.debugDescription)") }
-        if let length = ContentRange.completeLength(of: value), length < 0 { violation("length \(length) from \(value.debugDescription)") }
+        if let first = ContentRange.firstByte(of: value), first < 0 {
+            violation("first byte \(first) from \(value.debugDescription)")
+        }
+        if let length = ContentRange.completeLength(of: value), length < 0 {
+            violation("length \(length) from \(value.debugDescription)")
+        }
     }
 
     /// `Retry-After` (seconds or an HTTP date) never asks for a negative delay.
@@ -59,10 +65,13 @@ extension FuzzTarget {
     /// A redirect goes only to HTTP(S), and a hop to another origin carries no credential.
     static let redirectLocation = FuzzTarget(name: "redirect-location") { input, violation in
         guard let origin = URL(string: "https://api.example.com/start") else { return }
-        let start = HTTPRequest(method: .get, url: origin, headers: ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t"])
+        let start = HTTPRequest(
+            method: .get, url: origin, headers: ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t"])
         let response = HTTPDataResponse(status: 302, headers: HTTPHeaders([("Location", input.text)]))
         guard let next = RedirectFollower(maximumRedirects: 10).nextRequest(after: response, for: start) else { return }
-        guard Origin(next.url) != nil else { return violation("followed to \(next.url.absoluteString.debugDescription)") }
+        guard Origin(next.url) != nil else {
+            return violation("followed to \(next.url.absoluteString.debugDescription)")
+        }
         if !Origin.same(start.url, next.url), next.headers.contains(where: \.carriesCredential) {
             violation("credentials went to \(next.url.absoluteString.debugDescription)")
         }

@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 extension FuzzTarget {
     /// A secret from the input, placed wherever credentials travel — a credential header, a marked header, a
@@ -21,7 +22,9 @@ extension FuzzTarget {
         var headers: HTTPHeaders = ["Authorization": "Bearer \(secret)", "X-Api-Key": secret]
         headers.add(name: "X-Custom-\(noise.filter(\.isLetter).prefix(8))", value: secret, sensitive: true)
         let query = "access_token=\(secret)&accessToken=\(secret)&client%5Fsecret=\(secret)#id_token=\(secret)"
-        guard let url = URL(string: "https://user:\(secret)@api.example.com/p?" + query) else { return violation("no URL for \(secret)") }
+        guard let url = URL(string: "https://user:\(secret)@api.example.com/p?" + query) else {
+            return violation("no URL for \(secret)")
+        }
         let note = (try? JSONEncoder().encode(noise)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
         let json = Data(#"{"note":\#(note),"password":"\#(secret)","nested":[{"refreshToken":"\#(secret)"}]}"#.utf8)
         let form = Data("note=\(PercentEncoding.encode(noise))&password=\(secret)&client_secret=\(secret)".utf8)
@@ -31,13 +34,16 @@ extension FuzzTarget {
         printed.append(policy.printableBody(json, contentType: "application/json") ?? "")
         printed.append(policy.printableBody(form, contentType: "application/x-www-form-urlencoded") ?? "")
         printed.append(policy.exactBody(form, contentType: "application/x-www-form-urlencoded") ?? "")
-        for text in printed where text.containsBytes(of: secret) { violation("the secret survived in \(text.debugDescription)") }
+        for text in printed where text.containsBytes(of: secret) {
+            violation("the secret survived in \(text.debugDescription)")
+        }
     }
 
     /// Any bytes in the offline store decode to an entry that rebuilds a request, or fail cleanly.
     static let offlineEntry = FuzzTarget(name: "offline-entry") { input, _ in
         guard let entry = try? JSONDecoder().decode(OfflineEntry.self, from: input) else { return }
         _ = entry.idempotencyKey
-        _ = try? RestingRequestConverter().toHTTPRequest(entry.request(body: entry.body ?? Data()), baseUrl: "https://api.example.com")
+        _ = try? RestingRequestConverter().toHTTPRequest(
+            entry.request(body: entry.body ?? Data()), baseUrl: "https://api.example.com")
     }
 }

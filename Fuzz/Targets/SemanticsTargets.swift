@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 extension FuzzTarget {
     /// A `Set-Cookie` field from a server, stored for `https://www.example.com/docs/page` and read back: the jar
@@ -17,7 +18,9 @@ extension FuzzTarget {
             store.receive(String(field), from: origin, now: now)
         }
         for cookie in store.cookies {
-            if cookie.name.isEmpty || (cookie.name + cookie.value).utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) {
+            if cookie.name.isEmpty
+                || (cookie.name + cookie.value).utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F })
+            {
                 violation("kept \(cookie.name.debugDescription)=\(cookie.value.debugDescription)")
             }
             if !CookieStore.domain("www.example.com", matches: cookie.domain) || cookie.domain == "com" {

@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 extension FuzzTarget {
     /// Any bytes parse as Server-Sent Events without a crash, in memory bounded by the limit; cutting them into
@@ -31,9 +32,13 @@ extension FuzzTarget {
         }
         if case .success(let events) = whole {
             for event in events {
-                if event.lastEventID.utf8.contains(0) { violation("an ID with NUL: \(event.lastEventID.debugDescription)") }
+                if event.lastEventID.utf8.contains(0) {
+                    violation("an ID with NUL: \(event.lastEventID.debugDescription)")
+                }
                 // The limit counts bytes received; each invalid byte becomes a 3-byte U+FFFD once decoded.
-                if event.data.utf8.count > 3 * limit { violation("\(event.data.utf8.count) bytes of data from at most \(limit) received") }
+                if event.data.utf8.count > 3 * limit {
+                    violation("\(event.data.utf8.count) bytes of data from at most \(limit) received")
+                }
                 if event.event.isEmpty { violation("an event without a type") }
             }
         }
@@ -53,7 +58,9 @@ extension FuzzTarget {
         }
         let whole = split([input])
         let chunked = split(input.cutAtPointsItPicks())
-        if whole != chunked { violation("one chunk gave \(String(describing: whole)), chunks gave \(String(describing: chunked))") }
+        if whole != chunked {
+            violation("one chunk gave \(String(describing: whole)), chunks gave \(String(describing: chunked))")
+        }
         for line in whole ?? [] {
             if line.contains(0x0A) || line.contains(0x0D) { violation("a line with a terminator in it: \(line)") }
             if line.count > limit { violation("a \(line.count)-byte line past the \(limit)-byte limit") }

@@ -43,23 +43,28 @@ struct Demo {
     private func typedCRUD() async throws {
         section("1. Typed CRUD on /posts")
         let client = client()
-        let posts = try await client.perform(RestingRequest(endpoint: API.listPosts, body: PostFilter(userId: 1))).value.body
+        let posts = try await client.perform(RestingRequest(endpoint: API.listPosts, body: PostFilter(userId: 1))).value
+            .body
         print("  GET /posts?userId=1 → \(posts.count) posts, first: \"\(posts.first?.title ?? "-")\"")
 
         let created = try await client.perform(
-            RestingRequest(endpoint: API.createPost, body: PostCreateModel(userId: 1, title: "Hello world", body: "Some awesome message"))
+            RestingRequest(
+                endpoint: API.createPost,
+                body: PostCreateModel(userId: 1, title: "Hello world", body: "Some awesome message"))
         ).value
         let id = created.body.id
         print("  POST /posts → \(created.status), created post \(id) (Location: \(created.headers["Location"] ?? "-"))")
 
         let patched = try await client.perform(
-            RestingRequest(endpoint: API.patchPost, body: PostPatch(title: "Hello again"), pathVariables: ["post_id": id])
+            RestingRequest(
+                endpoint: API.patchPost, body: PostPatch(title: "Hello again"), pathVariables: ["post_id": id])
         ).value.body
         print("  PATCH /posts/\(id) → title is now \"\(patched.title)\"")
 
         let replaced = try await client.perform(
-            RestingRequest(endpoint: API.replacePost, body: PostCreateModel(userId: 2, title: "Replaced", body: "New body"),
-                           pathVariables: ["post_id": id])
+            RestingRequest(
+                endpoint: API.replacePost, body: PostCreateModel(userId: 2, title: "Replaced", body: "New body"),
+                pathVariables: ["post_id": id])
         ).value.body
         print("  PUT /posts/\(id) → belongs to user \(replaced.userId), title \"\(replaced.title)\"")
 
@@ -70,7 +75,8 @@ struct Demo {
             .value
         try check(fetched.title == "Replaced", "the post should have been replaced")
 
-        let deleted = try await client.perform(RestingRequest(endpoint: API.deletePost, pathVariables: ["post_id": id])).value
+        let deleted = try await client.perform(RestingRequest(endpoint: API.deletePost, pathVariables: ["post_id": id]))
+            .value
         print("  DELETE /posts/\(id) → \(deleted.status), body ignored (Nothing)")
     }
 
@@ -98,23 +104,32 @@ struct Demo {
         let converter = RestingRequestConverter(
             configuration: .init(headerProvider: headerProvider, pathVariableProvider: pathVariableProvider))
         let client = client(converter: converter)
-        let echoed = try await client.perform(RestingRequest(endpoint: API.echoFile, pathVariables: ["name": "report.pdf"])).value.body
+        let echoed = try await client.perform(
+            RestingRequest(endpoint: API.echoFile, pathVariables: ["name": "report.pdf"])
+        ).value.body
         print("  path \(echoed.path), device-id: \(echoed.values(of: "device-id").joined())")
         try check(echoed.path == "/echo/users/42/files/report.pdf", "the provider's userId should fill the template")
 
         let overridden = try await client.perform(
-            RestingRequest(endpoint: API.echoFile, headers: ["device-id": "request-device"], pathVariables: ["userId": 1, "name": "a"])
+            RestingRequest(
+                endpoint: API.echoFile, headers: ["device-id": "request-device"],
+                pathVariables: ["userId": 1, "name": "a"])
         ).value.body
-        print("  the request's own values win: path \(overridden.path), device-id: \(overridden.values(of: "device-id").joined())")
+        print(
+            "  the request's own values win: path \(overridden.path), device-id: \(overridden.values(of: "device-id").joined())"
+        )
     }
 
     private func interceptors() async throws {
         section("4. Interceptors: DeviceIdInjector, then LogInterceptor (credentials redacted)")
         let client = client(interceptors: [DeviceIdInjector(deviceId: "injected-42"), LogInterceptor()])
         let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo", encoding: .query)
-        let echoed = try await client.perform(RestingRequest(endpoint: echo, headers: ["Authorization": "Bearer s3cr3t-token"])).value.body
+        let echoed = try await client.perform(
+            RestingRequest(endpoint: echo, headers: ["Authorization": "Bearer s3cr3t-token"])
+        ).value.body
         try check(echoed.values(of: "device-id") == ["injected-42"], "the injected header should reach the server")
-        print("  the server received device-id: \(echoed.values(of: "device-id").joined()); the log above shows no token")
+        print(
+            "  the server received device-id: \(echoed.values(of: "device-id").joined()); the log above shows no token")
     }
 
     private func typedErrors() async throws {
@@ -132,7 +147,8 @@ struct Demo {
             _ = try await client.perform(RestingRequest(endpoint: invalid, body: PostPatch(title: "no user"))).value
             throw UnexpectedResult(description: "an incomplete post should be refused")
         } catch RestingError.httpError(let error) {
-            print("  POST /posts without userId → HTTP \(error.status): \(try error.decodeBody(as: APIError.self).error)")
+            print(
+                "  POST /posts without userId → HTTP \(error.status): \(try error.decodeBody(as: APIError.self).error)")
         }
     }
 
@@ -140,7 +156,9 @@ struct Demo {
         section("6. Empty responses: an optional response is nil for an empty body")
         let client = client()
         for status in [200, 204] {
-            let body = try await client.perform(RestingRequest(endpoint: API.maybeEmpty, pathVariables: ["status": status])).value.body
+            let body = try await client.perform(
+                RestingRequest(endpoint: API.maybeEmpty, pathVariables: ["status": status])
+            ).value.body
             print("  GET /empty/\(status) as PostModel? → \(body.map { "\($0)" } ?? "nil")")
             try check(body == nil, "an empty body should be nil")
         }
@@ -160,10 +178,13 @@ struct Demo {
 
         let started = ContinuousClock.now
         do {
-            _ = try await client.perform(RestingRequest(endpoint: API.slow, pathVariables: ["ms": 5_000], timeout: .milliseconds(500))).value
+            _ = try await client.perform(
+                RestingRequest(endpoint: API.slow, pathVariables: ["ms": 5_000], timeout: .milliseconds(500))
+            ).value
             throw UnexpectedResult(description: "the call should have timed out")
         } catch RestingError.transportFailed(let failure) where failure.kind == .timedOut {
-            let elapsed = (ContinuousClock.now - started).formatted(.units(allowed: [.milliseconds], width: .abbreviated))
+            let elapsed = (ContinuousClock.now - started).formatted(
+                .units(allowed: [.milliseconds], width: .abbreviated))
             print("  a 5 s request with a 500 ms timeout → timedOut after \(elapsed)")
         }
     }

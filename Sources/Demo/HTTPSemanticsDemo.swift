@@ -18,8 +18,9 @@ extension Demo {
     struct WireLogger: RestingInterceptor {
         func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
             let response = try await execution(request)
-            print("    on the wire: \(request.method) \(request.url.path) → \(response.status)"
-                  + (request.headers["Cookie"] == nil ? "" : " (with the session cookie)"))
+            print(
+                "    on the wire: \(request.method) \(request.url.path) → \(response.status)"
+                    + (request.headers["Cookie"] == nil ? "" : " (with the session cookie)"))
             return response
         }
     }
@@ -28,13 +29,17 @@ extension Demo {
         section("12. HTTP semantics: a cookie session across a redirect, an HTTP cache, per-request options")
         let jar = InMemoryCookieJar()
         let cache = HTTPCacheInterceptor(store: MemoryCacheStore())
-        let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
-                                   networkInterceptors: [CookieInterceptor(jar: jar), cache, WireLogger()])
+        let client = RestingClient(
+            baseUrl: baseUrl, httpClient: transport,
+            networkInterceptors: [CookieInterceptor(jar: jar), cache, WireLogger()])
 
         let login = Endpoint<Login, SessionUser>(.post, "/session/login-redirect", encoding: .json)
-        let user = try await client.perform(RestingRequest(endpoint: login, body: Login(user: "ada", password: "secret"))).value.body
+        let user = try await client.perform(
+            RestingRequest(endpoint: login, body: Login(user: "ada", password: "secret"))
+        ).value.body
         print("  POST /session/login-redirect → signed in as \(user.user); the jar holds \(jar.allCookies)")
-        try check(user.user == "ada" && jar.allCookies.count == 1, "the session cookie set on the 302 reached /session/me")
+        try check(
+            user.user == "ada" && jar.allCookies.count == 1, "the session cookie set on the 302 reached /session/me")
 
         let key = UUID().uuidString.prefix(8)
         let resource = Endpoint<Nothing, CachedResource>(.get, "/cache/\(key)?max_age=60&etag=1", encoding: .query)
@@ -43,9 +48,12 @@ extension Demo {
         var reload = RestingRequest(endpoint: resource)
         reload.attributes.cachePolicy = .reloadIgnoringCache
         let reloaded = try await client.perform(reload).value
-        print("  GET /cache/\(key) three times → cache \(first.cacheStatus?.rawValue ?? "-"), "
-              + "\(second.cacheStatus?.rawValue ?? "-") (no request), \(reloaded.cacheStatus?.rawValue ?? "-") (reload asked for)")
-        try check(first.cacheStatus == .miss && second.cacheStatus == .hit && reloaded.cacheStatus == .miss,
-                  "a fresh response is served from the cache")
+        print(
+            "  GET /cache/\(key) three times → cache \(first.cacheStatus?.rawValue ?? "-"), "
+                + "\(second.cacheStatus?.rawValue ?? "-") (no request), \(reloaded.cacheStatus?.rawValue ?? "-") (reload asked for)"
+        )
+        try check(
+            first.cacheStatus == .miss && second.cacheStatus == .hit && reloaded.cacheStatus == .miss,
+            "a fresh response is served from the cache")
     }
 }

@@ -4,7 +4,9 @@ import RestingKit
 /// Prints log lines indented under the demo's sections.
 struct IndentedLogger: RestingLogger {
     func log(level: LogLevel, message: String) {
-        print(message.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
+        print(
+            message.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+        )
     }
 }
 
@@ -32,20 +34,25 @@ extension Demo {
         let verbose = client(interceptors: [LoggingInterceptor(level: .verbose, logger: IndentedLogger())])
         let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
         print("  Verbose logging: the token in the header and in the query never appears")
-        _ = try await verbose.perform(RestingRequest(
-            endpoint: getPost, headers: ["Authorization": "Bearer s3cr3t"], pathVariables: ["id": 1],
-            queryItems: [URLQueryItem(name: "access_token", value: "s3cr3t")])).value
+        _ = try await verbose.perform(
+            RestingRequest(
+                endpoint: getPost, headers: ["Authorization": "Bearer s3cr3t"], pathVariables: ["id": 1],
+                queryItems: [URLQueryItem(name: "access_token", value: "s3cr3t")])
+        ).value
 
         let retry = RetryInterceptor { event in
             if case .retryScheduled(let request, let attempt, let delay) = event {
-                let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+                let milliseconds =
+                    delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
                 print("    retry: attempt \(attempt) of \(request.method) \(request.url.path) in \(milliseconds) ms")
             }
         }
         let retrying = client(interceptors: [retry, LoggingInterceptor(level: .info, logger: IndentedLogger())])
         let flaky = Endpoint<Nothing, Attempts>(.get, "/flaky/{{key}}?failures=2", encoding: .query)
         print("  Retry: /flaky fails twice with 503, then answers")
-        let attempts = try await retrying.perform(RestingRequest(endpoint: flaky, pathVariables: ["key": UUID().uuidString])).value.body.attempts
+        let attempts = try await retrying.perform(
+            RestingRequest(endpoint: flaky, pathVariables: ["key": UUID().uuidString])
+        ).value.body.attempts
         try check(attempts == 3, "the third attempt should succeed")
         print("  Retry-After: /retry-after asks for 1 s")
         let later = Endpoint<Nothing, Attempts>(.get, "/retry-after/{{key}}?seconds=1", encoding: .query)
@@ -54,7 +61,9 @@ extension Demo {
         print("  Auth: the first token is rejected with 401, refreshed once, and the request sent again")
         let auth = AuthInterceptor(provider: DemoTokens(tokenClient: client()))
         let authed = client(interceptors: [auth, LoggingInterceptor(level: .info, logger: IndentedLogger())])
-        let me = try await authed.perform(RestingRequest(endpoint: Endpoint<Nothing, Me>(.get, "/auth/me", encoding: .query))).value.body
+        let me = try await authed.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Me>(.get, "/auth/me", encoding: .query))
+        ).value.body
         print("  signed in as \(me.user)")
     }
 }

@@ -47,6 +47,7 @@ enum API {
     static let patchPost = Endpoint<PostPatch, PostModel>(.patch, "/posts/{{post_id}}", encoding: .json)
     static let deletePost = Endpoint<Nothing, Nothing>(.delete, "/posts/{{post_id}}", encoding: .query)
     static let maybeEmpty = Endpoint<Nothing, PostModel?>(.get, "/empty/{{status}}", encoding: .query)
-    static let echoFile = Endpoint<Nothing, EchoedRequest>(.get, "/echo/users/{{userId}}/files/{{name}}", encoding: .query)
+    static let echoFile = Endpoint<Nothing, EchoedRequest>(
+        .get, "/echo/users/{{userId}}/files/{{name}}", encoding: .query)
     static let slow = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}", encoding: .query)
 }

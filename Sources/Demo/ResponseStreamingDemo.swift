@@ -29,11 +29,14 @@ extension Demo {
     func responseStreaming() async throws {
         section("11. Streamed responses: Server-Sent Events as they arrive, cut and resumed; an NDJSON feed")
         let started = ContinuousClock.now
-        let events = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse?count=6&interval_ms=150&cut_after=3&retry_ms=100",
-                                                        encoding: .query)
+        let events = Endpoint<Nothing, ServerSentEvents>(
+            .get, "/stream/sse?count=6&interval_ms=150&cut_after=3&retry_ms=100",
+            encoding: .query)
         let response = try await client(interceptors: [ReconnectionReporter(started: started)])
             .perform(RestingRequest(endpoint: events)).value
-        print("  \(Self.elapsed(since: started))  GET /stream/sse → \(response.status) \(response.headers["Content-Type"] ?? "-"), events follow")
+        print(
+            "  \(Self.elapsed(since: started))  GET /stream/sse → \(response.status) \(response.headers["Content-Type"] ?? "-"), events follow"
+        )
         var ids: [Int] = []
         for try await event in response.body.reconnecting(.init(maximumAttempts: 3)) {
             let item = try event.decode(FeedItem.self)
@@ -43,7 +46,8 @@ extension Demo {
         try check(ids == Array(1...6), "expected events 1...6 once each, got \(ids)")
         print("  every event arrived once, in order, across the cut; the last reconnection got 204 (no more events)")
 
-        let feed = Endpoint<Nothing, JSONLines<FeedItem>>(.get, "/stream/ndjson?count=4&interval_ms=50", encoding: .query)
+        let feed = Endpoint<Nothing, JSONLines<FeedItem>>(
+            .get, "/stream/ndjson?count=4&interval_ms=50", encoding: .query)
         var items: [FeedItem] = []
         for try await item in try await client().perform(RestingRequest(endpoint: feed)).value.body {
             items.append(item)

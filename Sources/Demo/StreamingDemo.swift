@@ -20,15 +20,18 @@ extension Demo {
 
     func streaming() async throws {
         section("10. Uploads and downloads: multipart streamed from disk, a download cut midway and resumed")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restingkit-demo-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "restingkit-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let original = directory.appendingPathComponent("holiday.jpg")
-        try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 8 * 1024 * 1024)?.write(to: original)
+        try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 8 * 1024 * 1024)?.write(
+            to: original)
         let digest = try SHA256.hex(ofFile: original)
 
         let upload = Endpoint<PhotoUpload, StoredUpload>(.post, "/upload", encoding: .multipartFormData)
-        var request = RestingRequest(endpoint: upload, body: PhotoUpload(caption: "Sunset", file: MultipartFile(url: original)))
+        var request = RestingRequest(
+            endpoint: upload, body: PhotoUpload(caption: "Sunset", file: MultipartFile(url: original)))
         request.queryItems = [Self.demoRate]
         let uploadBar = ProgressBar(label: "upload")
         let stored = try await client().upload(request)
@@ -36,7 +39,9 @@ extension Demo {
             .value.body
         uploadBar.end()
         try check(stored.sha256 == digest, "the server stored other bytes than the file's")
-        print("  POST /upload (multipart, 8 MiB from disk) → stored as \(stored.name), SHA-256 \(digest.prefix(16))… matches")
+        print(
+            "  POST /upload (multipart, 8 MiB from disk) → stored as \(stored.name), SHA-256 \(digest.prefix(16))… matches"
+        )
 
         let storedFile = Endpoint<Nothing, Data>(.get, "/uploads/{{name}}", encoding: .query)
         let destination = directory.appendingPathComponent("downloaded.jpg")
@@ -46,7 +51,9 @@ extension Demo {
             _ = try await client().download(cut, to: destination).value
             try check(false, "the server should have cut the connection")
         } catch RestingError.transportFailed(let failure) {
-            print("  GET /uploads/\(stored.name), cut by the server after 3 MiB → \(failure.kind); the partial file is kept")
+            print(
+                "  GET /uploads/\(stored.name), cut by the server after 3 MiB → \(failure.kind); the partial file is kept"
+            )
         }
 
         var resumed = RestingRequest(endpoint: storedFile, pathVariables: ["name": stored.name])
@@ -58,7 +65,9 @@ extension Demo {
         downloadBar.end()
         let downloadedDigest = try SHA256.hex(ofFile: destination)
         try check(downloadedDigest == digest && file.resumedFrom > 0, "the resumed download differs from the original")
-        print("  downloaded again, resumed from byte \(file.resumedFrom) (HTTP \(file.status)) → SHA-256 \(downloadedDigest.prefix(16))… matches")
+        print(
+            "  downloaded again, resumed from byte \(file.resumedFrom) (HTTP \(file.status)) → SHA-256 \(downloadedDigest.prefix(16))… matches"
+        )
     }
 }
 
@@ -72,10 +81,16 @@ final class ProgressBar: Sendable {
     func show(_ done: Int64, of total: Int64?) {
         guard let total, total > 0 else { return }
         let percent = Int(min(100, done * 100 / total))
-        guard lastPercent.withLock({ last in defer { last = percent }; return last != percent }) else { return }
+        guard
+            lastPercent.withLock({ last in
+                defer { last = percent }
+                return last != percent
+            })
+        else { return }
         let filled = percent / 5
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled)
-        let amounts = String(format: "%3d%%  %.1f/%.1f MiB", percent, Double(done) / 1_048_576, Double(total) / 1_048_576)
+        let amounts = String(
+            format: "%3d%%  %.1f/%.1f MiB", percent, Double(done) / 1_048_576, Double(total) / 1_048_576)
         print("\r  \(label.padding(toLength: 8, withPad: " ", startingAt: 0)) [\(bar)] \(amounts)", terminator: "")
         fflush(nil)  // the line has no newline yet
     }

@@ -81,13 +81,20 @@ private struct FieldEncoder: Encoder {
         // An array or a scalar at the top level has no name to put its values under.
         guard let root = path.first, !(codingPath.first is IndexKey) else {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: codingPath, debugDescription: "form fields need a keyed top-level value (a struct or a dictionary)"))
+                value,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "form fields need a keyed top-level value (a struct or a dictionary)"))
         }
         // A bracket inside a key would let a value (a dictionary key from user input, say) reshape the
         // nesting that servers read back — `x][role` becoming a `role` parameter — so it is refused.
         if let bad = path.first(where: { $0.contains("[") || $0.contains("]") }) {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: codingPath, debugDescription: "the key \(bad.debugDescription) contains a bracket, which would change the field's nesting"))
+                value,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription:
+                        "the key \(bad.debugDescription) contains a bracket, which would change the field's nesting"))
         }
         let name = root + path.dropFirst().map { "[\($0)]" }.joined()
         output.fields.append(FormField(name: name, value: value))
@@ -106,7 +113,11 @@ private struct FieldEncoder: Encoder {
         case let url as URL: try write(url.absoluteString)
         case let file as MultipartFile: try write(.file(file))
         case let date as Date:
-            if let text = try options.dateEncoding.text(for: date) { try write(text) } else { try date.encode(to: self) }
+            if let text = try options.dateEncoding.text(for: date) {
+                try write(text)
+            } else {
+                try date.encode(to: self)
+            }
         case let data as Data:
             if let field = try options.encodeData(data) { try write(field) } else { try data.encode(to: self) }
         case let dictionary as [String: any Encodable]:
@@ -195,7 +206,9 @@ private struct UnkeyedFieldContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { try nextElement().write("") }
     mutating func encode<T: Encodable>(_ value: T) throws { try nextElement().encodeValue(value) }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         nextElement().container(keyedBy: keyType)
     }
 

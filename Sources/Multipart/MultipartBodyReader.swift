@@ -54,15 +54,20 @@ public final class MultipartBodyReader {
         offset = 0
     }
 
-    private func readFile(_ url: URL, length: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(MultipartError) -> Int {
+    private func readFile(_ url: URL, length: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(MultipartError)
+        -> Int
+    {
         if descriptor < 0 {
-            guard try FileStatus.readableLength(of: url) == length else { throw .fileChanged(url, expectedLength: length) }
+            guard try FileStatus.readableLength(of: url) == length else {
+                throw .fileChanged(url, expectedLength: length)
+            }
             guard let opened = FileIO.openForReading(url) else { throw .fileUnreadable(url, reason: FileIO.lastError) }
             descriptor = opened
         }
         let wanted = Int(min(Int64(buffer.count), length - offset))
         guard wanted > 0 else { return 0 }
-        guard let count = FileIO.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted])) else {
+        guard let count = FileIO.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+        else {
             throw .fileUnreadable(url, reason: FileIO.lastError)
         }
         // Ending early means the file shrank after it was measured.

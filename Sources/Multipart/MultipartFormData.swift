@@ -77,7 +77,8 @@ public struct MultipartFormData: Sendable {
 
     init(parts: [Part], makeBoundary: () -> String) throws(MultipartError) {
         for part in parts {
-            for text in [part.name, part.filename, part.contentType].compactMap({ $0 }) where text.contains(where: \.isNewline) {
+            for text in [part.name, part.filename, part.contentType].compactMap({ $0 })
+            where text.contains(where: \.isNewline) {
                 throw .invalidValue(reason: "a part header value contains a line break: \(text.debugDescription)")
             }
         }

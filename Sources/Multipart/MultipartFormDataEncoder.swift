@@ -66,7 +66,8 @@ public struct MultipartFormDataEncoder: Sendable {
             switch field.value {
             case .text(let text): parts.append(.text(field.name, text))
             case .bytes(let data):
-                parts.append(MultipartFormData.Part(name: field.name, contentType: MIMEType.fallback, content: .bytes(data)))
+                parts.append(
+                    MultipartFormData.Part(name: field.name, contentType: MIMEType.fallback, content: .bytes(data)))
             case .file(let file): parts.append(try .file(field.name, file))
             }
         }

@@ -1,7 +1,6 @@
+import Foundation
 @_exported import RestingCore
 @_exported import RestingURLSession
-
-import Foundation
 
 extension RestingClient {
     /// A client on the default transport, ``URLSessionClient/shared``.

@@ -9,7 +9,8 @@ import FoundationNetworking
 ///
 /// The script prints `… listening on http://127.0.0.1:<port>` first. It is started with `--exit-with-stdin`: it exits when this process closes its standard input,
 /// which also happens when this process dies, so no server outlives the run that started it.
-public final class LocalServer: @unchecked Sendable {  // `process` and `input` are only touched in init, stop() and stopAndWait()
+// `@unchecked`: `process` and `input` are only touched in init, stop() and stopAndWait().
+public final class LocalServer: @unchecked Sendable {
     public enum StartError: Error, CustomStringConvertible {
         case scriptNotFound(String)
         case didNotStart(String)
@@ -60,7 +61,8 @@ public final class LocalServer: @unchecked Sendable {  // `process` and `input` 
         guard FileManager.default.fileExists(atPath: script.path) else { throw StartError.scriptNotFound(script.path) }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"]
+        process.arguments =
+            ["python3", script.path, "--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"]
             + arguments + (verbose ? ["--verbose"] : [])
         input = Pipe()
         let output = Pipe()
@@ -76,7 +78,8 @@ public final class LocalServer: @unchecked Sendable {  // `process` and `input` 
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let address = text.split(separator: " ").last, let port = address.split(separator: ":").last.flatMap({ Int($0) })
+        guard let address = text.split(separator: " ").last,
+            let port = address.split(separator: ":").last.flatMap({ Int($0) })
         else {
             process.terminate()
             throw StartError.didNotStart(text)

@@ -19,10 +19,13 @@ public final class UnresponsiveListener: @unchecked Sendable {  // descriptors a
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let listening = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, generic, &length) == 0
+                bind(listener, generic, length) == 0 && listen(listener, 0) == 0
+                    && getsockname(listener, generic, &length) == 0
             }
         }
-        guard listening else { throw LocalServer.StartError.didNotStart("cannot listen: \(String(cString: strerror(errno)))") }
+        guard listening else {
+            throw LocalServer.StartError.didNotStart("cannot listen: \(String(cString: strerror(errno)))")
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
         // Fill the accept queue; with it full, the kernel drops new SYNs (the client retries until it gives up).
         for _ in 0..<3 {

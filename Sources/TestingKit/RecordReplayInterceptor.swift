@@ -45,15 +45,19 @@ public struct RecordReplayInterceptor: RestingInterceptor {
         let file = directory.appendingPathComponent(Self.fixtureName(request, body: body))
         if mode != .record, let recorded = try? Data(contentsOf: file) {
             do {
-                return try JSONDecoder().decode(RecordedExchange.self, from: recorded).response.dataResponse(url: request.url)
+                return try JSONDecoder().decode(RecordedExchange.self, from: recorded).response.dataResponse(
+                    url: request.url)
             } catch {
-                throw RestingError.bodyUnreadable(reason: "fixture \(file.lastPathComponent) is not a recorded exchange: \(error)")
+                throw RestingError.bodyUnreadable(
+                    reason: "fixture \(file.lastPathComponent) is not a recorded exchange: \(error)")
             }
         }
         guard mode != .replayOnly else {
             throw RestingError.transportFailed(
-                TransportError(kind: .other, code: 0, domain: "RecordReplayInterceptor",
-                               message: "no recording for \(request.method) \(redaction.url(request.url)) (expected \(file.path))"))
+                TransportError(
+                    kind: .other, code: 0, domain: "RecordReplayInterceptor",
+                    message: "no recording for \(request.method) \(redaction.url(request.url)) (expected \(file.path))")
+            )
         }
         // A streamed body is recorded whole, then answered from memory: a recording is a test fixture.
         let response = try await execution(request).buffered()

@@ -15,8 +15,10 @@ struct RecordedExchange: Codable {
 
         /// A request's body is stored only where the policy can redact it (JSON, forms); a response's body
         /// must replay, so any other kind is stored as it came, in base64 when it is not UTF-8.
-        init(method: String? = nil, url: String? = nil, status: Int? = nil, headers: HTTPHeaders, body: Data,
-             redaction: RedactionPolicy, replayable: Bool) {
+        init(
+            method: String? = nil, url: String? = nil, status: Int? = nil, headers: HTTPHeaders, body: Data,
+            redaction: RedactionPolicy, replayable: Bool
+        ) {
             self.method = method
             self.url = url
             self.status = status
@@ -51,9 +53,11 @@ struct RecordedExchange: Codable {
     var response: Message
 
     init(request: HTTPRequest, body: Data, response: HTTPDataResponse, redaction: RedactionPolicy) {
-        self.request = Message(method: request.method.rawValue, url: redaction.url(request.url), headers: request.headers,
-                               body: body, redaction: redaction, replayable: false)
-        self.response = Message(status: response.status, headers: response.headers, body: response.body, redaction: redaction,
-                                replayable: true)
+        self.request = Message(
+            method: request.method.rawValue, url: redaction.url(request.url), headers: request.headers,
+            body: body, redaction: redaction, replayable: false)
+        self.response = Message(
+            status: response.status, headers: response.headers, body: response.body, redaction: redaction,
+            replayable: true)
     }
 }

@@ -25,11 +25,14 @@ let readCallback: rk_data_callback = { bytes, size, count, userdata in
 }
 
 let seekCallback: rk_seek_callback = { userdata, offset, origin in
-    guard offset == 0, origin == SEEK_SET, let transfer = transfer(userdata) else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+    guard offset == 0, origin == SEEK_SET, let transfer = transfer(userdata) else {
+        return Int32(CURL_SEEKFUNC_CANTSEEK)
+    }
     return transfer.rewindBody()
 }
 
 let progressCallback: rk_progress_callback = { userdata, downloadTotal, downloaded, _, uploaded in
-    let keepsUp = transfer(userdata)?.reportProgress(downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))
+    let keepsUp = transfer(userdata)?.reportProgress(
+        downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))
     return keepsUp == false ? 1 : 0
 }

@@ -44,25 +44,33 @@ public final class CurlClient: HTTPClient {
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         try request.validate()
-        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(request) { hop in
+        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(
+            request
+        ) { hop in
             try await exchange(hop, progress: progress)
         }
     }
 
     /// One request and its response, without following redirects.
-    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
+    {
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
-            return try await withDeadline(timeout, expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)") }) {
-                try await self.transfer(request, progress: progress)
-            }
+            return try await withDeadline(
+                timeout,
+                expired: {
+                    CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)")
+                },
+                operation: { try await self.transfer(request, progress: progress) })
         }
         return try await transfer(request, progress: progress)
     }
 
-    private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        let transfer = CurlTransfer(request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
-                                    minimumRate: configuration.minimumTransferRate, census: census, driver: driver)
+    private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
+    {
+        let transfer = CurlTransfer(
+            request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
+            minimumRate: configuration.minimumTransferRate, census: census, driver: driver)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.continuation = continuation

@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 /// How a ``CurlClient`` connects, verifies and limits its transfers (also spelled `CurlClient.Configuration`).
 ///
@@ -54,6 +55,8 @@ public struct CurlConfiguration: Sendable {
 extension CurlConfiguration {
     /// Which HTTP versions a client speaks.
     public enum HTTPVersion: Sendable {
+        // Version numbers read better with their dot as `_`.
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         /// HTTP/1.1 only.
         case http1_1
         /// HTTP/2 when TLS negotiates it (ALPN), HTTP/1.1 otherwise. Requests to one host share a connection.
@@ -114,8 +117,12 @@ extension CurlConfiguration {
 
     /// The oldest TLS version a client accepts.
     public enum MinimumVersion: Sendable {
+        // Version numbers read better with their dot as `_`.
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         /// TLS 1.2 and later.
         case tls1_2
+        // Version numbers read better with their dot as `_`.
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         /// TLS 1.3 only.
         case tls1_3
     }

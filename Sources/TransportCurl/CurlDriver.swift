@@ -51,7 +51,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     init(configuration: CurlConfiguration) throws(RestingError) {
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else {
-            throw .transportFailed(TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_multi_init failed"))
+            throw .transportFailed(
+                TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_multi_init failed"))
         }
         self.multi = multi
         self.configuration = configuration
@@ -60,15 +61,18 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         _ = rk_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         // The thread keeps the driver alive until its loop ends.
         let context = Unmanaged.passRetained(self)
-        let started = rk_start_thread(Self.threadName, { context in
-            context.map { Unmanaged<CurlDriver>.fromOpaque($0).takeRetainedValue().run() }
-        }, context.toOpaque())
+        let started = rk_start_thread(
+            Self.threadName,
+            { context in
+                context.map { Unmanaged<CurlDriver>.fromOpaque($0).takeRetainedValue().run() }
+            }, context.toOpaque())
         guard started == 0 else {
             context.release()
             curl_multi_cleanup(multi)
             throw .transportFailed(
-                TransportError(kind: .other, code: Int(started), domain: CurlError.domain,
-                               message: "cannot start the driver thread: \(String(cString: strerror(started)))"))
+                TransportError(
+                    kind: .other, code: Int(started), domain: CurlError.domain,
+                    message: "cannot start the driver thread: \(String(cString: strerror(started)))"))
         }
     }
 
@@ -185,7 +189,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
 
     private func sleepUntilWoken() {
         let sleeps = mailbox.withLock { mailbox in
-            let idle = mailbox.jobs.isEmpty && mailbox.submissions.isEmpty && mailbox.cancellations.isEmpty
+            let idle =
+                mailbox.jobs.isEmpty && mailbox.submissions.isEmpty && mailbox.cancellations.isEmpty
                 && mailbox.unpauses.isEmpty
             mailbox.isSleeping = idle
             return idle
@@ -200,7 +205,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     /// Stops taking mail if nothing arrived since the last look; late jobs then run elsewhere.
     private func shutDownIfIdle() -> Bool {
         let stopped = mailbox.withLock { mailbox in
-            guard mailbox.jobs.isEmpty, mailbox.submissions.isEmpty, mailbox.cancellations.isEmpty, mailbox.unpauses.isEmpty
+            guard mailbox.jobs.isEmpty, mailbox.submissions.isEmpty, mailbox.cancellations.isEmpty,
+                mailbox.unpauses.isEmpty
             else { return false }
             mailbox.hasStopped = true
             return true
@@ -239,8 +245,9 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             let added = curl_multi_add_handle(multi, handle.raw)
             guard added == CURLM_OK else {
                 throw RestingError.transportFailed(
-                    TransportError(kind: .other, code: Int(added.rawValue), domain: "CURLMcode",
-                                   message: String(cString: curl_multi_strerror(added))))
+                    TransportError(
+                        kind: .other, code: Int(added.rawValue), domain: "CURLMcode",
+                        message: String(cString: curl_multi_strerror(added))))
             }
             activeTransfers += 1
         } catch {

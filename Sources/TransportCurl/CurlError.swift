@@ -34,7 +34,8 @@ enum CurlError {
         }
         let summary = String(cString: curl_easy_strerror(code))
         return .transportFailed(
-            TransportError(kind: kind, code: Int(code.rawValue), domain: domain,
-                           message: detail.isEmpty ? summary : "\(summary): \(detail)"))
+            TransportError(
+                kind: kind, code: Int(code.rawValue), domain: domain,
+                message: detail.isEmpty ? summary : "\(summary): \(detail)"))
     }
 }

@@ -1,10 +1,11 @@
 import CCurl
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 /// One exchange on an easy handle: sets the handle up from an ``/RestingCore/HTTPRequest``, receives libcurl's callbacks,
 /// and turns the outcome into a response.
@@ -89,22 +90,28 @@ final class CurlTransfer: @unchecked Sendable {
     func configure(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
         self.handle = handle
         try handle.set(CURLOPT_URL, request.url.absoluteString, "URL")
-        for option in [CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA, CURLOPT_READDATA, CURLOPT_SEEKDATA] {
+        for option in [
+            CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA, CURLOPT_READDATA,
+            CURLOPT_SEEKDATA,
+        ] {
             try handle.set(option, pointer: userdata, "callback data")
         }
         try configureMethodAndBody(handle)
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
         // its head only, which `CurlClient` enforces.
-        let timeout = streaming != nil ? 0 : request.timeout.map(EasyHandle.timeoutMilliseconds) ?? handle.defaultTimeout
+        let timeout =
+            streaming != nil ? 0 : request.timeout.map(EasyHandle.timeoutMilliseconds) ?? handle.defaultTimeout
         try handle.set(CURLOPT_TIMEOUT_MS, timeout, "timeout")
         let liftsLimit = sink != nil || streaming != nil
         if liftsLimit != handle.responseSizeLimitLifted {
-            try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: liftsLimit ? 0 : handle.maximumResponseSize, "maximum response size")
+            try handle.set(
+                CURLOPT_MAXFILESIZE_LARGE, offset: liftsLimit ? 0 : handle.maximumResponseSize, "maximum response size")
             handle.responseSizeLimitLifted = liftsLimit
         }
         // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
-        try handle.set(CURLOPT_PIPEWAIT, request.url.scheme == "https" || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
+        try handle.set(
+            CURLOPT_PIPEWAIT, request.url.scheme == "https" || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
     }
 
     private func configureMethodAndBody(_ handle: EasyHandle) throws(RestingError) {
@@ -313,8 +320,10 @@ final class CurlTransfer: @unchecked Sendable {
         let now = ContinuousClock.now
         guard now - lastProgressReport >= Self.progressInterval else { return true }
         lastProgressReport = now
-        progress(TransferProgress(bytesSent: uploaded, totalBytesToSend: uploadLength, bytesReceived: downloaded,
-                                  totalBytesToReceive: expected > 0 ? expected : nil))
+        progress(
+            TransferProgress(
+                bytesSent: uploaded, totalBytesToSend: uploadLength, bytesReceived: downloaded,
+                totalBytesToReceive: expected > 0 ? expected : nil))
         return true
     }
 
@@ -330,7 +339,9 @@ final class CurlTransfer: @unchecked Sendable {
         if let failure { return .failure(failure) }
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.responseTooLarge(limit: maximumResponseSize)) }
         // libcurl answers a header line past its own limit (100 KB) with "out of memory": a malformed head.
-        if code == CURLE_OUT_OF_MEMORY, !headSeen { return .failure(Self.malformed("a response header line is too long")) }
+        if code == CURLE_OUT_OF_MEMORY, !headSeen {
+            return .failure(Self.malformed("a response header line is too long"))
+        }
         guard code == CURLE_OK else { return .failure(CurlError.restingError(code, detail: handle.errorDetail)) }
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
         do {
@@ -348,8 +359,10 @@ final class CurlTransfer: @unchecked Sendable {
             bytesSent: handle.offset(CURLINFO_SIZE_UPLOAD_T),
             bytesReceived: received)
         let sent = metrics.bytesSent ?? 0
-        progress(TransferProgress(bytesSent: sent, totalBytesToSend: uploadLength, bytesReceived: received,
-                                  totalBytesToReceive: received))
+        progress(
+            TransferProgress(
+                bytesSent: sent, totalBytesToSend: uploadLength, bytesReceived: received,
+                totalBytesToReceive: received))
         return .success(
             HTTPDataResponse(
                 // libcurl never follows redirects here (RedirectFollower does), so the URL is the request's.

@@ -6,14 +6,16 @@ extension EasyHandle {
     /// Unix socket, TLS — set once for its whole life: transfers then set only what their request changes.
     static func make(for configuration: CurlConfiguration) throws(RestingError) -> EasyHandle {
         guard let handle = EasyHandle(configuration: configuration) else {
-            throw .transportFailed(TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_easy_init failed"))
+            throw .transportFailed(
+                TransportError(kind: .other, code: 0, domain: CurlError.domain, message: "curl_easy_init failed"))
         }
         try handle.set(CURLOPT_NOSIGNAL, 1, "no signals")
         // HTTPRequest.validate already refuses other schemes; libcurl refuses them too, on every hop it makes.
         try handle.set(CURLOPT_PROTOCOLS_STR, "http,https", "protocols")
         try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "redirect protocols")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, writeCallback), "body sink")
-        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, headerCallback), "header sink")
+        try handle.check(
+            rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, headerCallback), "header sink")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_READFUNCTION, readCallback), "body reader")
         try handle.check(rk_easy_setopt_seek_callback(handle.raw, seekCallback), "body rewind")
         try handle.check(rk_easy_setopt_progress_callback(handle.raw, progressCallback), "progress")
@@ -21,7 +23,8 @@ extension EasyHandle {
         try handle.set(CURLOPT_CONNECTTIMEOUT_MS, timeoutMilliseconds(configuration.connectTimeout), "connect timeout")
         if let idle = configuration.idleTimeout {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1, "idle timeout")
-            try handle.set(CURLOPT_LOW_SPEED_TIME, max(1, min(idle, .effectivelyForever).wholeSecondsRoundedUp), "idle timeout")
+            try handle.set(
+                CURLOPT_LOW_SPEED_TIME, max(1, min(idle, .effectivelyForever).wholeSecondsRoundedUp), "idle timeout")
         }
         if configuration.automaticDecompression { try handle.set(CURLOPT_ACCEPT_ENCODING, "", "decompression") }
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maximumResponseSize, "maximum response size")

@@ -96,7 +96,9 @@ final class SpillingStreamFeed: Sendable {
             var buffer = [UInt8](repeating: 0, count: Self.refillChunkSize)
             while state.spilled > 0 {
                 let count = Int(min(Int64(buffer.count), state.spilled))
-                let read = buffer.withUnsafeMutableBytes { pread(state.descriptor, $0.baseAddress, count, off_t(state.readOffset)) }
+                let read = buffer.withUnsafeMutableBytes {
+                    pread(state.descriptor, $0.baseAddress, count, off_t(state.readOffset))
+                }
                 guard read > 0 else {
                     state.end(Self.failure("cannot read back the streamed body: \(String(cString: strerror(errno)))"))
                     return
@@ -134,9 +136,13 @@ final class SpillingStreamFeed: Sendable {
     private func spill(_ chunk: Data, in state: inout State) -> RestingError? {
         guard state.spilled + Int64(chunk.count) <= spillLimit else { return .responseTooLarge(limit: spillLimit) }
         if state.descriptor < 0 {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("resting-stream-\(UUID().uuidString)").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "resting-stream-\(UUID().uuidString)"
+            ).path
             let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { return Self.failure("cannot create a spill file: \(String(cString: strerror(errno)))") }
+            guard descriptor >= 0 else {
+                return Self.failure("cannot create a spill file: \(String(cString: strerror(errno)))")
+            }
             // Unlinked at once: the bytes vanish with the descriptor, whatever happens to the process.
             unlink(path)
             state.descriptor = descriptor
@@ -144,14 +150,17 @@ final class SpillingStreamFeed: Sendable {
         let written = chunk.withUnsafeBytes { bytes in
             var done = 0
             while done < bytes.count {
-                let count = pwrite(state.descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done,
-                                   off_t(state.writeOffset) + off_t(done))
+                let count = pwrite(
+                    state.descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done,
+                    off_t(state.writeOffset) + off_t(done))
                 guard count > 0 else { return false }
                 done += count
             }
             return true
         }
-        guard written else { return Self.failure("cannot spill the streamed body: \(String(cString: strerror(errno)))") }
+        guard written else {
+            return Self.failure("cannot spill the streamed body: \(String(cString: strerror(errno)))")
+        }
         state.writeOffset += Int64(chunk.count)
         return nil
     }

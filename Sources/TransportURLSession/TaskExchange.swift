@@ -40,8 +40,10 @@ final class TaskExchange: Sendable {
     private let streaming: ResponseStreaming?
     private let streamSpillLimit: Int64
 
-    init(request: HTTPRequest, maximumResponseSize: Int64, minimumRate: MinimumTransferRate? = nil,
-         streamSpillLimit: Int64, progress: @escaping ProgressHandler) {
+    init(
+        request: HTTPRequest, maximumResponseSize: Int64, minimumRate: MinimumTransferRate? = nil,
+        streamSpillLimit: Int64, progress: @escaping ProgressHandler
+    ) {
         self.request = request
         self.maximumResponseSize = maximumResponseSize
         streaming = request.downloadTarget == nil ? request.responseStreaming : nil
@@ -58,7 +60,9 @@ final class TaskExchange: Sendable {
 
     // MARK: Caller side
 
-    func start(session: URLSession, delegate: SessionDelegate, request urlRequest: URLRequest, continuation: Continuation) {
+    func start(
+        session: URLSession, delegate: SessionDelegate, request urlRequest: URLRequest, continuation: Continuation
+    ) {
         guard state.withLock({ $0.lifecycle.mayStart }) else {
             return continuation.resume(throwing: RestingError.cancelled)
         }
@@ -102,10 +106,12 @@ final class TaskExchange: Sendable {
                 return nil
             }
             let (stream, feed) = SpillingStreamFeed.makeStream(
-                bufferSize: streaming.bufferSize, spillLimit: streamSpillLimit, onCancel: { [weak self] in self?.stopStream() })
+                bufferSize: streaming.bufferSize, spillLimit: streamSpillLimit,
+                onCancel: { [weak self] in self?.stopStream() })
             guard let continuation = state.lifecycle.beginStreaming(into: feed) else { return nil }
-            let head = HTTPDataResponse(status: response.statusCode, headers: state.headers,
-                                        url: response.url ?? request.url, bodyStream: stream)
+            let head = HTTPDataResponse(
+                status: response.statusCode, headers: state.headers,
+                url: response.url ?? request.url, bodyStream: stream)
             return (continuation, head)
         }
         if let (continuation, response) = head { continuation.resume(returning: response) }
@@ -139,8 +145,13 @@ final class TaskExchange: Sendable {
             }
             guard state.lifecycle.isRunning else { return (nil, false) }
             do throws(RestingError) {
-                if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
-                if let minimumRate, state.rateFloor?.isTooSlow(received: state.progress.bytesReceived + Int64(data.count), at: .now) == true {
+                if state.response == nil, let response = response as? HTTPURLResponse {
+                    try accept(response, in: &state)
+                }
+                if let minimumRate,
+                    state.rateFloor?.isTooSlow(received: state.progress.bytesReceived + Int64(data.count), at: .now)
+                        == true
+                {
                     throw minimumRate.failure(domain: NSURLErrorDomain, code: URLError.timedOut.rawValue)
                 }
                 if state.sink?.destination == .file {
@@ -166,14 +177,20 @@ final class TaskExchange: Sendable {
         state.response = response
         state.headers = URLSessionMapping.headers(of: response)
         // HTTPURLResponse joins repeated fields with ", ": two different lengths leave the body's end to a guess.
-        if let lengths = state.headers["Content-Length"], Set(lengths.split(separator: ",").map { $0.filter { $0 != " " } }).count > 1 {
-            throw .transportFailed(TransportError(kind: .malformedResponse, code: URLError.badServerResponse.rawValue,
-                                                  domain: NSURLErrorDomain, message: "conflicting Content-Length headers"))
+        if let lengths = state.headers["Content-Length"],
+            Set(lengths.split(separator: ",").map { $0.filter { $0 != " " } }).count > 1
+        {
+            throw .transportFailed(
+                TransportError(
+                    kind: .malformedResponse, code: URLError.badServerResponse.rawValue,
+                    domain: NSURLErrorDomain, message: "conflicting Content-Length headers"))
         }
         let expected = response.expectedContentLength
         state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
         // The limit is for bodies held in memory; a download's goes to its file, a stream's to its reader.
-        if expected > maximumResponseSize, state.sink == nil, streaming == nil { throw .responseTooLarge(limit: maximumResponseSize) }
+        if expected > maximumResponseSize, state.sink == nil, streaming == nil {
+            throw .responseTooLarge(limit: maximumResponseSize)
+        }
         try state.sink?.begin(status: response.statusCode, headers: state.headers)
     }
 
@@ -199,12 +216,17 @@ final class TaskExchange: Sendable {
             if let failure = state.failure ?? state.bodyStream?.failure { return .failure(failure) }
             if let error { return .failure(URLSessionMapping.restingError(error)) }
             do throws(RestingError) {
-                if state.response == nil, let response = response as? HTTPURLResponse { try accept(response, in: &state) }
-                guard let response = state.response else { throw URLSessionMapping.restingError(URLError(.badServerResponse)) }
+                if state.response == nil, let response = response as? HTTPURLResponse {
+                    try accept(response, in: &state)
+                }
+                guard let response = state.response else {
+                    throw URLSessionMapping.restingError(URLError(.badServerResponse))
+                }
                 try state.sink?.finish(status: response.statusCode, headers: state.headers)
                 return .success(
-                    HTTPDataResponse(status: response.statusCode, headers: state.headers, body: state.body,
-                                     url: response.url ?? request.url))
+                    HTTPDataResponse(
+                        status: response.statusCode, headers: state.headers, body: state.body,
+                        url: response.url ?? request.url))
             } catch {
                 return .failure(error)
             }

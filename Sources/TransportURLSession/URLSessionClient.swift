@@ -67,7 +67,8 @@ public final class URLSessionClient: HTTPClient {
     /// directly. Use `CurlClient`'s proxy settings there.
     public init(
         configuration: URLSessionConfiguration = .default, maximumRedirects: Int = TransportDefaults.maximumRedirects,
-        maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize, minimumTransferRate: MinimumTransferRate? = .default,
+        maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize,
+        minimumTransferRate: MinimumTransferRate? = .default,
         streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit
     ) {
         // Cookies flow only through a `CookieJar` (a `CookieInterceptor`), as on every transport: a second,
@@ -99,13 +100,16 @@ public final class URLSessionClient: HTTPClient {
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         if let unsupportedSetting { throw unsupportedSetting }
         try request.validate()
-        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(request) { hop in
+        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(
+            request
+        ) { hop in
             try await exchange(hop, progress: progress)
         }
     }
 
     /// One request and its response; URLSession's own redirect handling is refused by the session delegate.
-    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
+    {
         var urlRequest = try URLSessionMapping.urlRequest(for: request)
         // A deadline a century away is none; FoundationNetworking would overflow converting a larger one.
         guard let timeout = request.timeout, timeout < .effectivelyForever else {
@@ -116,20 +120,24 @@ public final class URLSessionClient: HTTPClient {
         // carries a whole-second value that can only fire after it.
         // A streamed response's timeout bounds its head only: the session's own (idle) timeout governs its body.
         if request.responseStreaming == nil { urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up) }
-        return try await withDeadline(timeout, expired: {
-            .transportFailed(TransportError(kind: .timedOut, code: URLError.timedOut.rawValue, domain: NSURLErrorDomain,
-                                            message: "no response within \(timeout)"))
-        }) { [urlRequest] in
-            try await self.perform(request, urlRequest, progress: progress)
-        }
+        return try await withDeadline(
+            timeout,
+            expired: {
+                .transportFailed(
+                    TransportError(
+                        kind: .timedOut, code: URLError.timedOut.rawValue, domain: NSURLErrorDomain,
+                        message: "no response within \(timeout)"))
+            },
+            operation: { [urlRequest] in try await self.perform(request, urlRequest, progress: progress) })
     }
 
     /// Runs one task; cancelling the calling task ends the call at once (see ``TaskExchange``).
     private func perform(
         _ request: HTTPRequest, _ urlRequest: URLRequest, progress: @escaping ProgressHandler
     ) async throws -> HTTPDataResponse {
-        let exchange = TaskExchange(request: request, maximumResponseSize: maximumResponseSize,
-                                    minimumRate: minimumTransferRate, streamSpillLimit: streamSpillLimit, progress: progress)
+        let exchange = TaskExchange(
+            request: request, maximumResponseSize: maximumResponseSize,
+            minimumRate: minimumTransferRate, streamSpillLimit: streamSpillLimit, progress: progress)
         var urlRequest = urlRequest
         if urlRequest.httpBody == nil, !request.body.isEmpty { urlRequest.httpBodyStream = exchange.makeBodyStream() }
         return try await withTaskCancellationHandler { [urlRequest] in

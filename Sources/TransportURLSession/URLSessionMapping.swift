@@ -72,7 +72,8 @@ enum URLSessionMapping {
         default: kind = .other
         }
         return .transportFailed(
-            TransportError(kind: kind, code: urlError.code.rawValue, domain: NSURLErrorDomain,
-                           message: urlError.localizedDescription))
+            TransportError(
+                kind: kind, code: urlError.code.rawValue, domain: NSURLErrorDomain,
+                message: urlError.localizedDescription))
     }
 }

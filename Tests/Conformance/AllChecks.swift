@@ -100,7 +100,9 @@ extension TransportConformance {
         /// Checks of streamed bodies, which need a server with a socket to fill or close.
         public var needsWire: Bool { Self.streaming.contains(self) }
 
-        private static let streaming: Set<Check> = [.streamsWithoutBuffering, .backPressure, .streamCancellation, .streamErrors, .streamShape]
+        private static let streaming: Set<Check> = [
+            .streamsWithoutBuffering, .backPressure, .streamCancellation, .streamErrors, .streamShape,
+        ]
     }
 
     /// Runs `check`. A streaming check against a model backend (no socket) does nothing.

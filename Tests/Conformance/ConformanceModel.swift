@@ -63,29 +63,38 @@ public final class ConformanceModel: ConformanceBackend {
         case ("challenge", _) where segments.count == 2:
             let challenges = [
                 "basic": ("WWW-Authenticate", #"Basic realm="conformance", charset="UTF-8""#),
-                "digest": ("WWW-Authenticate", #"Digest realm="conformance", qop="auth", nonce="dcd98b7102dd2f0e", opaque="5ccc069c""#),
+                "digest": (
+                    "WWW-Authenticate",
+                    #"Digest realm="conformance", qop="auth", nonce="dcd98b7102dd2f0e", opaque="5ccc069c""#
+                ),
                 "bearer": ("WWW-Authenticate", #"Bearer realm="conformance", error="invalid_token""#),
                 "bearer-bare": ("WWW-Authenticate", #"Bearer error="invalid_token""#),
                 "proxy": ("Proxy-Authenticate", #"Basic realm="proxy""#),
             ]
             guard let (name, value) = challenges[segments[1]] else { return .status(404) }
-            return .status(segments[1] == "proxy" ? 407 : 401, headers: HTTPHeaders([(name, value)]), body: Data("credentials required".utf8))
+            return .status(
+                segments[1] == "proxy" ? 407 : 401, headers: HTTPHeaders([(name, value)]),
+                body: Data("credentials required".utf8))
         case ("trailers", _):
             // A stub response has no trailers: the head is all there is.
             return .status(200, body: Data("hello".utf8))
         case ("bytes", let count?):
-            return .status(200, headers: ["Content-Type": "application/octet-stream"],
-                           body: Data((0..<count).map { UInt8($0 % 251) }))
+            return .status(
+                200, headers: ["Content-Type": "application/octet-stream"],
+                body: Data((0..<count).map { UInt8($0 % 251) }))
         case ("headers", _):
             var headers: HTTPHeaders = ["X-Multi": "a"]
-            for (name, value) in [("x-multi", "b"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("X-Mixed-Case", "Value")] {
+            for (name, value) in [
+                ("x-multi", "b"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("X-Mixed-Case", "Value"),
+            ] {
                 headers.add(name: name, value: value)
             }
             return .status(200, headers: headers, body: Data("ok".utf8))
         case ("gzip", _), ("deflate", _):
             let coding = segments[0]
-            return .status(200, headers: ["Content-Type": "application/json", "Content-Encoding": coding],
-                           body: Data(base64Encoded: Self.compressed[coding] ?? "") ?? Data())
+            return .status(
+                200, headers: ["Content-Type": "application/json", "Content-Encoding": coding],
+                body: Data(base64Encoded: Self.compressed[coding] ?? "") ?? Data())
         case ("redirect", let code?):
             return .status(code, headers: ["Location": parameter("to") ?? "/"])
         case ("loop", _):
@@ -105,7 +114,9 @@ public final class ConformanceModel: ConformanceBackend {
             return .status(200, body: Data(repeating: UInt8(ascii: "x"), count: 100))
         case ("keepalive", _) where segments.count == 2:
             // No connections here: every answer says connection 1, and the fault is the reset a wire reports.
-            guard segments[1] == "ok" else { return .failure(Self.failure(.connectionReset, "connection reset by peer")) }
+            guard segments[1] == "ok" else {
+                return .failure(Self.failure(.connectionReset, "connection reset by peer"))
+            }
             return .status(200, headers: ["X-Connection": "1"], body: Data("kept".utf8))
         case ("interim", _):
             return .status(200, headers: ["X-Final": "yes"], body: Data("final".utf8))

@@ -7,7 +7,9 @@ extension TransportConformance {
     /// A request slower than its timeout fails as timed out; a server that goes silent fails on the idle timeout;
     /// a connection that never completes fails on the connect timeout.
     public func timeouts() async throws {
-        let total = await failure { try await send(HTTPRequest(method: .get, url: url("/delay/10000"), timeout: .milliseconds(300))) }
+        let total = await failure {
+            try await send(HTTPRequest(method: .get, url: url("/delay/10000"), timeout: .milliseconds(300)))
+        }
         guard case .transportFailed(let timedOut) = total, timedOut.kind == .timedOut else {
             Issue.record("\(name): expected a total timeout, got \(String(describing: total))")
             return
@@ -28,7 +30,8 @@ extension TransportConformance {
         }
         let unresponsive = try UnresponsiveListener()
         let connectTransport = try makeTransport(Settings(connectTimeout: .milliseconds(500)))
-        let neverConnects = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(unresponsive.port)/")))
+        let neverConnects = HTTPRequest(
+            method: .get, url: try #require(URL(string: "http://127.0.0.1:\(unresponsive.port)/")))
         let connect = await failure { try await send(neverConnects, on: connectTransport) }
         guard case .transportFailed(let stalled) = connect, stalled.kind == .timedOut else {
             Issue.record("\(name): expected a connect timeout, got \(String(describing: connect))")
@@ -54,7 +57,9 @@ extension TransportConformance {
     /// thread, and the cancel must still come first.
     public func cancellation() async throws {
         let upload = Data(count: 8 * 1024 * 1024)
-        for (path, method, body) in [("/delay/120000", HTTPMethod.get, Data()), ("/slow-read", .put, upload), ("/slow-download", .get, Data())] {
+        for (path, method, body) in [
+            ("/delay/120000", HTTPMethod.get, Data()), ("/slow-read", .put, upload), ("/slow-download", .get, Data()),
+        ] {
             let tag = UUID().uuidString
             let request = HTTPRequest(method: method, url: try url("\(path)?tag=\(tag)"), body: .bytes(body))
             let call = Task { try await send(request) }
@@ -68,7 +73,9 @@ extension TransportConformance {
         }
         // Cancelled while its own timeout is still running.
         let tag = UUID().uuidString
-        let timed = Task { try await send(HTTPRequest(method: .get, url: url("/delay/120000?tag=\(tag)"), timeout: .seconds(100))) }
+        let timed = Task {
+            try await send(HTTPRequest(method: .get, url: url("/delay/120000?tag=\(tag)"), timeout: .seconds(100)))
+        }
         try await server.waitUntilDelaying(tag: tag)
         timed.cancel()
         guard case .cancelled = await failure({ try await timed.value }) else {
@@ -91,23 +98,45 @@ extension TransportConformance {
         // A 64-character label fails in the resolver itself: no query leaves the machine.
         let unresolvable = String(repeating: "a", count: 64) + ".invalid"
         var cases: [(String, HTTPRequest, TransportError.Kind)] = [
-            ("a refused connection", HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(refusedPort)/")), timeout: .seconds(5)),
-             .connectionFailed),
-            ("an unresolvable host", HTTPRequest(method: .get, url: try #require(URL(string: "http://\(unresolvable):\(server.port)/")), timeout: .seconds(5)),
-             .dnsFailed),
-            ("a reset during an upload", HTTPRequest(method: .put, url: try url("/reset-upload"), body: .bytes(Data(count: 8 * 1024 * 1024)),
-                                                     timeout: .seconds(10)), .connectionReset),
+            (
+                "a refused connection",
+                HTTPRequest(
+                    method: .get, url: try #require(URL(string: "http://127.0.0.1:\(refusedPort)/")),
+                    timeout: .seconds(5)),
+                .connectionFailed
+            ),
+            (
+                "an unresolvable host",
+                HTTPRequest(
+                    method: .get, url: try #require(URL(string: "http://\(unresolvable):\(server.port)/")),
+                    timeout: .seconds(5)),
+                .dnsFailed
+            ),
+            (
+                "a reset during an upload",
+                HTTPRequest(
+                    method: .put, url: try url("/reset-upload"), body: .bytes(Data(count: 8 * 1024 * 1024)),
+                    timeout: .seconds(10)), .connectionReset
+            ),
         ]
         let kinds: [(String, TransportError.Kind)] = [
             ("reset-headers", .connectionReset), ("reset-body", .connectionReset), ("short-body", .malformedResponse),
-            ("bad-chunked", .malformedResponse), ("chunked-cut", .malformedResponse), ("garbage-status", .malformedResponse),
-            ("conflicting-length", .malformedResponse), ("huge-header", .malformedResponse), ("header-flood", .malformedResponse),
+            ("bad-chunked", .malformedResponse), ("chunked-cut", .malformedResponse),
+            ("garbage-status", .malformedResponse),
+            ("conflicting-length", .malformedResponse), ("huge-header", .malformedResponse),
+            ("header-flood", .malformedResponse),
             ("drip", .timedOut), ("silent", .timedOut),
         ]
         // FoundationNetworking takes seconds over the 40,000 fields of /header-flood before libcurl's own limit
         // stops it: that one gets longer than the others, whose 3 s only bound a transport that would hang.
         for (fault, kind) in kinds {
-            cases.append(("/\(fault)", HTTPRequest(method: .get, url: try url("/\(fault)"), timeout: .seconds(fault == "header-flood" ? 30 : 3)), kind))
+            cases.append(
+                (
+                    "/\(fault)",
+                    HTTPRequest(
+                        method: .get, url: try url("/\(fault)"), timeout: .seconds(fault == "header-flood" ? 30 : 3)),
+                    kind
+                ))
         }
         for (label, request, kind) in cases {
             let error = await failure { try await send(request) }
@@ -124,16 +153,24 @@ extension TransportConformance {
     public func reuseAfterFault() async throws {
         let first = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
         let second = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
-        let fault = await failure { try await send(HTTPRequest(method: .get, url: url("/keepalive/fault"), timeout: .seconds(5))) }
+        let fault = await failure {
+            try await send(HTTPRequest(method: .get, url: url("/keepalive/fault"), timeout: .seconds(5)))
+        }
         guard case .transportFailed(let failure) = fault, failure.kind == .connectionReset else {
-            Issue.record("\(name): a reset on a kept-alive connection must fail as connectionReset, got \(String(describing: fault))")
+            Issue.record(
+                "\(name): a reset on a kept-alive connection must fail as connectionReset, got \(String(describing: fault))"
+            )
             return
         }
         let after = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
         #expect([first, second, after].allSatisfy { $0.status == 200 && $0.body == Data("kept".utf8) }, "\(name)")
         guard capabilities.opensConnections else { return }
-        #expect(first.headers["X-Connection"] == second.headers["X-Connection"], "\(name): the second request reused the connection")
-        #expect(after.headers["X-Connection"] != second.headers["X-Connection"], "\(name): the faulted connection was not reused")
+        #expect(
+            first.headers["X-Connection"] == second.headers["X-Connection"],
+            "\(name): the second request reused the connection")
+        #expect(
+            after.headers["X-Connection"] != second.headers["X-Connection"],
+            "\(name): the faulted connection was not reused")
     }
 
     /// What a server may send that is odd but valid: an interim 103 before the answer (only the final head
@@ -142,10 +179,13 @@ extension TransportConformance {
     public func unusualFraming() async throws {
         let interim = try await send(HTTPRequest(method: .get, url: url("/interim")))
         #expect(interim.status == 200 && interim.body == Data("final".utf8), "\(name): \(interim.status)")
-        #expect(interim.headers["X-Final"] == "yes" && interim.headers["X-Interim"] == nil, "\(name): \(interim.headers)")
+        #expect(
+            interim.headers["X-Final"] == "yes" && interim.headers["X-Interim"] == nil, "\(name): \(interim.headers)")
         do {
             let both = try await send(HTTPRequest(method: .get, url: url("/length-and-chunked")))
-            #expect(both.body == Data("hello".utf8), "\(name): read by the wrong framing: \(String(decoding: both.body, as: UTF8.self).debugDescription)")
+            #expect(
+                both.body == Data("hello".utf8),
+                "\(name): read by the wrong framing: \(String(decoding: both.body, as: UTF8.self).debugDescription)")
         } catch RestingError.transportFailed(let failure) {
             #expect(failure.kind == .malformedResponse, "\(name): \(failure)")
         }

@@ -1,6 +1,6 @@
 import Foundation
-import RestingServerHarness
 import RestingCore
+import RestingServerHarness
 import RestingTestSupport
 import Testing
 
@@ -29,7 +29,9 @@ extension TransportConformance {
             #expect(order == order.sorted(), "\(name): headers keep their order")
         } else {
             #expect(echoed.values(of: "x-first") == ["1"] && echoed.values(of: "X-SECOND-LOWER") == ["2"], "\(name)")
-            #expect(echoed.values(of: "x-repeat").joined(separator: ",").replacingOccurrences(of: " ", with: "") == "a,b", "\(name)")
+            #expect(
+                echoed.values(of: "x-repeat").joined(separator: ",").replacingOccurrences(of: " ", with: "") == "a,b",
+                "\(name)")
         }
     }
 
@@ -63,8 +65,11 @@ extension TransportConformance {
         headers.add(name: "Expect", value: "100-continue")
         let body = Data("hello, smuggler".utf8)
         let echoed = try await echo(HTTPRequest(method: .post, url: url("/echo"), headers: headers, body: .bytes(body)))
-        #expect(echoed.bodyLength == body.count && echoed.body == "hello, smuggler", "\(name): \(echoed.bodyLength) bytes arrived")
-        #expect(echoed.values(of: "Content-Length") == ["\(body.count)"], "\(name): \(echoed.values(of: "Content-Length"))")
+        #expect(
+            echoed.bodyLength == body.count && echoed.body == "hello, smuggler",
+            "\(name): \(echoed.bodyLength) bytes arrived")
+        #expect(
+            echoed.values(of: "Content-Length") == ["\(body.count)"], "\(name): \(echoed.values(of: "Content-Length"))")
         #expect(echoed.values(of: "Transfer-Encoding").isEmpty && echoed.values(of: "Expect").isEmpty, "\(name)")
     }
 
@@ -76,24 +81,44 @@ extension TransportConformance {
         injected.add(name: "X-Injected", value: "a\r\nX-Smuggled: b")
         var badName = HTTPHeaders()
         badName.add(name: "Bad Name:", value: "x")
-        let cases: [(String, HTTPRequest, (RestingError) -> Bool)] = [
-            ("CR/LF in a header value", HTTPRequest(method: .get, url: target, headers: injected), {
-                if case .invalidHeader = $0 { true } else { false }
-            }),
-            ("a header name with a space and a colon", HTTPRequest(method: .get, url: target, headers: badName), {
-                if case .invalidHeader = $0 { true } else { false }
-            }),
-            ("a method that is not a token", HTTPRequest(method: "GET /admin", url: target), {
-                if case .invalidMethod = $0 { true } else { false }
-            }),
-            ("a body on a GET", HTTPRequest(method: .get, url: target, body: .bytes(Data("x".utf8))), {
-                if case .bodyNotAllowed = $0 { true } else { false }
-            }),
-        ] + ["file:///etc/passwd", "gopher://127.0.0.1:\(server.port)/", "dict://127.0.0.1:\(server.port)/", "ftp://127.0.0.1/"].map { link in
-            ("a \(link) URL", HTTPRequest(method: .get, url: URL(string: link)!), {
-                if case .invalidURL = $0 { true } else { false }
-            })
-        }
+        let cases: [(String, HTTPRequest, (RestingError) -> Bool)] =
+            [
+                (
+                    "CR/LF in a header value", HTTPRequest(method: .get, url: target, headers: injected),
+                    {
+                        if case .invalidHeader = $0 { true } else { false }
+                    }
+                ),
+                (
+                    "a header name with a space and a colon", HTTPRequest(method: .get, url: target, headers: badName),
+                    {
+                        if case .invalidHeader = $0 { true } else { false }
+                    }
+                ),
+                (
+                    "a method that is not a token", HTTPRequest(method: "GET /admin", url: target),
+                    {
+                        if case .invalidMethod = $0 { true } else { false }
+                    }
+                ),
+                (
+                    "a body on a GET", HTTPRequest(method: .get, url: target, body: .bytes(Data("x".utf8))),
+                    {
+                        if case .bodyNotAllowed = $0 { true } else { false }
+                    }
+                ),
+            ]
+            + [
+                "file:///etc/passwd", "gopher://127.0.0.1:\(server.port)/", "dict://127.0.0.1:\(server.port)/",
+                "ftp://127.0.0.1/",
+            ].map { link in
+                (
+                    "a \(link) URL", HTTPRequest(method: .get, url: URL(string: link)!),
+                    {
+                        if case .invalidURL = $0 { true } else { false }
+                    }
+                )
+            }
         for (label, request, isExpected) in cases {
             let error = await failure { try await send(request) }
             #expect(error.map(isExpected) == true, "\(name): \(label) gave \(String(describing: error))")
@@ -104,9 +129,11 @@ extension TransportConformance {
     /// overflows converting it.
     public func hugeTimeouts() async throws {
         let forever = Duration.seconds(Int64.max)
-        let transport = try makeTransport(Settings(idleTimeout: forever, connectTimeout: capabilities.opensConnections ? forever : nil))
+        let transport = try makeTransport(
+            Settings(idleTimeout: forever, connectTimeout: capabilities.opensConnections ? forever : nil))
         for timeout in [forever, .seconds(Int64.max / 1000 + 1), .seconds(100 * 365 * 24 * 3600)] {
-            let response = try await send(HTTPRequest(method: .get, url: url("/bytes/10"), timeout: timeout), on: transport)
+            let response = try await send(
+                HTTPRequest(method: .get, url: url("/bytes/10"), timeout: timeout), on: transport)
             #expect(response.status == 200 && response.body.count == 10, "\(name): timeout \(timeout)")
         }
     }

@@ -8,7 +8,8 @@ extension TransportConformance {
     public func statuses() async throws {
         for status in [204, 304, 404, 500] {
             for withBody in [false, true] {
-                let response = try await send(HTTPRequest(method: .get, url: url("/status/\(status)?body=\(withBody ? 1 : 0)")))
+                let response = try await send(
+                    HTTPRequest(method: .get, url: url("/status/\(status)?body=\(withBody ? 1 : 0)")))
                 #expect(response.status == status, "\(name): \(status)")
                 let expected = withBody && status != 204 && status != 304 ? "status \(status)" : ""
                 #expect(String(decoding: response.body, as: UTF8.self) == expected, "\(name): \(status) body")
@@ -25,7 +26,8 @@ extension TransportConformance {
             #expect(response.headers.values(for: "Set-Cookie") == ["a=1", "b=2"], "\(name)")
         } else {
             // Merged into one field, in an order the transport does not keep.
-            let multi = response.headers.values(for: "X-Multi").joined(separator: ",").replacingOccurrences(of: " ", with: "")
+            let multi = response.headers.values(for: "X-Multi").joined(separator: ",").replacingOccurrences(
+                of: " ", with: "")
             #expect(multi.split(separator: ",").sorted() == ["a", "b"], "\(name): \(multi)")
         }
     }
@@ -46,12 +48,19 @@ extension TransportConformance {
     public func progress() async throws {
         let upload = Data(count: 256 * 1024)
         let events = Collector<TransferProgress>()
-        let response = try await send(HTTPRequest(method: .put, url: url("/echo/body"), body: .bytes(upload))) { events.append($0) }
+        let response = try await send(HTTPRequest(method: .put, url: url("/echo/body"), body: .bytes(upload))) {
+            events.append($0)
+        }
         let all = events.all
         #expect(response.status == 200 && !all.isEmpty, "\(name)")
-        #expect(zip(all, all.dropFirst()).allSatisfy { $0.bytesSent <= $1.bytesSent && $0.bytesReceived <= $1.bytesReceived },
-                "\(name): \(all)")
-        #expect(all.last?.bytesSent == Int64(upload.count) && all.last?.totalBytesToSend == Int64(upload.count), "\(name): \(all)")
+        #expect(
+            zip(all, all.dropFirst()).allSatisfy {
+                $0.bytesSent <= $1.bytesSent && $0.bytesReceived <= $1.bytesReceived
+            },
+            "\(name): \(all)")
+        #expect(
+            all.last?.bytesSent == Int64(upload.count) && all.last?.totalBytesToSend == Int64(upload.count),
+            "\(name): \(all)")
         #expect(all.last?.bytesReceived == Int64(response.body.count), "\(name): \(all)")
     }
 
@@ -59,7 +68,11 @@ extension TransportConformance {
     public func decompression() async throws {
         guard capabilities.decodesContentCodings else {
             for encoding in ["gzip", "deflate"] {
-                guard case .unsupported = await failure({ try await send(HTTPRequest(method: .get, url: url("/\(encoding)"))) }) else {
+                guard
+                    case .unsupported = await failure({
+                        try await send(HTTPRequest(method: .get, url: url("/\(encoding)")))
+                    })
+                else {
                     Issue.record("\(name): a \(encoding) body it cannot decode must fail as .unsupported")
                     continue
                 }
@@ -68,18 +81,25 @@ extension TransportConformance {
         }
         for encoding in ["gzip", "deflate"] {
             let response = try await send(HTTPRequest(method: .get, url: url("/\(encoding)")))
-            #expect(String(decoding: response.body, as: UTF8.self) == #"{"compressed":"\#(encoding)"}"#, "\(name): \(encoding)")
+            #expect(
+                String(decoding: response.body, as: UTF8.self) == #"{"compressed":"\#(encoding)"}"#,
+                "\(name): \(encoding)")
         }
     }
 
     /// A 401 with a Basic, Digest or Bearer challenge, and a 407 with a proxy's, are responses like any other:
     /// they reach the caller at once (so an auth interceptor can refresh), never a hang or a timeout.
     public func authenticationChallenges() async throws {
-        for (scheme, status) in [("basic", 401), ("digest", 401), ("bearer", 401), ("bearer-bare", 401), ("proxy", 407)] {
+        for (scheme, status) in [
+            ("basic", 401), ("digest", 401), ("bearer", 401), ("bearer-bare", 401), ("proxy", 407),
+        ] {
             for headers: HTTPHeaders in [[:], ["Authorization": "Basic d3Jvbmc6d3Jvbmc="]] {
-                let request = HTTPRequest(method: .get, url: try url("/challenge/\(scheme)"), headers: headers, timeout: .seconds(10))
+                let request = HTTPRequest(
+                    method: .get, url: try url("/challenge/\(scheme)"), headers: headers, timeout: .seconds(10))
                 let response = try await send(request)
-                #expect(response.status == status && response.body == Data("credentials required".utf8), "\(name): \(scheme) \(headers)")
+                #expect(
+                    response.status == status && response.body == Data("credentials required".utf8),
+                    "\(name): \(scheme) \(headers)")
             }
         }
     }
@@ -90,6 +110,8 @@ extension TransportConformance {
         guard capabilities.survivesTrailers else { return }
         let response = try await send(HTTPRequest(method: .get, url: url("/trailers")))
         #expect(response.status == 200 && response.body == Data("hello".utf8), "\(name)")
-        #expect(response.headers["Location"] == nil && response.headers["Retry-After"] == nil, "\(name): \(response.headers)")
+        #expect(
+            response.headers["Location"] == nil && response.headers["Retry-After"] == nil,
+            "\(name): \(response.headers)")
     }
 }

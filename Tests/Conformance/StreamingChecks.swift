@@ -5,10 +5,13 @@ import RestingTestSupport
 import Testing
 
 extension TransportConformance {
-    package func streamed(_ path: String, bufferSize: Int = ResponseStreaming.defaultBufferSize, timeout: Duration? = nil,
-                  on transport: (any HTTPClient)? = nil) async throws -> HTTPDataResponse {
-        let request = HTTPRequest(method: .get, url: try url(path), timeout: timeout,
-                                  responseStreaming: ResponseStreaming(bufferSize: bufferSize))
+    package func streamed(
+        _ path: String, bufferSize: Int = ResponseStreaming.defaultBufferSize, timeout: Duration? = nil,
+        on transport: (any HTTPClient)? = nil
+    ) async throws -> HTTPDataResponse {
+        let request = HTTPRequest(
+            method: .get, url: try url(path), timeout: timeout,
+            responseStreaming: ResponseStreaming(bufferSize: bufferSize))
         return try await send(request, on: transport)
     }
 
@@ -86,7 +89,10 @@ extension TransportConformance {
             for try await _ in stopped {}
             Issue.record("\(name): a cancelled stream must fail its reader")
         } catch let error as RestingError {
-            guard case .cancelled = error else { Issue.record("\(name): expected .cancelled, got \(error)"); return }
+            guard case .cancelled = error else {
+                Issue.record("\(name): expected .cancelled, got \(error)")
+                return
+            }
         }
         try await server.waitUntilDelaying(tag: "\(stoppedTag)-closed")
     }
@@ -105,10 +111,14 @@ extension TransportConformance {
                 streamed = error
             }
             guard case .transportFailed(let expected) = buffered, case .transportFailed(let actual) = streamed else {
-                Issue.record("\(name): \(path): buffered \(String(describing: buffered)), streamed \(String(describing: streamed))")
+                Issue.record(
+                    "\(name): \(path): buffered \(String(describing: buffered)), streamed \(String(describing: streamed))"
+                )
                 continue
             }
-            #expect(actual.kind == expected.kind, "\(name): \(path) streamed fails as \(actual.kind), buffered as \(expected.kind)")
+            #expect(
+                actual.kind == expected.kind,
+                "\(name): \(path) streamed fails as \(actual.kind), buffered as \(expected.kind)")
         }
 
         let idleTransport = try makeTransport(Settings(idleTimeout: .seconds(1)))
@@ -119,13 +129,16 @@ extension TransportConformance {
             Issue.record("\(name): a stream silent past the idle timeout must fail")
         } catch let error as RestingError {
             guard case .transportFailed(let failure) = error, failure.kind == .timedOut else {
-                Issue.record("\(name): expected an idle timeout mid-stream, got \(error)"); return
+                Issue.record("\(name): expected an idle timeout mid-stream, got \(error)")
+                return
             }
         }
 
         let head = await failure { try await streamed("/silent", timeout: .milliseconds(300)) }
         guard case .transportFailed(let failure) = head, failure.kind == .timedOut else {
-            Issue.record("\(name): a head slower than the timeout must fail as timedOut, got \(String(describing: head))"); return
+            Issue.record(
+                "\(name): a head slower than the timeout must fail as timedOut, got \(String(describing: head))")
+            return
         }
     }
 

@@ -13,16 +13,22 @@ public struct TLSFixtures: Sendable {
 
     /// Runs `make_certificates.sh`, waiting for it without holding a thread.
     private static func make() async throws -> TLSFixtures {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restingkit-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "restingkit-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [LocalServer.repository.appendingPathComponent("Tests/Conformance/make_certificates.sh").path, directory.path]
+        process.arguments = [
+            LocalServer.repository.appendingPathComponent("Tests/Conformance/make_certificates.sh").path,
+            directory.path,
+        ]
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
-        guard status == 0 else { throw LocalServer.StartError.didNotStart("make_certificates.sh exited with \(status)") }
+        guard status == 0 else {
+            throw LocalServer.StartError.didNotStart("make_certificates.sh exited with \(status)")
+        }
         return TLSFixtures(directory: directory)
     }
 
@@ -31,12 +37,15 @@ public struct TLSFixtures: Sendable {
 
     /// The `sha256//…` pin of `server` or `other`.
     public func pin(_ certificate: String) throws -> String {
-        try String(contentsOfFile: path("\(certificate).pin"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try String(contentsOfFile: path("\(certificate).pin"), encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// An HTTPS conformance server presenting `certificate`, optionally requiring client certificates, optionally
     /// limited to TLS 1.2. It stops when the returned value is released.
-    public func server(certificate: String = "server", requireClientCertificate: Bool = false, maximumVersion: String? = nil) async throws -> LocalServer {
+    public func server(
+        certificate: String = "server", requireClientCertificate: Bool = false, maximumVersion: String? = nil
+    ) async throws -> LocalServer {
         var arguments = ["--tls-cert", path("\(certificate).pem"), "--tls-key", path("\(certificate).key")]
         if requireClientCertificate { arguments += ["--client-ca", path("ca.pem")] }
         if let maximumVersion { arguments += ["--tls-max-version", maximumVersion] }
@@ -47,6 +56,7 @@ public struct TLSFixtures: Sendable {
     /// stops when the returned value is released.
     public func httpsProxy() async throws -> LocalServer {
         let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/https_proxy.py")
-        return try await LocalServer.start(script: script, arguments: ["--tls-cert", path("server.pem"), "--tls-key", path("server.key")])
+        return try await LocalServer.start(
+            script: script, arguments: ["--tls-cert", path("server.pem"), "--tls-key", path("server.key")])
     }
 }

@@ -118,7 +118,9 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
     }
 
     /// The error `operation` fails with, as a `RestingError`; records an issue when it succeeds or fails otherwise.
-    func failure(_ operation: () async throws -> HTTPDataResponse, sourceLocation: SourceLocation = #_sourceLocation) async -> RestingError? {
+    func failure(_ operation: () async throws -> HTTPDataResponse, sourceLocation: SourceLocation = #_sourceLocation)
+        async -> RestingError?
+    {
         do {
             let response = try await operation()
             Issue.record("\(name): expected a failure, got HTTP \(response.status)", sourceLocation: sourceLocation)
@@ -129,7 +131,6 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         }
         return nil
     }
-
 
 }
 

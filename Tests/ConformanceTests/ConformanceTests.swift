@@ -35,7 +35,8 @@ enum Transports {
                 // FoundationNetworking converts it to Int milliseconds without a check: keep it within range.
                 configuration.timeoutIntervalForRequest = min(max(1, Double(idle.components.seconds)), 1e9)
             }
-            return URLSessionClient(configuration: configuration, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024)
+            return URLSessionClient(
+                configuration: configuration, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024)
         }
     }
 }
@@ -48,12 +49,15 @@ extension Transports {
         capabilities.decodesContentCodings = false
         capabilities.opensConnections = false
         let model = ConformanceModel()
-        return try await TransportConformance(name: "StubHTTPClient", capabilities: capabilities, server: model) { settings in
+        return try await TransportConformance(name: "StubHTTPClient", capabilities: capabilities, server: model) {
+            settings in
             guard settings.connectTimeout == nil else {
                 throw RestingError.unsupported(feature: "a connect timeout", transport: "StubHTTPClient")
             }
-            return StubHTTPClient(idleTimeout: settings.idleTimeout, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024,
-                                  fallback: model.respond)
+            return StubHTTPClient(
+                idleTimeout: settings.idleTimeout,
+                maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024,
+                fallback: model.respond)
         }
     }
 }

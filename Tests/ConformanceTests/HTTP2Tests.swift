@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RestingCore
 import RestingCurl
 import RestingServerHarness
 import RestingTransportConformance
 import RestingURLSession
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// HTTP/2 multiplexing and connection reuse, against an nginx the tests start (`nginx_h2.py`), which answers each
 /// request with the protocol and the connection it came on.
@@ -24,7 +25,8 @@ struct HTTP2Tests {
     func tlsServer() async throws -> (LocalServer, TLSFixtures) {
         let fixtures = try await TLSFixtures.shared.value
         let server = try await LocalServer.start(
-            script: Self.script, arguments: ["--tls-cert", fixtures.path("server.pem"), "--tls-key", fixtures.path("server.key")])
+            script: Self.script,
+            arguments: ["--tls-cert", fixtures.path("server.pem"), "--tls-key", fixtures.path("server.key")])
         return (server, fixtures)
     }
 
@@ -35,7 +37,9 @@ struct HTTP2Tests {
     }
 
     func seen(_ client: RestingClient) async throws -> Seen {
-        try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Seen>(.get, "/connection.json", encoding: .query))).value.body
+        try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Seen>(.get, "/connection.json", encoding: .query))
+        ).value.body
     }
 
     @Test("CurlClient: 8 concurrent requests over TLS negotiate HTTP/2 and share one connection")
@@ -74,7 +78,9 @@ struct HTTP2Tests {
     // behaviour is asserted over plain HTTP: HTTP/1.1, a kept-alive connection reused by sequential requests,
     // and concurrent requests within the session's connections per host (how many it opens depends on how
     // much the requests overlap, which nginx's instant answers leave to chance).
-    @Test("URLSessionClient: sequential requests reuse one HTTP/1.1 connection; concurrent ones stay within its per-host limit")
+    @Test(
+        "URLSessionClient: sequential requests reuse one HTTP/1.1 connection; concurrent ones stay within its per-host limit"
+    )
     func urlSessionReuse() async throws {
         let plain = try await LocalServer.start(script: Self.script)
         defer { plain.stop() }
@@ -88,6 +94,7 @@ struct HTTP2Tests {
             return try await group.reduce(into: [Seen]()) { $0.append($1) }
         }
         #expect(concurrent.allSatisfy { $0.protocol == "HTTP/1.1" })
-        #expect(Set(concurrent.map(\.connection)).count <= URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost)
+        #expect(
+            Set(concurrent.map(\.connection)).count <= URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost)
     }
 }

@@ -23,17 +23,21 @@ struct CredentialLeakTests {
                 seen.append((request.url.absoluteString, request.headers["Authorization"]))
                 var headers: HTTPHeaders = ["Content-Type": "application/json"]
                 if let link = links[request.url.absoluteString] { headers["Link"] = "<\(link)>; rel=\"next\"" }
-                return HTTPDataResponse(status: 200, headers: headers, body: Data(#"[{"id":1}]"#.utf8), url: request.url)
+                return HTTPDataResponse(
+                    status: 200, headers: headers, body: Data(#"[{"id":1}]"#.utf8), url: request.url)
             }
         }
     }
 
     private func walk(_ server: LinkingServer, _ pagination: Pagination) async -> (pages: Int, error: RestingError?) {
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: server.transport,
-                                   interceptors: [AuthInterceptor.bearer(token: "s3cr3t")])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: server.transport,
+            interceptors: [AuthInterceptor.bearer(token: "s3cr3t")])
         var pages = 0
         do {
-            for try await _ in client.pages(of: Endpoint<Nothing, [Item]>(.get, "/items", encoding: .query), pagination: pagination) {
+            for try await _ in client.pages(
+                of: Endpoint<Nothing, [Item]>(.get, "/items", encoding: .query), pagination: pagination)
+            {
                 pages += 1
             }
             return (pages, nil)
@@ -47,7 +51,10 @@ struct CredentialLeakTests {
         let server = LinkingServer(links: ["https://api.example.com/items": "https://evil.example.net/steal"])
         let (pages, error) = await walk(server, .linkHeader)
         #expect(pages == 1)
-        guard case .invalidURL(let url, let reason) = error else { Issue.record("expected invalidURL, got \(String(describing: error))"); return }
+        guard case .invalidURL(let url, let reason) = error else {
+            Issue.record("expected invalidURL, got \(String(describing: error))")
+            return
+        }
         #expect(url.contains("evil.example.net") && reason.contains("another origin"))
         #expect(server.seen.all.map(\.url) == ["https://api.example.com/items"])
     }
@@ -58,7 +65,10 @@ struct CredentialLeakTests {
         for pagination in [Pagination.linkHeader, .linkHeaderTrusting(["api.example.com"])] {
             let (pages, error) = await walk(server, pagination)
             #expect(pages == 1)
-            guard case .invalidURL(_, let reason) = error else { Issue.record("expected invalidURL"); continue }
+            guard case .invalidURL(_, let reason) = error else {
+                Issue.record("expected invalidURL")
+                continue
+            }
             #expect(reason.contains("HTTPS"))
         }
         #expect(!server.seen.all.contains { $0.url.hasPrefix("http:") })
@@ -77,9 +87,14 @@ struct CredentialLeakTests {
         #expect(server.seen.all.last?.url == "https://cdn.example.com/items?page=3")
     }
 
-    @Test("a redirect to another origin or to HTTP drops every credential header: listed names, the auth interceptor's own, marked ones")
+    @Test(
+        "a redirect to another origin or to HTTP drops every credential header: listed names, the auth interceptor's own, marked ones"
+    )
     func redirectsDropEveryCredential() async throws {
-        for target in ["https://other.example.com/landing", "http://api.example.com/landing", "https://api.example.com:8443/landing"] {
+        for target in [
+            "https://other.example.com/landing", "http://api.example.com/landing",
+            "https://api.example.com:8443/landing",
+        ] {
             let stub = StubHTTPClient { received in
                 received.request.url.path == "/start" ? .status(302, headers: ["Location": target]) : .status(200)
             }
@@ -88,9 +103,11 @@ struct CredentialLeakTests {
             let client = RestingClient(
                 baseUrl: "https://api.example.com", httpClient: stub,
                 requestConverter: RestingRequestConverter(configuration: .init(headerProvider: headerProvider)),
-                interceptors: [AuthInterceptor(provider: FixedCredential("s3cr3t-custom"), headerName: "X-Custom-Auth")])
-            let request = RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/start", encoding: .query),
-                                         headers: ["X-Api-Key": "s3cr3t-key", "X-Trace": "kept"])
+                interceptors: [AuthInterceptor(provider: FixedCredential("s3cr3t-custom"), headerName: "X-Custom-Auth")]
+            )
+            let request = RestingRequest(
+                endpoint: Endpoint<Nothing, Nothing>(.get, "/start", encoding: .query),
+                headers: ["X-Api-Key": "s3cr3t-key", "X-Trace": "kept"])
             _ = try await client.perform(request).value
             let hops = stub.received.map(\.request)
             #expect(hops.count == 2)
@@ -107,30 +124,38 @@ struct CredentialLeakTests {
         let stub = StubHTTPClient { received in
             received.request.url.path == "/start" ? .status(307, headers: ["Location": "/next"]) : .status(200)
         }
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub,
-                                   interceptors: [AuthInterceptor(provider: FixedCredential("s3cr3t"), headerName: "X-Custom-Auth")])
-        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/start", encoding: .query))).value
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub,
+            interceptors: [AuthInterceptor(provider: FixedCredential("s3cr3t"), headerName: "X-Custom-Auth")])
+        _ = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/start", encoding: .query))
+        ).value
         #expect(stub.received.map { $0.request.headers["X-Custom-Auth"] } == ["s3cr3t", "s3cr3t"])
     }
 
-    @Test("the auth interceptor's header, whatever its name, and an API-key header never reach a verbose log or a cURL command")
+    @Test(
+        "the auth interceptor's header, whatever its name, and an API-key header never reach a verbose log or a cURL command"
+    )
     func customCredentialHeadersAreRedacted() async throws {
         let stub = StubHTTPClient { received in
             .status(200, headers: ["Location": "https://api.example.com/next?token=s3cr3t#access_token=s3cr3t"])
         }
         let logger = CollectingLogger()
         let described = Collector<String>()
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: [
-            AuthInterceptor(provider: FixedCredential("s3cr3t"), headerName: "X-Custom-Auth"),
-            RequestRewriter { request in
-                described.append(request.cURLDescription())
-                described.append(request.description)
-                return request
-            },
-            LoggingInterceptor(level: .verbose, logger: logger),
-        ])
-        let request = RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/me", encoding: .query),
-                                     headers: ["X-Api-Key": "s3cr3t"])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub,
+            interceptors: [
+                AuthInterceptor(provider: FixedCredential("s3cr3t"), headerName: "X-Custom-Auth"),
+                RequestRewriter { request in
+                    described.append(request.cURLDescription())
+                    described.append(request.description)
+                    return request
+                },
+                LoggingInterceptor(level: .verbose, logger: logger),
+            ])
+        let request = RestingRequest(
+            endpoint: Endpoint<Nothing, Nothing>(.get, "/me", encoding: .query),
+            headers: ["X-Api-Key": "s3cr3t"])
         _ = try await client.perform(request).value
         let printed = logger.messages.all + described.all
         #expect(printed.count == 4)
@@ -140,9 +165,11 @@ struct CredentialLeakTests {
 
     @Test("form bodies are redacted: an OAuth password grant shows neither password nor client secret")
     func formBodiesAreRedacted() {
-        let form = Data("grant_type=password&username=ann&password=s3cr3t&client_secret=s3cr3t&client%5Fsecret=s3cr3t".utf8)
-        let request = HTTPRequest(method: .post, url: URL(string: "https://h/token")!,
-                                  headers: ["Content-Type": "application/x-www-form-urlencoded"], body: .bytes(form))
+        let form = Data(
+            "grant_type=password&username=ann&password=s3cr3t&client_secret=s3cr3t&client%5Fsecret=s3cr3t".utf8)
+        let request = HTTPRequest(
+            method: .post, url: URL(string: "https://h/token")!,
+            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: .bytes(form))
         let command = request.cURLDescription()
         #expect(!command.contains("s3cr3t"), "\(command)")
         #expect(command.contains("grant_type=password&username=ann&password=<redacted>"))
@@ -155,25 +182,36 @@ struct CredentialLeakTests {
         for body in [#"{"password": "s3cr3t", oops}"#, "password s3cr3t", #""s3cr3t""#] {
             let data = Data(body.utf8)
             #expect(RedactionPolicy.default.printableBody(data, contentType: "application/json") == nil, "\(body)")
-            let command = HTTPRequest(method: .post, url: URL(string: "https://h/")!, headers: ["Content-Type": "application/json"],
-                                      body: .bytes(data)).cURLDescription()
+            let command = HTTPRequest(
+                method: .post, url: URL(string: "https://h/")!, headers: ["Content-Type": "application/json"],
+                body: .bytes(data)
+            ).cURLDescription()
             #expect(!command.contains("s3cr3t") && command.contains("cannot be redacted"), "\(command)")
         }
-        #expect(RedactionPolicy.none.printableBody(Data("plain".utf8), contentType: nil) == "plain", "a policy hiding nothing shows all")
+        #expect(
+            RedactionPolicy.none.printableBody(Data("plain".utf8), contentType: nil) == "plain",
+            "a policy hiding nothing shows all")
     }
 
-    @Test("keys are matched however an encoder spells them: camelCase, kebab-case, any case, and names containing a secret word")
+    @Test(
+        "keys are matched however an encoder spells them: camelCase, kebab-case, any case, and names containing a secret word"
+    )
     func keySpellings() {
-        let body = Data(#"{"accessToken":"s3cr3t","refreshToken":"s3cr3t","clientSecret":"s3cr3t","Api-Key":"s3cr3t","userPassword":"s3cr3t","name":"ann"}"#.utf8)
+        let body = Data(
+            #"{"accessToken":"s3cr3t","refreshToken":"s3cr3t","clientSecret":"s3cr3t","Api-Key":"s3cr3t","userPassword":"s3cr3t","name":"ann"}"#
+                .utf8)
         let printed = RedactionPolicy.default.printableBody(body, contentType: "application/json")
         #expect(printed?.contains("s3cr3t") == false)
         #expect(printed?.contains(#""name":"ann""#) == true)
     }
 
-    @Test("URLs: percent-encoded parameter names, fragments and user-info are hidden; a Location header's URL is redacted")
+    @Test(
+        "URLs: percent-encoded parameter names, fragments and user-info are hidden; a Location header's URL is redacted"
+    )
     func urlsAreRedacted() {
         let policy = RedactionPolicy.default
-        let url = URL(string: "https://me:pw@h/cb?access%5Ftoken=s3cr3t&ACCESS_TOKEN=s3cr3t&page=2#access_token=s3cr3t&state=x")!
+        let url = URL(
+            string: "https://me:pw@h/cb?access%5Ftoken=s3cr3t&ACCESS_TOKEN=s3cr3t&page=2#access_token=s3cr3t&state=x")!
         let printed = policy.url(url)
         #expect(!printed.contains("s3cr3t") && !printed.contains("pw"), "\(printed)")
         #expect(printed.contains("page=2"))
@@ -185,12 +223,20 @@ struct CredentialLeakTests {
     func failedRefreshIsRemembered() async throws {
         let failures = Collector<String>()
         let tokens = RotatingTokens(fails: true)
-        let client = RestingClient(baseUrl: "https://api.example.com",
-                                   httpClient: ClosureHTTPClient { _ in HTTPDataResponse(status: 401) },
-                                   interceptors: [AuthInterceptor(provider: tokens) { error in failures.append("\(error)") }])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com",
+            httpClient: ClosureHTTPClient { _ in HTTPDataResponse(status: 401) },
+            interceptors: [AuthInterceptor(provider: tokens) { error in failures.append("\(error)") }])
         for _ in 1...3 {
-            let error = await restingError { try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/me", encoding: .query))).value }
-            guard case .httpError(let http) = error else { Issue.record("expected the 401, got \(String(describing: error))"); continue }
+            let error = await restingError {
+                try await client.perform(
+                    RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/me", encoding: .query))
+                ).value
+            }
+            guard case .httpError(let http) = error else {
+                Issue.record("expected the 401, got \(String(describing: error))")
+                continue
+            }
             #expect(http.status == 401)
         }
         #expect(tokens.refreshes.all.count == 1)

@@ -23,13 +23,17 @@ struct APIError: Decodable, Equatable {
 let samplePost = Post(id: 1, userId: 1, title: "Hello", body: "World")
 let baseURL = "https://api.example.com"
 
-func makeClient(_ stub: StubHTTPClient, interceptors: [any RestingInterceptor] = [],
-                converter: RestingRequestConverter = RestingRequestConverter()) -> RestingClient {
+func makeClient(
+    _ stub: StubHTTPClient, interceptors: [any RestingInterceptor] = [],
+    converter: RestingRequestConverter = RestingRequestConverter()
+) -> RestingClient {
     RestingClient(baseUrl: baseURL, httpClient: stub, requestConverter: converter, interceptors: interceptors)
 }
 
 /// The `RestingError` a call failed with; records an issue if it failed with something else or succeeded.
-func restingError<T>(_ operation: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> RestingError? {
+func restingError<T>(_ operation: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async
+    -> RestingError?
+{
     do {
         _ = try await operation()
         Issue.record("expected a RestingError, got a value", sourceLocation: sourceLocation)
@@ -42,7 +46,9 @@ func restingError<T>(_ operation: () async throws -> T, sourceLocation: SourceLo
 }
 
 /// Converts `request` with `converter` against `baseURL`.
-func convert<Req, Res>(_ request: RestingRequest<Req, Res>, _ converter: RestingRequestConverter = RestingRequestConverter(),
-                       baseUrl: String = baseURL) throws(RestingError) -> HTTPRequest {
+func convert<Req, Res>(
+    _ request: RestingRequest<Req, Res>, _ converter: RestingRequestConverter = RestingRequestConverter(),
+    baseUrl: String = baseURL
+) throws(RestingError) -> HTTPRequest {
     try converter.toHTTPRequest(request, baseUrl: baseUrl)
 }

@@ -10,10 +10,12 @@ struct HostileInputTests {
     @Test("default query parameters go before a fragment, not after it where they would never be sent")
     func defaultQueryBeforeFragment() async throws {
         let seen = Collector<String>()
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
-            seen.append(request.url.absoluteString)
-            return HTTPDataResponse(status: 200)
-        }, interceptors: [DefaultsInterceptor(queryItems: [URLQueryItem(name: "locale", value: "fr")])])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com",
+            httpClient: ClosureHTTPClient { request in
+                seen.append(request.url.absoluteString)
+                return HTTPDataResponse(status: 200)
+            }, interceptors: [DefaultsInterceptor(queryItems: [URLQueryItem(name: "locale", value: "fr")])])
         let endpoint = Endpoint<Nothing, Nothing>(.get, "https://api.example.com/p?a=1#section", encoding: .query)
         _ = try await client.perform(RestingRequest(endpoint: endpoint)).value
         #expect(seen.all == ["https://api.example.com/p?a=1&locale=fr#section"])
@@ -63,8 +65,13 @@ struct HostileInputTests {
         #expect(try FileManager.default.attributesOfItem(atPath: small.path)[.posixPermissions] as? Int == 0o600)
 
         let big = directory.appendingPathComponent("big.txt")
-        let error = await restingError { try await reportClient(size: 100).download(report, to: big, maximumSize: 99).value }
-        guard case .responseTooLarge(let limit) = error else { Issue.record("expected responseTooLarge, got \(String(describing: error))"); return }
+        let error = await restingError {
+            try await reportClient(size: 100).download(report, to: big, maximumSize: 99).value
+        }
+        guard case .responseTooLarge(let limit) = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
         #expect(limit == 99)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["small.txt"])
     }

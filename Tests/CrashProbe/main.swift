@@ -56,7 +56,8 @@ case "enqueue":
     let first = Int(arguments[3]) ?? 0
     let count = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
     for n in first..<(first + count) {
-        try queue.enqueue(RestingRequest(endpoint: items, body: Payload(n: n), headers: ["Authorization": "Bearer secret"]))
+        try queue.enqueue(
+            RestingRequest(endpoint: items, body: Payload(n: n), headers: ["Authorization": "Bearer secret"]))
         say("ok \(n)")
     }
 case "replay":

@@ -38,7 +38,9 @@ struct CancellationStressTests {
         // A cancel that lost the race with completion is still a message in the driver's mailbox, and the driver
         // may still be returning from the last completion: read the census on the driver thread, between its
         // operations, after one more request (the driver reads its mail in order).
-        let fence = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/1")))) { _ in }
+        let fence = try await transport.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/1")))
+        ) { _ in }
         #expect(fence.status == 200)
         let census = await Task(executorPreference: transport.executor) { transport.census.current }.value
         #expect(census.doubleResumes == 0)

@@ -19,28 +19,37 @@ struct ConnectionOptionTests {
     private func arrival(_ url: String, _ configure: (inout CurlClient.Configuration) -> Void) async throws -> Arrival {
         var configuration = CurlClient.Configuration()
         configure(&configuration)
-        let response = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) { _ in }
+        let response = try await CurlClient(configuration: configuration).send(
+            HTTPRequest(method: .get, url: try #require(URL(string: url)))
+        ) { _ in }
         #expect(response.status == 200)
         return try JSONDecoder().decode(Arrival.self, from: response.body)
     }
 
     @Test("requests go through an HTTP proxy, in absolute form")
     func proxy() async throws {
-        let arrived = try await arrival("http://origin.invalid/echo/via-proxy") { $0.proxy = .url("http://127.0.0.1:\(server.port)") }
+        let arrived = try await arrival("http://origin.invalid/echo/via-proxy") {
+            $0.proxy = .url("http://127.0.0.1:\(server.port)")
+        }
         #expect(arrived.target == "http://origin.invalid/echo/via-proxy")
     }
 
     @Test("hosts listed in noProxy bypass the proxy")
     func noProxy() async throws {
         let deadProxy = "http://127.0.0.1:\(try LocalServer.unusedPort())"
-        let arrived = try await arrival("http://127.0.0.1:\(server.port)/echo/direct") { $0.proxy = .url(deadProxy, noProxy: ["127.0.0.1"]) }
+        let arrived = try await arrival("http://127.0.0.1:\(server.port)/echo/direct") {
+            $0.proxy = .url(deadProxy, noProxy: ["127.0.0.1"])
+        }
         #expect(arrived.target == "/echo/direct")
     }
 
     @Test("a Unix domain socket replaces TCP")
     func unixSocket() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID().uuidString.prefix(8)).sock").path
-        let unixServer = try await LocalServer.start(script: LocalServer.conformanceServerScript, arguments: ["--unix-socket", path])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rk-\(UUID().uuidString.prefix(8)).sock"
+        ).path
+        let unixServer = try await LocalServer.start(
+            script: LocalServer.conformanceServerScript, arguments: ["--unix-socket", path])
         defer {
             unixServer.stop()
             try? FileManager.default.removeItem(atPath: path)

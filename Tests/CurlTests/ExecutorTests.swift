@@ -24,9 +24,11 @@ struct ExecutorTests {
         let server = try await LocalServer.sharedConformanceServer.value
         let client = RestingClient(baseUrl: "http://127.0.0.1:\(server.port)", httpClient: try CurlClient())
         let endpoint = Endpoint<Nothing, ThreadRecordingBody>(.get, "/json/{{size}}", encoding: .query)
-        let small = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["size": 100])).value.body
+        let small = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["size": 100])).value
+            .body
         #expect(small.decodedOn == "RestingKit.curl")
-        let large = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["size": 100_000])).value.body
+        let large = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["size": 100_000])).value
+            .body
         #expect(large.padding.count == 100_000)
         #expect(large.decodedOn != "RestingKit.curl", "a large body must not hold up the transport's thread")
     }

@@ -20,12 +20,15 @@ struct HandleReuseTests {
         // One request at a time, so that every request reuses the previous one's handle.
         let sequence: [(HTTPMethod, RequestBody, String, Int)] = [
             (.head, .empty, "HEAD", -1), (.get, .empty, "GET", 0), (.put, body, "PUT", 7), (.get, .empty, "GET", 0),
-            (.post, body, "POST", 7), ("PURGE", .empty, "PURGE", 0), (.get, .empty, "GET", 0), (.delete, body, "DELETE", 7),
+            (.post, body, "POST", 7), ("PURGE", .empty, "PURGE", 0), (.get, .empty, "GET", 0),
+            (.delete, body, "DELETE", 7),
             (.options, .empty, "OPTIONS", 0), (.post, .empty, "POST", 0), (.get, .empty, "GET", 0),
         ]
         for (index, (method, requestBody, expectedMethod, expectedLength)) in sequence.enumerated() {
             let timeout: Duration? = index == 1 ? .seconds(3) : nil
-            let response = try await transport.send(HTTPRequest(method: method, url: url, body: requestBody, timeout: timeout)) { _ in }
+            let response = try await transport.send(
+                HTTPRequest(method: method, url: url, body: requestBody, timeout: timeout)
+            ) { _ in }
             #expect(response.status == 200, "\(method)")
             guard expectedLength >= 0 else {
                 #expect(response.body.isEmpty, "HEAD has no body")

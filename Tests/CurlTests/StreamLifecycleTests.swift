@@ -8,13 +8,15 @@ import Testing
 /// What a streamed transfer leaves behind, however its body ends: nothing.
 @Suite("Curl streamed transfers", .serialized, .timeLimit(.minutes(5)))
 struct StreamLifecycleTests {
-    @Test("read whole, dropped unread, abandoned midway, cancelled while waiting: no transfer record outlives its stream")
+    @Test(
+        "read whole, dropped unread, abandoned midway, cancelled while waiting: no transfer record outlives its stream")
     func noTransferOutlivesItsStream() async throws {
         let server = try await LocalServer.sharedConformanceServer.value
         let transport = try CurlClient()
         func streamed(_ path: String) async throws -> ResponseBodyStream {
-            let request = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")),
-                                      responseStreaming: ResponseStreaming(bufferSize: 16 * 1024))
+            let request = HTTPRequest(
+                method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")),
+                responseStreaming: ResponseStreaming(bufferSize: 16 * 1024))
             return try #require(try await transport.send(request) { _ in }.bodyStream)
         }
         for round in 0..<20 {
@@ -27,7 +29,9 @@ struct StreamLifecycleTests {
             _ = await reader.result
         }
         // The driver reads its mail in order: after one more request, every cancellation has been handled.
-        _ = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/1")))) { _ in }
+        _ = try await transport.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/1")))
+        ) { _ in }
         let census = await Task(executorPreference: transport.executor) { transport.census.current }.value
         #expect(census.doubleResumes == 0)
         #expect(census.live == 0, "every transfer record is freed once its stream ended or was dropped")
@@ -40,8 +44,12 @@ struct StreamLifecycleTests {
         configuration.minimumTransferRate = MinimumTransferRate(bytes: 1024, window: .seconds(1))
         let transport = try CurlClient(configuration: configuration)
         let drip = try #require(URL(string: "http://127.0.0.1:\(server.port)/drip"))
-        await #expect(throws: RestingError.self) { _ = try await transport.send(HTTPRequest(method: .get, url: drip)) { _ in } }
-        let streamed = try await transport.send(HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())) { _ in }
+        await #expect(throws: RestingError.self) {
+            _ = try await transport.send(HTTPRequest(method: .get, url: drip)) { _ in }
+        }
+        let streamed = try await transport.send(
+            HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())
+        ) { _ in }
         var received = 0
         for try await chunk in try #require(streamed.bodyStream) {
             received += chunk.count
@@ -50,7 +58,9 @@ struct StreamLifecycleTests {
         #expect(received >= 3, "three seconds of a byte a second, far below 1 KiB a second, and still flowing")
     }
 
-    @Test("a reader slower than the idle timeout, pause after pause, never times its stream out; a silent server still does")
+    @Test(
+        "a reader slower than the idle timeout, pause after pause, never times its stream out; a silent server still does"
+    )
     func idleTimeoutCountsOnlyTheServersSilence() async throws {
         let server = try await LocalServer.sharedConformanceServer.value
         var configuration = CurlClient.Configuration()
@@ -58,8 +68,10 @@ struct StreamLifecycleTests {
         let transport = try CurlClient(configuration: configuration)
         let size = 8 * 1024 * 1024
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/pattern?size=\(size)"))
-        let body = try #require(try await transport.send(
-            HTTPRequest(method: .get, url: url, responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))) { _ in }.bodyStream)
+        let body = try #require(
+            try await transport.send(
+                HTTPRequest(method: .get, url: url, responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))
+            ) { _ in }.bodyStream)
         var received = 0
         var pauses = 0
         for try await chunk in body {
@@ -73,8 +85,10 @@ struct StreamLifecycleTests {
         #expect(received == size, "the stream arrived whole after \(pauses) long pauses of its reader")
 
         let stall = try #require(URL(string: "http://127.0.0.1:\(server.port)/stall"))
-        let silent = try #require(try await transport.send(
-            HTTPRequest(method: .get, url: stall, responseStreaming: ResponseStreaming())) { _ in }.bodyStream)
+        let silent = try #require(
+            try await transport.send(
+                HTTPRequest(method: .get, url: stall, responseStreaming: ResponseStreaming())
+            ) { _ in }.bodyStream)
         do {
             for try await _ in silent {}
             Issue.record("a server that stops sending must be cut after the idle timeout")

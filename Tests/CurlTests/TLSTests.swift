@@ -11,20 +11,26 @@ struct TLSTests {
 
     init() async throws { fixtures = try await TLSFixtures.shared.value }
 
-    private func get(_ server: LocalServer, _ path: String = "/echo", configure: (inout CurlClient.Configuration) -> Void) async throws -> HTTPDataResponse {
+    private func get(
+        _ server: LocalServer, _ path: String = "/echo", configure: (inout CurlClient.Configuration) -> Void
+    ) async throws -> HTTPDataResponse {
         var configuration = CurlClient.Configuration()
         configure(&configuration)
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)\(path)"))
         return try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
     }
 
-    private func expectTLSFailure(_ server: LocalServer, _ path: String = "/echo", sourceLocation: SourceLocation = #_sourceLocation,
-                                  configure: (inout CurlClient.Configuration) -> Void) async {
+    private func expectTLSFailure(
+        _ server: LocalServer, _ path: String = "/echo", sourceLocation: SourceLocation = #_sourceLocation,
+        configure: (inout CurlClient.Configuration) -> Void
+    ) async {
         do {
             let response = try await get(server, path, configure: configure)
             Issue.record("expected a TLS failure, got HTTP \(response.status)", sourceLocation: sourceLocation)
         } catch RestingError.transportFailed(let failure) {
-            #expect(failure.kind == .tlsFailed || failure.kind == .connectionReset, "\(failure)", sourceLocation: sourceLocation)
+            #expect(
+                failure.kind == .tlsFailed || failure.kind == .connectionReset, "\(failure)",
+                sourceLocation: sourceLocation)
         } catch {
             Issue.record("expected a transport failure, got \(error)", sourceLocation: sourceLocation)
         }
@@ -33,12 +39,16 @@ struct TLSTests {
     @Test("a client certificate's password shows neither in print nor in dump")
     func clientCertificatePasswordIsHidden() {
         var configuration = CurlClient.Configuration()
-        for certificate in [CurlClient.ClientCertificate.pem(certificateFile: "c.pem", keyFile: "k.pem", keyPassword: "s3cr3t"),
-                            .pkcs12(file: "id.p12", password: "s3cr3t")] {
+        for certificate in [
+            CurlClient.ClientCertificate.pem(certificateFile: "c.pem", keyFile: "k.pem", keyPassword: "s3cr3t"),
+            .pkcs12(file: "id.p12", password: "s3cr3t"),
+        ] {
             configuration.tls.clientCertificate = certificate
             var dumped = ""
             dump(configuration, to: &dumped)
-            #expect(!dumped.contains("s3cr3t") && !"\(certificate)".contains("s3cr3t") && !String(reflecting: certificate).contains("s3cr3t"))
+            #expect(
+                !dumped.contains("s3cr3t") && !"\(certificate)".contains("s3cr3t")
+                    && !String(reflecting: certificate).contains("s3cr3t"))
             #expect(dumped.contains("<redacted>"), "\(dumped)")
         }
     }
@@ -89,13 +99,16 @@ struct TLSTests {
     func downgradingRedirectDropsCredentials() async throws {
         let server = try await fixtures.server()
         let plain = try await LocalServer.sharedConformanceServer.value
-        let target = "http://127.0.0.1:\(plain.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let target =
+            "http://127.0.0.1:\(plain.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var headers: HTTPHeaders = ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t", "X-Kept": "yes"]
         headers.add(name: "X-Tenant-Secret", value: "s3cr3t", sensitive: true)
         var configuration = CurlClient.Configuration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/redirect/302?to=\(target)"))
-        let response = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url, headers: headers)) { _ in }
+        let response = try await CurlClient(configuration: configuration).send(
+            HTTPRequest(method: .get, url: url, headers: headers)
+        ) { _ in }
         let echoed = String(decoding: response.body, as: UTF8.self)
         #expect(response.status == 200 && echoed.contains("X-Kept"), "\(echoed)")
         #expect(!echoed.contains("s3cr3t"), "a credential followed the downgrade: \(echoed)")
@@ -115,11 +128,15 @@ struct TLSTests {
             #expect(failure.kind == .tlsFailed, "\(failure)")
         }
         configuration.tls.caFile = fixtures.path("ca.pem")
-        let response = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
+        let response = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) {
+            _ in
+        }
         #expect(response.status == 200)
         configuration.tls.caFile = nil
         configuration.tls.caPEM = try Data(contentsOf: URL(fileURLWithPath: fixtures.path("ca.pem")))
-        #expect(try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }.status == 200)
+        #expect(
+            try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }.status
+                == 200)
     }
 
     @Test("the right SPKI pin passes and a wrong one fails")
@@ -127,15 +144,23 @@ struct TLSTests {
         let server = try await fixtures.server()
         let rightPin = try fixtures.pin("server")
         let wrongPin = try fixtures.pin("other")
-        #expect(try await get(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.pinnedPublicKeys = [rightPin] }.status == 200)
-        await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.pinnedPublicKeys = [wrongPin] }
+        #expect(
+            try await get(server) {
+                $0.tls.caFile = fixtures.path("ca.pem")
+                $0.tls.pinnedPublicKeys = [rightPin]
+            }.status == 200)
+        await expectTLSFailure(server) {
+            $0.tls.caFile = fixtures.path("ca.pem")
+            $0.tls.pinnedPublicKeys = [wrongPin]
+        }
     }
 
     @Test("a pin cannot be bypassed by a redirect to another host")
     func pinningSurvivesRedirects() async throws {
         let pinned = try await fixtures.server()
         let other = try await fixtures.server(certificate: "other")
-        let target = "https://localhost:\(other.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let target =
+            "https://localhost:\(other.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let pin = try fixtures.pin("server")
         await expectTLSFailure(pinned, "/redirect/302?to=\(target)") {
             $0.tls.caFile = fixtures.path("ca.pem")
@@ -149,7 +174,8 @@ struct TLSTests {
         await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem") }
         let pem = try await get(server) {
             $0.tls.caFile = fixtures.path("ca.pem")
-            $0.tls.clientCertificate = .pem(certificateFile: fixtures.path("client.pem"), keyFile: fixtures.path("client.key"))
+            $0.tls.clientCertificate = .pem(
+                certificateFile: fixtures.path("client.pem"), keyFile: fixtures.path("client.key"))
         }
         #expect(pem.status == 200)
         let pkcs12 = try await get(server) {
@@ -169,6 +195,9 @@ struct TLSTests {
     func minimumVersion() async throws {
         let server = try await fixtures.server(maximumVersion: "1.2")
         #expect(try await get(server) { $0.tls.caFile = fixtures.path("ca.pem") }.status == 200)
-        await expectTLSFailure(server) { $0.tls.caFile = fixtures.path("ca.pem"); $0.tls.minimumVersion = .tls1_3 }
+        await expectTLSFailure(server) {
+            $0.tls.caFile = fixtures.path("ca.pem")
+            $0.tls.minimumVersion = .tls1_3
+        }
     }
 }

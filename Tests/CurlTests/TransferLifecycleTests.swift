@@ -44,10 +44,12 @@ struct TransferLifecycleTests {
         #expect(lifecycle.cancel() == .ignore)
     }
 
-    @Test("every order of start, cancel and complete resumes exactly once", arguments: [
-        ["start", "cancel", "complete"], ["start", "complete", "cancel"], ["cancel", "start", "complete"],
-        ["cancel", "complete", "start"], ["complete", "start", "cancel"], ["complete", "cancel", "start"],
-    ])
+    @Test(
+        "every order of start, cancel and complete resumes exactly once",
+        arguments: [
+            ["start", "cancel", "complete"], ["start", "complete", "cancel"], ["cancel", "start", "complete"],
+            ["cancel", "complete", "start"], ["complete", "start", "cancel"], ["complete", "cancel", "start"],
+        ])
     func everyOrderResumesOnce(order: [String]) {
         var lifecycle = TransferLifecycle()
         var resumes = 0
@@ -61,9 +63,10 @@ struct TransferLifecycleTests {
             if [.failCancelled, .removeHandleAndFailCancelled, .finish].contains(action) { resumes += 1 }
             // `start` only adds the handle; a later `complete` or `cancel` resumes.
         }
-        let started = order.firstIndex(of: "start").map { index in
-            !order[..<index].contains("cancel")
-        } ?? false
+        let started =
+            order.firstIndex(of: "start").map { index in
+                !order[..<index].contains("cancel")
+            } ?? false
         let expected = started ? (order.last == "start" ? 0 : 1) : (order.contains("start") ? 1 : 0)
         #expect(resumes == expected, "\(order)")
         #expect(resumes <= 1)

@@ -18,13 +18,18 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
     private static let urlSessionClient = URLSessionClient()
 
     /// A client of image_server (or of the stub) with `networkInterceptors`.
-    func client(interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor]) async throws -> RestingClient {
-        let (baseUrl, transport): (String, any HTTPClient) = switch self {
-        case .curl: (try await LocalServer.sharedImageServer.value.baseURL, try Self.curlClient.get())
-        case .urlSession: (try await LocalServer.sharedImageServer.value.baseURL, Self.urlSessionClient)
-        case .stub: ("https://stub.example.com", SessionStub.make())
-        }
-        return RestingClient(baseUrl: baseUrl, httpClient: transport, interceptors: interceptors, networkInterceptors: networkInterceptors)
+    func client(interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor]) async throws
+        -> RestingClient
+    {
+        let (baseUrl, transport): (String, any HTTPClient) =
+            switch self {
+            case .curl: (try await LocalServer.sharedImageServer.value.baseURL, try Self.curlClient.get())
+            case .urlSession: (try await LocalServer.sharedImageServer.value.baseURL, Self.urlSessionClient)
+            case .stub: ("https://stub.example.com", SessionStub.make())
+            }
+        return RestingClient(
+            baseUrl: baseUrl, httpClient: transport, interceptors: interceptors,
+            networkInterceptors: networkInterceptors)
     }
 }
 
@@ -42,8 +47,12 @@ enum SessionStub {
                 }, uniquingKeysWith: { _, last in last })
             switch (request.method, request.url.path) {
             case (.post, "/session/login"), (.post, "/session/login-redirect"):
-                struct Login: Decodable { let user: String; let password: String }
-                guard let login = try? JSONDecoder().decode(Login.self, from: received.body), login.password == "secret" else {
+                struct Login: Decodable {
+                    let user: String
+                    let password: String
+                }
+                guard let login = try? JSONDecoder().decode(Login.self, from: received.body), login.password == "secret"
+                else {
                     return .status(401)
                 }
                 let token = UUID().uuidString

@@ -1,5 +1,6 @@
 import Foundation
 import RestingFuzzTargets
+
 @testable import RestingMultipart
 
 extension MultipartFormData {

@@ -1,6 +1,7 @@
 import Foundation
 import RestingFuzzTargets
 import Testing
+
 @testable import RestingMultipart
 
 @Suite("MultipartFormData")
@@ -15,7 +16,8 @@ struct MultipartFormDataTests {
     func exactBytes() throws {
         let directory = try TemporaryDirectory()
         let url = try directory.file("notes.txt", Data("line 1\r\nline 2".utf8))
-        let form = try MultipartFormDataEncoder().encode(Upload(title: "Hello", file: MultipartFile(url: url), note: "é"))
+        let form = try MultipartFormDataEncoder().encode(
+            Upload(title: "Hello", file: MultipartFile(url: url), note: "é"))
         let b = form.boundary
         let expected = """
             --\(b)\r
@@ -44,8 +46,13 @@ struct MultipartFormDataTests {
         let directory = try TemporaryDirectory()
         let big = try directory.file("big.bin", Data((0..<200_000).map { UInt8($0 % 251) }))
         let empty = try directory.file("empty.bin", Data())
-        struct Two: Encodable { let a: MultipartFile; let b: MultipartFile; let c: String }
-        let form = try MultipartFormDataEncoder().encode(Two(a: MultipartFile(url: big), b: MultipartFile(url: empty), c: "end"))
+        struct Two: Encodable {
+            let a: MultipartFile
+            let b: MultipartFile
+            let c: String
+        }
+        let form = try MultipartFormDataEncoder().encode(
+            Two(a: MultipartFile(url: big), b: MultipartFile(url: empty), c: "end"))
         let body = try form.readAll(chunkSize: chunkSize)
         #expect(Int64(body.count) == form.contentLength)
         let parts = try MultipartParser.parse(body, boundary: form.boundary)
@@ -68,7 +75,9 @@ struct MultipartFormDataTests {
         #expect(one.boundary != two.boundary)
         #expect(one.boundary.hasPrefix("RestingKit-") && one.boundary.count <= 70)
         var candidates = ["first", "second"]
-        let form = try MultipartFormData(parts: [.text("a", "the first candidate is in here")]) { candidates.removeFirst() }
+        let form = try MultipartFormData(parts: [.text("a", "the first candidate is in here")]) {
+            candidates.removeFirst()
+        }
         #expect(form.boundary == "second")
     }
 

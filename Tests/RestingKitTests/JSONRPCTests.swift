@@ -7,7 +7,10 @@ import Testing
 
 @Suite("JSON-RPC 2.0 against image_server")
 struct JSONRPCTests {
-    struct Operands: Codable, Sendable { let minuend: Int; let subtrahend: Int }
+    struct Operands: Codable, Sendable {
+        let minuend: Int
+        let subtrahend: Int
+    }
 
     let subtract = JSONRPCMethod<[Int], Int>("subtract")
     let subtractNamed = JSONRPCMethod<Operands, Int>("subtract")
@@ -28,7 +31,8 @@ struct JSONRPCTests {
             seen.append("\(request.method) \(request.url.path)")
             return request
         }
-        rpc = JSONRPCClient(client: RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient(), interceptors: [recorder]))
+        rpc = JSONRPCClient(
+            client: RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient(), interceptors: [recorder]))
     }
 
     @Test("typed calls with positional and named params, through the client's interceptors")
@@ -45,7 +49,11 @@ struct JSONRPCTests {
             _ = try await rpc.call(fail, params: Nothing())
             Issue.record("expected an error")
         } catch let error as JSONRPCError {
-            #expect(error == JSONRPCError(code: -32000, message: "Server error", data: .object(["detail": .string("failing on purpose")])))
+            #expect(
+                error
+                    == JSONRPCError(
+                        code: -32000, message: "Server error", data: .object(["detail": .string("failing on purpose")]))
+            )
         }
         await #expect(throws: JSONRPCError(code: JSONRPCError.methodNotFound, message: "Method not found")) {
             try await rpc.call(missing, params: Nothing())

@@ -22,13 +22,20 @@ struct PaginationTests {
     init() async throws {
         server = try await LocalServer.sharedImageServer.value
         let requests = requests
-        client = RestingClient(baseUrl: server.baseURL, interceptors: [RequestRewriter { request in
-            requests.append(request.url.query ?? "")
-            return request
-        }])
+        client = RestingClient(
+            baseUrl: server.baseURL,
+            interceptors: [
+                RequestRewriter { request in
+                    requests.append(request.url.query ?? "")
+                    return request
+                }
+            ])
         let create = Endpoint<PostCreateModel, PostModel>(.post, "/posts", encoding: .json)
         for n in 1...7 {
-            _ = try await client.perform(RestingRequest(endpoint: create, body: PostCreateModel(userId: userId, title: "Page item \(n)", body: ""))).value
+            _ = try await client.perform(
+                RestingRequest(
+                    endpoint: create, body: PostCreateModel(userId: userId, title: "Page item \(n)", body: ""))
+            ).value
         }
     }
 
@@ -38,24 +45,30 @@ struct PaginationTests {
     func linkHeaders() async throws {
         let first = mine + [URLQueryItem(name: "_page", value: "1"), URLQueryItem(name: "_limit", value: "3")]
         var sizes: [Int] = []
-        for try await page in client.pages(of: listPosts, queryItems: first, pagination: .linkHeader) { sizes.append(page.count) }
+        for try await page in client.pages(of: listPosts, queryItems: first, pagination: .linkHeader) {
+            sizes.append(page.count)
+        }
         #expect(sizes == [3, 3, 1])
     }
 
-    @Test("page numbers, offsets and cursors all walk the whole list in order", arguments: ["page", "offset", "cursor"])
+    @Test(
+        "page numbers, offsets and cursors all walk the whole list in order", arguments: ["page", "offset", "cursor"])
     func strategies(strategy: String) async throws {
         let titles: [String]
         switch strategy {
         case "page":
-            let pages = client.pages(of: listPosts, queryItems: mine, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 3))
+            let pages = client.pages(
+                of: listPosts, queryItems: mine, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 3))
             titles = try await collect(pages.items)
         case "offset":
-            let pages = client.pages(of: listPosts, queryItems: mine, pagination: .offset(offset: "_offset", limit: "_limit", pageSize: 3))
+            let pages = client.pages(
+                of: listPosts, queryItems: mine, pagination: .offset(offset: "_offset", limit: "_limit", pageSize: 3))
             titles = try await collect(pages.items)
         default:
             let endpoint = Endpoint<Nothing, CursorPage>(.get, "/posts", encoding: .query)
-            let pages = client.pages(of: endpoint, queryItems: mine + [URLQueryItem(name: "_limit", value: "3")],
-                                     cursorParameter: "_cursor", items: \.items, nextCursor: \.nextCursor)
+            let pages = client.pages(
+                of: endpoint, queryItems: mine + [URLQueryItem(name: "_limit", value: "3")],
+                cursorParameter: "_cursor", items: \.items, nextCursor: \.nextCursor)
             titles = try await collect(pages.items)
         }
         #expect(titles == (1...7).map { "Page item \($0)" })
@@ -64,7 +77,9 @@ struct PaginationTests {
     @Test("pages are fetched lazily: stopping after the first fetches one page")
     func lazy() async throws {
         let before = requests.all.count
-        for try await _ in client.pages(of: listPosts, queryItems: mine, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 3)) {
+        for try await _ in client.pages(
+            of: listPosts, queryItems: mine, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 3))
+        {
             break
         }
         #expect(requests.all.count == before + 1)
@@ -72,7 +87,8 @@ struct PaginationTests {
 
     @Test("an exact multiple of the page size ends on the empty page")
     func exactMultiple() async throws {
-        let pages = client.pages(of: listPosts, queryItems: mine, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 7))
+        let pages = client.pages(
+            of: listPosts, queryItems: mine, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 7))
         var sizes: [Int] = []
         for try await page in pages { sizes.append(page.count) }
         #expect(sizes == [7])
@@ -80,7 +96,9 @@ struct PaginationTests {
 
     @Test("Link headers are parsed as RFC 8288 says")
     func linkParsing() {
-        #expect(LinkHeader.target(of: #"</p?page=2>; rel="next", </p?page=9>; rel="last""#, relation: "next") == "/p?page=2")
+        #expect(
+            LinkHeader.target(of: #"</p?page=2>; rel="next", </p?page=9>; rel="last""#, relation: "next") == "/p?page=2"
+        )
         #expect(LinkHeader.target(of: #"<https://h/a>; rel="prev next"; title="x""#, relation: "next") == "https://h/a")
         #expect(LinkHeader.target(of: #"</p?page=9>; REL=last"#, relation: "last") == "/p?page=9")
         #expect(LinkHeader.target(of: #"</p?page=1>; rel="first""#, relation: "next") == nil)

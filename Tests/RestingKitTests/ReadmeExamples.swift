@@ -12,12 +12,6 @@ struct PostCreateModel: Codable, Sendable {
     let userId: Int
     let title: String
     let body: String
-
-    init(userId: Int, title: String, body: String) {
-        self.userId = userId
-        self.title = title
-        self.body = body
-    }
 }
 
 struct PostModel: Codable, Sendable {
@@ -55,7 +49,8 @@ struct CannedHTTPClient: HTTPClient {
     func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         guard let body = bodies[request.url.path] else { return HTTPDataResponse(status: 404, url: request.url) }
         progress(TransferProgress(bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
-        return HTTPDataResponse(status: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
+        return HTTPDataResponse(
+            status: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
     }
 }
 // end snippet
@@ -145,7 +140,9 @@ struct ReadmeExamples {
             #expect(try await restingClient.perform(RestingRequest(endpoint: emptyEndpoint)).value.body == nil)
         }
         let deleteEndpoint = Endpoint<Nothing, Nothing>(.delete, "/posts/{{id}}", encoding: .query)
-        let deleted = try await restingClient.perform(RestingRequest(endpoint: deleteEndpoint, pathVariables: ["id": 10])).value
+        let deleted = try await restingClient.perform(
+            RestingRequest(endpoint: deleteEndpoint, pathVariables: ["id": 10])
+        ).value
         #expect(deleted.status == 204)
     }
 
@@ -190,7 +187,9 @@ struct ReadmeExamples {
         let restingClient = RestingClient(baseUrl: "https://example.com", httpClient: httpClient)
         // end snippet
         let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
-        #expect(try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.title == "Canned")
+        #expect(
+            try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body
+                .title == "Canned")
         await #expect(throws: RestingError.self) {
             try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 2])).value
         }
@@ -251,7 +250,9 @@ struct ReadmeExamples {
             // snippet: typed-error
             let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}", encoding: .query)
             do {
-                _ = try await restingClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 999])).value
+                _ = try await restingClient.perform(
+                    RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 999])
+                ).value
             } catch RestingError.httpError(let error) where error.status == 404 {
                 let apiError = try error.decodeBody(as: APIError.self)
                 print("Not found: \(apiError.error)")

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import RestingKit
 import RestingServerHarness
 import RestingTestSupport
 import RestingTesting
+import Synchronization
 import Testing
 
 // The README's interceptor-library and testing-kit examples, verbatim between the snippet markers.
@@ -51,12 +51,15 @@ struct ReadmeInterceptorExamples {
         let loggingClient = RestingClient(baseUrl: baseUrl, interceptors: [logging])
         // end snippet
         let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
-        #expect(try await loggingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.id == 1)
+        #expect(
+            try await loggingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.id
+                == 1)
 
-        let request = HTTPRequest(method: .get, url: try #require(URL(string: baseUrl + "/posts/1")), headers: ["X-Api-Key": "k"])
+        let request = HTTPRequest(
+            method: .get, url: try #require(URL(string: baseUrl + "/posts/1")), headers: ["X-Api-Key": "k"])
         // snippet: curl
-        print(request.cURLDescription())                   // X-Api-Key and Authorization are redacted by default…
-        print(request.cURLDescription(redaction: .none))   // …or not, to replay the request exactly
+        print(request.cURLDescription())  // X-Api-Key and Authorization are redacted by default…
+        print(request.cURLDescription(redaction: .none))  // …or not, to replay the request exactly
         // end snippet
         #expect(request.cURLDescription().contains("X-Api-Key: <redacted>"), "redacted by the default policy")
         #expect(request.cURLDescription(redaction: .none).contains("X-Api-Key: k"))
@@ -69,10 +72,13 @@ struct ReadmeInterceptorExamples {
         policy.maximumAttempts = 4
         policy.maximumDelay = .seconds(5)
         let budget = RetryBudget(ratio: 0.2, reserve: 10)  // one budget for the whole client
-        let retryingClient = RestingClient(baseUrl: baseUrl, interceptors: [RetryInterceptor(policy: policy, budget: budget)])
+        let retryingClient = RestingClient(
+            baseUrl: baseUrl, interceptors: [RetryInterceptor(policy: policy, budget: budget)])
         // end snippet
         let flaky = Endpoint<Nothing, Attempts>(.get, "/flaky/{{key}}?failures=2", encoding: .query)
-        let attempts = try await retryingClient.perform(RestingRequest(endpoint: flaky, pathVariables: ["key": UUID().uuidString])).value.body.attempts
+        let attempts = try await retryingClient.perform(
+            RestingRequest(endpoint: flaky, pathVariables: ["key": UUID().uuidString])
+        ).value.body.attempts
         #expect(attempts == 3)
     }
 
@@ -101,16 +107,19 @@ struct ReadmeInterceptorExamples {
                 seen.append("\(request.method) \(response.status) in \(duration)")
             }
         }
-        let client = RestingClient(baseUrl: baseUrl, interceptors: [
-            EventMonitorInterceptor(events),
-            DefaultsInterceptor(headers: ["X-Client": "readme/1.0"], queryItems: [URLQueryItem(name: "locale", value: "fr")]),
-            RequestRewriter { request in
-                var request = request
-                request.headers["X-Request-Id"] = UUID().uuidString
-                return request
-            },
-            ValidationInterceptor([.statusCodes(200..<300), .contentTypeMatchesAccept]),
-        ])
+        let client = RestingClient(
+            baseUrl: baseUrl,
+            interceptors: [
+                EventMonitorInterceptor(events),
+                DefaultsInterceptor(
+                    headers: ["X-Client": "readme/1.0"], queryItems: [URLQueryItem(name: "locale", value: "fr")]),
+                RequestRewriter { request in
+                    var request = request
+                    request.headers["X-Request-Id"] = UUID().uuidString
+                    return request
+                },
+                ValidationInterceptor([.statusCodes(200..<300), .contentTypeMatchesAccept]),
+            ])
         // end snippet
         let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo", encoding: .query)
         let echoed = try await client.perform(RestingRequest(endpoint: echo)).value.body
@@ -125,18 +134,23 @@ struct ReadmeInterceptorExamples {
         let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}", encoding: .query)
         // snippet: mocks
         let mocks = MockInterceptor()  // unmatched requests go to the network; `.fail` to forbid that
-        let getPostMock = mocks.register(getPostEndpoint, try .json(PostModel(id: 1, userId: 1, title: "Mocked", body: "")))
+        let getPostMock = mocks.register(
+            getPostEndpoint, try .json(PostModel(id: 1, userId: 1, title: "Mocked", body: "")))
         mocks.register(.post, "/posts", .status(503), .status(201))  // first 503, then 201
         let mockedClient = RestingClient(baseUrl: baseUrl, interceptors: [mocks])
         // end snippet
-        #expect(try await mockedClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 5])).value.body.title == "Mocked")
+        #expect(
+            try await mockedClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 5]))
+                .value.body.title == "Mocked")
         #expect(getPostMock.callCount == 1)
 
         // snippet: record-replay
         let recorder = RecordReplayInterceptor(directory: fixtures, mode: .replayOrRecord)  // `.replayOnly` in CI
         let recordingClient = RestingClient(baseUrl: baseUrl, interceptors: [recorder])
         // end snippet
-        let first = try await recordingClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 2])).value.body
+        let first = try await recordingClient.perform(
+            RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 2])
+        ).value.body
         let recordings = try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
         #expect(first.title == "Post 2" && recordings.count == 1)
 
@@ -146,7 +160,9 @@ struct ReadmeInterceptorExamples {
         stub.register(.get, "/posts/2", try .json(PostModel(id: 2, userId: 1, title: "Moved", body: "")))
         let stubbedClient = RestingClient(baseUrl: baseUrl, httpClient: stub)
         // end snippet
-        let moved = try await stubbedClient.perform(RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 1])).value.body
+        let moved = try await stubbedClient.perform(
+            RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 1])
+        ).value.body
         #expect(moved.title == "Moved" && stub.received.map(\.request.url.path) == ["/posts/1", "/posts/2"])
     }
 }

@@ -30,7 +30,9 @@ struct ReadmeResponseStreamingExamples {
             // snippet: stream-sse
             let updates = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse?count=5&cut_after=2", encoding: .query)
             let response = try await restingClient.perform(RestingRequest(endpoint: updates)).value
-            for try await event in response.body.reconnecting(.init(maximumAttempts: 5, defaultDelay: .milliseconds(100))) {
+            for try await event in response.body.reconnecting(
+                .init(maximumAttempts: 5, defaultDelay: .milliseconds(100)))
+            {
                 let update = try event.decode(Update.self)
                 print("\(event.lastEventID): \(update.text)")
             }
@@ -42,7 +44,8 @@ struct ReadmeResponseStreamingExamples {
     @Test("NDJSON as typed values, lines, and raw chunks")
     func ndjsonLinesAndBytes() async throws {
         let output = Collector<String>()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rk-readme-stream-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rk-readme-stream-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let exportFile = folder.appendingPathComponent("export.bin")
@@ -61,7 +64,7 @@ struct ReadmeResponseStreamingExamples {
             let file = try FileHandle(forWritingTo: exportFile)
             defer { try? file.close() }
             for try await chunk in body {
-                try file.write(contentsOf: chunk)   // memory holds a chunk or two, never the whole body
+                try file.write(contentsOf: chunk)  // memory holds a chunk or two, never the whole body
             }
 
             let log = Endpoint<Nothing, ResponseLines>(.get, "/stream/ndjson?count=2", encoding: .query)
@@ -70,7 +73,10 @@ struct ReadmeResponseStreamingExamples {
             }
             // end snippet
         }
-        #expect(output.all == ["item 1", "item 2", "item 3", #"{"id": 1, "text": "item 1"}"#, #"{"id": 2, "text": "item 2"}"#])
+        #expect(
+            output.all == [
+                "item 1", "item 2", "item 3", #"{"id": 1, "text": "item 1"}"#, #"{"id": 2, "text": "item 2"}"#,
+            ])
         #expect(FileManager.default.fileSize(exportFile) == 10_485_760)
     }
 
@@ -78,11 +84,14 @@ struct ReadmeResponseStreamingExamples {
     func stubbedStream() async throws {
         // snippet: stream-stub
         let stub = StubHTTPClient()
-        stub.register(.get, "/stream/sse", .stream([
-            .text("id: 1\ndata: {\"id\":1,\"text\":\"hello\"}\n\n"),
-            .pause(.milliseconds(20)),
-            .text("id: 2\ndata: {\"id\":2,\"text\":\"world\"}\n\n"),
-        ], headers: ["Content-Type": "text/event-stream"]))
+        stub.register(
+            .get, "/stream/sse",
+            .stream(
+                [
+                    .text("id: 1\ndata: {\"id\":1,\"text\":\"hello\"}\n\n"),
+                    .pause(.milliseconds(20)),
+                    .text("id: 2\ndata: {\"id\":2,\"text\":\"world\"}\n\n"),
+                ], headers: ["Content-Type": "text/event-stream"]))
         let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub)
         let events = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse", encoding: .query)
         var texts: [String] = []

@@ -27,16 +27,23 @@ struct ReadmeSemanticsExamples {
     init() async throws { server = try await LocalServer.sharedImageServer.value }
 
     struct Hops: Decodable, Sendable { let hops: String }
-    struct Login: Encodable, Sendable { let user: String; let password: String }
+    struct Login: Encodable, Sendable {
+        let user: String
+        let password: String
+    }
     struct User: Decodable, Sendable { let user: String }
-    struct Resource: Decodable, Sendable { let key: String; let version: Int }
+    struct Resource: Decodable, Sendable {
+        let key: String
+        let version: Int
+    }
 
     @Test("network interceptors see each redirect hop")
     func networkInterceptors() async throws {
         let hops = Collector<String>()
         // snippet: network-interceptors
-        let client = RestingClient(baseUrl: baseUrl, interceptors: [LoggingInterceptor()],
-                                   networkInterceptors: [HopLogger(hops: hops)])
+        let client = RestingClient(
+            baseUrl: baseUrl, interceptors: [LoggingInterceptor()],
+            networkInterceptors: [HopLogger(hops: hops)])
         let done = Endpoint<Nothing, Hops>(.get, "/hops/{{n}}", encoding: .query)
         _ = try await client.perform(RestingRequest(endpoint: done, pathVariables: ["n": 2])).value
         print(hops.all)  // ["GET /hops/2 → 302", "GET /hops/1 → 302", "GET /hops/0 → 200"]
@@ -50,18 +57,20 @@ struct ReadmeSemanticsExamples {
         let tolerant = JSONDecoder()
         tolerant.dateDecodingStrategy = .secondsSince1970
         let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query, decoder: tolerant)
-            .setting(\.maximumAttempts, 5)                // retried more than the policy says
+            .setting(\.maximumAttempts, 5)  // retried more than the policy says
         var request = RestingRequest(endpoint: getPost, pathVariables: ["id": 1])
-        request.attributes.logLevel = .verbose           // this call only
+        request.attributes.logLevel = .verbose  // this call only
         request.attributes.cachePolicy = .reloadIgnoringCache
 
-        let client = RestingClient(baseUrl: baseUrl, interceptors: [RetryInterceptor(), LoggingInterceptor(level: .error)])
+        let client = RestingClient(
+            baseUrl: baseUrl, interceptors: [RetryInterceptor(), LoggingInterceptor(level: .error)])
         let post = try await client.perform(request).value.body
 
-        client.baseUrl = baseUrl + "/"                   // switch environments; calls in flight keep theirs
+        client.baseUrl = baseUrl + "/"  // switch environments; calls in flight keep theirs
         // end snippet
         #expect(post.id == 1)
-        #expect(try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 2])).value.body.id == 2)
+        #expect(
+            try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 2])).value.body.id == 2)
     }
 
     @Test("custom attributes")
@@ -88,12 +97,14 @@ struct ReadmeSemanticsExamples {
         let appSupport = FileManager.default.temporaryDirectory.appendingPathComponent("readme-cookies-\(UUID())")
         defer { try? FileManager.default.removeItem(at: appSupport) }
         // snippet: cookies
-        let jar = try PersistentCookieJar(directory: appSupport.appendingPathComponent("cookies"))  // or InMemoryCookieJar()
+        // or InMemoryCookieJar():
+        let jar = try PersistentCookieJar(directory: appSupport.appendingPathComponent("cookies"))
         let client = RestingClient(baseUrl: baseUrl, networkInterceptors: [CookieInterceptor(jar: jar)])
 
         let login = Endpoint<Login, User>(.post, "/session/login", encoding: .json)
         let me = Endpoint<Nothing, User>(.get, "/session/me", encoding: .query)
-        _ = try await client.perform(RestingRequest(endpoint: login, body: Login(user: "ada", password: "secret"))).value
+        _ = try await client.perform(RestingRequest(endpoint: login, body: Login(user: "ada", password: "secret")))
+            .value
         let user = try await client.perform(RestingRequest(endpoint: me)).value.body  // sends the session cookie
         print(user.user, jar.allCookies)  // ada [session=<redacted>; host=127.0.0.1; path=/]
         // end snippet

@@ -17,7 +17,9 @@ struct ReadmeSiblingExamples {
         // snippet: concurrency
         let throttledClient = RestingClient(baseUrl: baseUrl, concurrency: .limited(4))  // or .serial, .unlimited
         let slowEndpoint = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}", encoding: .query)
-        let calls = (0..<10).map { _ in throttledClient.perform(RestingRequest(endpoint: slowEndpoint, pathVariables: ["ms": 30_000])) }
+        let calls = (0..<10).map { _ in
+            throttledClient.perform(RestingRequest(endpoint: slowEndpoint, pathVariables: ["ms": 30_000]))
+        }
         throttledClient.cancelAll()  // the 4 running and the 6 waiting all end with RestingError.cancelled
         // end snippet
         for call in calls {
@@ -77,7 +79,8 @@ struct ReadmePaginationExamples {
             print("a page of \(page.count) posts")  // fetched one at a time, until Link has no rel="next"
             pageCount += 1
         }
-        let byNumber = restingClient.pages(of: listPosts, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 4))
+        let byNumber = restingClient.pages(
+            of: listPosts, pagination: .pageNumber(page: "_page", size: "_limit", pageSize: 4))
         for try await post in byNumber.items where post.userId == 1 {
             print(post.title)
         }
@@ -89,10 +92,11 @@ struct ReadmePaginationExamples {
     func resource() async throws {
         let restingClient = RestingClient(baseUrl: baseUrl)
         // snippet: resource
-        let post = RemoteResource(client: restingClient,
-                                  read: Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query),
-                                  update: Endpoint<PostModel, PostModel>(.put, "/posts/{{id}}", encoding: .json),
-                                  pathVariables: ["id": 2])
+        let post = RemoteResource(
+            client: restingClient,
+            read: Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query),
+            update: Endpoint<PostModel, PostModel>(.put, "/posts/{{id}}", encoding: .json),
+            pathVariables: ["id": 2])
         await post.load()
         switch post.state {
         case .idle, .loading: print("…")
@@ -111,12 +115,14 @@ struct ReadmeOfflineExamples {
         let server = try await LocalServer.sharedImageServer.value
         let outboxDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID())")
         defer { try? FileManager.default.removeItem(at: outboxDirectory) }
-        let offlineClient = RestingClient(baseUrl: "http://127.0.0.1:\(try LocalServer.unusedPort())")  // nothing listens there
+        // Nothing listens there:
+        let offlineClient = RestingClient(baseUrl: "http://127.0.0.1:\(try LocalServer.unusedPort())")
         let restingClient = RestingClient(baseUrl: server.baseURL)
         // snippet: offline-queue
         let outbox = try OfflineQueue(directory: outboxDirectory)
         let createPost = Endpoint<PostCreateModel, PostModel>(.post, "/posts", encoding: .json)
-        let draft = RestingRequest(endpoint: createPost, body: PostCreateModel(userId: 1, title: "Written offline", body: "…"))
+        let draft = RestingRequest(
+            endpoint: createPost, body: PostCreateModel(userId: 1, title: "Written offline", body: "…"))
         do {
             _ = try await offlineClient.perform(draft, storingOfflineIn: outbox).value
         } catch {

@@ -5,8 +5,10 @@ struct ReadmeSnippetTests {
     static let testedFiles = [
         "Tests/RestingKitTests/ReadmeExamples.swift", "Tests/RestingKitTests/ReadmeTransportExamples.swift",
         "Tests/RestingKitTests/ReadmeInterceptorExamples.swift", "Tests/RestingKitTests/ReadmeSiblingExamples.swift",
-        "Tests/RestingKitTests/ReadmeStreamingExamples.swift", "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
-        "Tests/RestingKitTests/ReadmeSemanticsExamples.swift", "Tests/ConformanceTests/UserTransportConformanceTests.swift",
+        "Tests/RestingKitTests/ReadmeStreamingExamples.swift",
+        "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
+        "Tests/RestingKitTests/ReadmeSemanticsExamples.swift",
+        "Tests/ConformanceTests/UserTransportConformanceTests.swift",
     ]
 
     @Test("every Swift example in the README is compiled and run by a test, word for word")
@@ -33,7 +35,9 @@ struct ReadmeSnippetTests {
         for (name, text) in articles.sorted(by: { $0.key < $1.key }) {
             let snippet = String(name.split(separator: ": ").last ?? "")
             #expect(tested[snippet] != nil, "article snippet '\(name)' has no tested twin")
-            #expect(tested[snippet] == nil || text == tested[snippet], "article snippet '\(name)' differs from the tested code")
+            #expect(
+                tested[snippet] == nil || text == tested[snippet],
+                "article snippet '\(name)' differs from the tested code")
         }
     }
 }

@@ -47,9 +47,11 @@ struct ReadmeStreamingExamples {
         let output = Collector<String>()
         let receipt = try await ExampleOutput.$lines.withValue(output) {
             // snippet: multipart-upload
-            let multipartEndpoint = Endpoint<ImageUploadModel, UploadReceipt>(.post, "/upload", encoding: .multipartFormData)
-            let request = RestingRequest(endpoint: multipartEndpoint,
-                                         body: ImageUploadModel(caption: "Sunset", file: MultipartFile(url: imageURL)))
+            let multipartEndpoint = Endpoint<ImageUploadModel, UploadReceipt>(
+                .post, "/upload", encoding: .multipartFormData)
+            let request = RestingRequest(
+                endpoint: multipartEndpoint,
+                body: ImageUploadModel(caption: "Sunset", file: MultipartFile(url: imageURL)))
             let receipt = try await restingClient.upload(request)
                 .progress { progress in print("Upload \(Int(progress.fractionCompleted * 100))% completed") }
                 .value.body
@@ -69,10 +71,12 @@ struct ReadmeStreamingExamples {
         formDataEncoder.dataEncodingStrategy = .raw
         formDataEncoder.arrayEncoding = .indexed
         let configuration = RestingRequestConverter.Configuration(multipartFormDataEncoder: formDataEncoder)
-        let snakeCaseClient = RestingClient(baseUrl: baseUrl, requestConverter: RestingRequestConverter(configuration: configuration))
+        let snakeCaseClient = RestingClient(
+            baseUrl: baseUrl, requestConverter: RestingRequestConverter(configuration: configuration))
         // end snippet
         let converter = try #require(snakeCaseClient.requestConverter as? RestingRequestConverter)
-        if case .indexed = converter.configuration.multipartFormDataEncoder.arrayEncoding {} else {
+        if case .indexed = converter.configuration.multipartFormDataEncoder.arrayEncoding {
+        } else {
             Issue.record("the converter keeps the encoder's configuration")
         }
     }
@@ -85,9 +89,12 @@ struct ReadmeStreamingExamples {
         let output = Collector<String>()
         try await ExampleOutput.$lines.withValue(output) {
             // snippet: file-upload
-            let putFile = Endpoint<URL, UploadReceipt>(.put, "/upload/{{name}}", encoding: .raw(contentType: "video/mp4"))
-            let receipt = try await restingClient.upload(RestingRequest(endpoint: putFile, body: videoURL, pathVariables: ["name": "clip.mp4"]))
-                .value.body
+            let putFile = Endpoint<URL, UploadReceipt>(
+                .put, "/upload/{{name}}", encoding: .raw(contentType: "video/mp4"))
+            let receipt = try await restingClient.upload(
+                RestingRequest(endpoint: putFile, body: videoURL, pathVariables: ["name": "clip.mp4"])
+            )
+            .value.body
             // end snippet
             #expect(receipt.size == Int64(video.count))
 
@@ -99,7 +106,9 @@ struct ReadmeStreamingExamples {
                 let file = try await restingClient.download(request, to: destination)
                     .progress { print("\($0.bytesReceived) of \($0.totalBytesToReceive ?? 0) bytes") }
                     .value
-                print("\(file.size) bytes in \(file.url.lastPathComponent), \(file.resumedFrom) of them from an earlier attempt")
+                print(
+                    "\(file.size) bytes in \(file.url.lastPathComponent), \(file.resumedFrom) of them from an earlier attempt"
+                )
             } catch RestingError.transportFailed {
                 // The partial file is kept: calling download again continues it with a Range request.
             } catch RestingError.resumeRefused(let refusal) {

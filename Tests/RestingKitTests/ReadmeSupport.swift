@@ -39,7 +39,8 @@ enum Snippets {
     static func inArticles() throws -> [String: String] {
         let catalog = repository.appendingPathComponent("Documentation/RestingCore.docc")
         var snippets: [String: String] = [:]
-        for article in try FileManager.default.contentsOfDirectory(atPath: catalog.path) where article.hasSuffix(".md") {
+        for article in try FileManager.default.contentsOfDirectory(atPath: catalog.path) where article.hasSuffix(".md")
+        {
             for (name, text) in try inMarkdown("Documentation/RestingCore.docc/" + article) {
                 snippets[article + ": " + name] = text
             }
@@ -92,7 +93,8 @@ enum Snippets {
     }
 
     private static func dedented(_ lines: [String]) -> String {
-        let indent = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let indent =
+            lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             .map { $0.prefix { $0 == " " }.count }.min() ?? 0
         return lines.map { String($0.dropFirst(min(indent, $0.prefix { $0 == " " }.count))) }
             .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)

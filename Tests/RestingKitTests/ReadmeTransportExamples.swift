@@ -26,7 +26,9 @@ struct ReadmeTransportExamples {
         let titles = try await Task(executorPreference: restingClient.executor) {
             var titles: [String] = []
             for id in 1...5 {
-                titles.append(try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value.body.title)
+                titles.append(
+                    try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value
+                        .body.title)
             }
             return titles
         }.value
@@ -37,7 +39,8 @@ struct ReadmeTransportExamples {
         let posts = try await withThrowingTaskGroup(of: PostModel.self) { group in
             for id in 1...5 {
                 group.addTask(executorPreference: restingClient.executor) {
-                    try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value.body
+                    try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value
+                        .body
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -53,7 +56,8 @@ struct ReadmeTransportExamples {
             var configuration = CurlClient.Configuration()
             configuration.tls.caFile = "/etc/myapp/internal-ca.pem"
             configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
-            configuration.tls.clientCertificate = .pem(certificateFile: "/etc/myapp/client.pem", keyFile: "/etc/myapp/client.key")
+            configuration.tls.clientCertificate = .pem(
+                certificateFile: "/etc/myapp/client.pem", keyFile: "/etc/myapp/client.key")
             configuration.tls.minimumVersion = .tls1_3
             let secureTransport = try CurlClient(configuration: configuration)
             // end snippet

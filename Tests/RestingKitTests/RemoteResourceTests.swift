@@ -14,7 +14,8 @@ struct RemoteResourceTests {
 
     @Test("create, read, update and delete move the state, and observers hear of it")
     func crud() async throws {
-        let created = RemoteResource(client: client, create: Endpoint<PostModel, PostModel>(.post, "/posts", encoding: .json))
+        let created = RemoteResource(
+            client: client, create: Endpoint<PostModel, PostModel>(.post, "/posts", encoding: .json))
         await created.create(PostModel(id: 0, userId: 3, title: "New", body: "b"))
         let id = try #require(created.value?.id)
 
@@ -28,7 +29,11 @@ struct RemoteResourceTests {
         }
 
         let changes = Collector<Bool>()
-        withObservationTracking { _ = post.state } onChange: { changes.append(true) }
+        withObservationTracking {
+            _ = post.state
+        } onChange: {
+            changes.append(true)
+        }
         await post.load()
         #expect(changes.all.count == 1)
         #expect(post.value?.title == "New")
@@ -55,7 +60,8 @@ struct RemoteResourceTests {
 
     @Test("an operation without an endpoint fails as unsupported, keeping the value")
     func missingEndpoint() async {
-        let readOnly = RemoteResource(client: client, read: Endpoint<Nothing, PostModel>(.get, "/posts/1", encoding: .query))
+        let readOnly = RemoteResource(
+            client: client, read: Endpoint<Nothing, PostModel>(.get, "/posts/1", encoding: .query))
         await readOnly.load()
         await readOnly.delete()
         guard case .failure(RestingError.unsupported, let previous) = readOnly.state else {

@@ -18,7 +18,9 @@ struct MockTests {
         let registration = mocks.register(getPost, try .json(PostModel(id: 7, userId: 1, title: "Mocked", body: "")))
         let client = RestingClient(baseUrl: server.baseURL, interceptors: [mocks])
         for id in [1, 2] {
-            #expect(try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value.body.title == "Mocked")
+            #expect(
+                try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": id])).value.body.title
+                    == "Mocked")
         }
         #expect(registration.callCount == 2)
     }
@@ -34,7 +36,9 @@ struct MockTests {
         mocks.register(feed, .stream([.text(lines[0]), .pause(.milliseconds(5)), .text(lines[1])]))
         let client = RestingClient(baseUrl: server.baseURL, interceptors: [mocks])
         var titles: [String] = []
-        for try await post in try await client.perform(RestingRequest(endpoint: feed)).value.body { titles.append(post.title) }
+        for try await post in try await client.perform(RestingRequest(endpoint: feed)).value.body {
+            titles.append(post.title)
+        }
         #expect(titles == ["one", "two"])
 
         let whole = Endpoint<Nothing, Data>(.get, "/feed", encoding: .query)
@@ -49,13 +53,22 @@ struct MockTests {
         let mocks = MockInterceptor(unmatched: .fail)
         mocks.register(.get, "/posts/*", .status(503), try .file(fixture))
         mocks.register(.get, "/files/**", StubResponse.text("deep").delayed(by: .milliseconds(1)))
-        mocks.register(.delete, "/posts/{{id}}", .failure(.transportFailed(TransportError(kind: .connectionReset, code: 0, domain: "mock", message: "reset"))))
+        mocks.register(
+            .delete, "/posts/{{id}}",
+            .failure(
+                .transportFailed(TransportError(kind: .connectionReset, code: 0, domain: "mock", message: "reset"))))
         let client = RestingClient(baseUrl: server.baseURL, interceptors: [mocks])
 
-        await #expect(throws: RestingError.self) { try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value }
-        #expect(try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.title == "From a file")
+        await #expect(throws: RestingError.self) {
+            try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value
+        }
+        #expect(
+            try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.title
+                == "From a file")
         let file = Endpoint<Nothing, Data>(.get, "/files/{{{path}}}", encoding: .query)
-        #expect(try await client.perform(RestingRequest(endpoint: file, pathVariables: ["path": "a/b/c.txt"])).value.body == Data("deep".utf8))
+        #expect(
+            try await client.perform(RestingRequest(endpoint: file, pathVariables: ["path": "a/b/c.txt"])).value.body
+                == Data("deep".utf8))
         let delete = Endpoint<Nothing, Nothing>(.delete, "/posts/{{id}}", encoding: .query)
         do {
             _ = try await client.perform(RestingRequest(endpoint: delete, pathVariables: ["id": 1])).value
@@ -70,8 +83,12 @@ struct MockTests {
         let passing = MockInterceptor()
         passing.register(.get, "/posts/1", try .json(PostModel(id: 1, userId: 1, title: "Mocked", body: "")))
         let client = RestingClient(baseUrl: server.baseURL, interceptors: [passing])
-        #expect(try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.title == "Mocked")
-        #expect(try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 2])).value.body.title == "Post 2", "from image_server")
+        #expect(
+            try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.title
+                == "Mocked")
+        #expect(
+            try await client.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 2])).value.body.title
+                == "Post 2", "from image_server")
 
         let strict = MockInterceptor(unmatched: .fail)
         strict.register(.get, "/posts/1", .status(200))
@@ -104,10 +121,23 @@ struct RecordReplayTests {
         let getPost = Endpoint<Nothing, Data>(.get, "/posts/{{id}}", encoding: .query)
         let createPost = Endpoint<PostCreateModel, Data>(.post, "/posts", encoding: .json)
         let requests: [@Sendable (RestingClient) async throws -> HTTPResponse<Data>] = [
-            { try await $0.perform(RestingRequest(endpoint: getPost, headers: ["Authorization": "Bearer s3cr3t"], pathVariables: ["id": 1],
-                                                  queryItems: [URLQueryItem(name: "access_token", value: "s3cr3t")])).value },
-            { try await $0.perform(RestingRequest(endpoint: createPost, body: PostCreateModel(userId: 1, title: "A", body: "one"))).value },
-            { try await $0.perform(RestingRequest(endpoint: createPost, body: PostCreateModel(userId: 1, title: "B", body: "two"))).value },
+            {
+                try await $0.perform(
+                    RestingRequest(
+                        endpoint: getPost, headers: ["Authorization": "Bearer s3cr3t"], pathVariables: ["id": 1],
+                        queryItems: [URLQueryItem(name: "access_token", value: "s3cr3t")])
+                ).value
+            },
+            {
+                try await $0.perform(
+                    RestingRequest(endpoint: createPost, body: PostCreateModel(userId: 1, title: "A", body: "one"))
+                ).value
+            },
+            {
+                try await $0.perform(
+                    RestingRequest(endpoint: createPost, body: PostCreateModel(userId: 1, title: "B", body: "two"))
+                ).value
+            },
             { try await $0.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 999])).value },
         ]
         // The auth interceptor's own header name, an API key header and a marked field are as secret as Authorization.
@@ -115,9 +145,12 @@ struct RecordReplayTests {
         headerProvider.addHeader(key: "X-Tenant-Secret", value: "s3cr3t", sensitive: true)
         headerProvider.addHeader(key: "X-Api-Key", value: "s3cr3t")
         let recording = RestingClient(
-            baseUrl: server.baseURL, requestConverter: RestingRequestConverter(configuration: .init(headerProvider: headerProvider)),
-            interceptors: [AuthInterceptor(provider: StaticKey(), headerName: "X-Custom-Auth"),
-                           RecordReplayInterceptor(directory: directory, mode: .record)])
+            baseUrl: server.baseURL,
+            requestConverter: RestingRequestConverter(configuration: .init(headerProvider: headerProvider)),
+            interceptors: [
+                AuthInterceptor(provider: StaticKey(), headerName: "X-Custom-Auth"),
+                RecordReplayInterceptor(directory: directory, mode: .record),
+            ])
         var recorded: [Result<HTTPResponse<Data>, any Error>] = []
         for request in requests { recorded.append(await Result { try await request(recording) }) }
 
@@ -128,9 +161,13 @@ struct RecordReplayTests {
             #expect(!text.contains("s3cr3t"), "\(file)")
         }
 
-        let offline = ClosureHTTPClient { _ in throw RestingError.transportFailed(TransportError(kind: .connectionFailed, code: 0, domain: "test", message: "network off")) }
-        let replaying = RestingClient(baseUrl: server.baseURL, httpClient: offline,
-                                      interceptors: [RecordReplayInterceptor(directory: directory, mode: .replayOnly)])
+        let offline = ClosureHTTPClient { _ in
+            throw RestingError.transportFailed(
+                TransportError(kind: .connectionFailed, code: 0, domain: "test", message: "network off"))
+        }
+        let replaying = RestingClient(
+            baseUrl: server.baseURL, httpClient: offline,
+            interceptors: [RecordReplayInterceptor(directory: directory, mode: .replayOnly)])
         for (request, original) in zip(requests, recorded) {
             let replayed = await Result { try await request(replaying) }
             switch (original, replayed) {
@@ -147,12 +184,17 @@ struct RecordReplayTests {
     @Test("replay-only mode fails an unrecorded request, naming the missing fixture")
     func unrecordedRequest() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recordings-\(UUID())")
-        let client = RestingClient(baseUrl: server.baseURL, interceptors: [RecordReplayInterceptor(directory: directory, mode: .replayOnly)])
+        let client = RestingClient(
+            baseUrl: server.baseURL, interceptors: [RecordReplayInterceptor(directory: directory, mode: .replayOnly)])
         do {
-            _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/posts/1", encoding: .query))).value
+            _ = try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/posts/1", encoding: .query))
+            ).value
             Issue.record("expected a failure")
         } catch RestingError.transportFailed(let failure) {
-            #expect(failure.message.hasPrefix("no recording for GET \(server.baseURL)/posts/1 (expected \(directory.path)/GET-posts_1-"))
+            #expect(
+                failure.message.hasPrefix(
+                    "no recording for GET \(server.baseURL)/posts/1 (expected \(directory.path)/GET-posts_1-"))
         }
     }
 }
@@ -165,7 +207,8 @@ struct FakeChainTests {
     func simulatedFailure() async throws {
         var policy = RetryInterceptor.Policy()
         policy.baseDelay = .zero
-        let refused = RestingError.transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))
+        let refused = RestingError.transportFailed(
+            TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))
         let chain = FakeChain(.failure(refused), .status(200))
         let response = try await chain.run(RetryInterceptor(policy: policy), on: request)
         #expect(response.status == 200 && chain.callCount == 2)
@@ -173,7 +216,9 @@ struct FakeChainTests {
 
     @Test("an answer closure sees each request; a short-circuiting interceptor leaves the chain uncalled")
     func answerClosureAndShortCircuit() async throws {
-        let chain = FakeChain { request in HTTPDataResponse(status: request.headers["X-Token"] == nil ? 401 : 200, url: request.url) }
+        let chain = FakeChain { request in
+            HTTPDataResponse(status: request.headers["X-Token"] == nil ? 401 : 200, url: request.url)
+        }
         struct Token: RestingInterceptor {
             func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
                 var request = request

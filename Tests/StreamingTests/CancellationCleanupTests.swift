@@ -21,7 +21,9 @@ struct CancellationCleanupTests {
             let promise = start()
             switch round % 3 {
             case 0: promise.cancel()
-            case 1: await Task.yield(); promise.cancel()
+            case 1:
+                await Task.yield()
+                promise.cancel()
             default:
                 // Not a synchronisation: the cancel lands wherever the transfer happens to be.
                 try await Task.sleep(for: .microseconds(Int.random(in: 100...20_000, using: &generator)))
@@ -41,7 +43,9 @@ struct CancellationCleanupTests {
     /// ones; on URLSession, every task reported complete), then checks that no handle is left: no descriptor
     /// open into the scratch directory and, on curl, no live transfer record (read on the driver thread).
     private func expectNothingLeft(_ transport: Transport, client: RestingClient) async throws {
-        let fence = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/status/200", encoding: .query))).value
+        let fence = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/status/200", encoding: .query))
+        ).value
         #expect(fence.status == 200)
         switch try transport.client() {
         case let curl as CurlClient:
@@ -57,7 +61,9 @@ struct CancellationCleanupTests {
         #expect(scratch.openDescriptors == 0)
     }
 
-    @Test("downloads cancelled anywhere leave no partial file, no record and no open handle", arguments: Transport.allCases)
+    @Test(
+        "downloads cancelled anywhere leave no partial file, no record and no open handle",
+        arguments: Transport.allCases)
     func downloads(transport: Transport) async throws {
         _ = try await UploadServer.shared.value
         let name = "cancel-\(UUID().uuidString).bin"

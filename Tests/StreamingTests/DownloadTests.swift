@@ -1,8 +1,8 @@
 import Foundation
 import RestingCore
 import RestingCurl
-import RestingURLSession
 import RestingTestSupport
+import RestingURLSession
 import Testing
 
 @Suite("Downloads to file from image_server")
@@ -27,8 +27,9 @@ struct DownloadTests {
         return request
     }
 
-    @Test("the body streams to the destination, with monotonic progress ending at the total, and no partial file left",
-          arguments: Transport.allCases)
+    @Test(
+        "the body streams to the destination, with monotonic progress ending at the total, and no partial file left",
+        arguments: Transport.allCases)
     func download(transport: Transport) async throws {
         let (name, data) = try await remoteFile(size: 4 * 1024 * 1024 + 5)
         let client = try await UploadServer.client(transport)
@@ -45,8 +46,9 @@ struct DownloadTests {
         #expect(progress.all.last?.totalBytesToReceive == Int64(data.count))
     }
 
-    @Test("after a cut connection the partial file stays, and the next download resumes it into a byte-identical file",
-          arguments: Transport.allCases)
+    @Test(
+        "after a cut connection the partial file stays, and the next download resumes it into a byte-identical file",
+        arguments: Transport.allCases)
     func resumeAfterCut(transport: Transport) async throws {
         let (name, data) = try await remoteFile(size: 2 * 1024 * 1024)
         let client = try await UploadServer.client(transport)
@@ -72,8 +74,9 @@ struct DownloadTests {
         #expect(progress.all.allSatisfy { $0.bytesReceived >= Int64(partial.count) })
     }
 
-    @Test("a remote file that changed since the partial download is refused with resumeRefused(.fileChanged), and the partial deleted",
-          arguments: Transport.allCases)
+    @Test(
+        "a remote file that changed since the partial download is refused with resumeRefused(.fileChanged), and the partial deleted",
+        arguments: Transport.allCases)
     func fileChanged(transport: Transport) async throws {
         let (name, data) = try await remoteFile(size: 1024 * 1024)
         let client = try await UploadServer.client(transport)
@@ -123,7 +126,9 @@ struct DownloadTests {
         #expect(try Data(contentsOf: destination) == data)
     }
 
-    @Test("an error status fails with httpError, keeps its body in memory and writes no file", arguments: Transport.allCases)
+    @Test(
+        "an error status fails with httpError, keeps its body in memory and writes no file",
+        arguments: Transport.allCases)
     func errorStatus(transport: Transport) async throws {
         let client = try await UploadServer.client(transport)
         let destination = scratch.url.appendingPathComponent("missing.bin")
@@ -148,8 +153,9 @@ struct DownloadTests {
         #expect(try Data(contentsOf: destination) == data)
     }
 
-    @Test("the response size limit guards memory: a larger body fails with responseTooLarge, a download to file does not",
-          arguments: Transport.allCases)
+    @Test(
+        "the response size limit guards memory: a larger body fails with responseTooLarge, a download to file does not",
+        arguments: Transport.allCases)
     func sizeLimit(transport: Transport) async throws {
         let (name, data) = try await remoteFile(size: 300_000)
         let limited: any HTTPClient
@@ -173,13 +179,15 @@ struct DownloadTests {
         #expect(try Data(contentsOf: destination) == data)
     }
 
-    @Test("a partial file that already holds every byte is completed from the server's 416, without a body",
-          arguments: Transport.allCases)
+    @Test(
+        "a partial file that already holds every byte is completed from the server's 416, without a body",
+        arguments: Transport.allCases)
     func alreadyComplete(transport: Transport) async throws {
         let (name, data) = try await remoteFile(size: 50_000)
         let client = try await UploadServer.client(transport)
         let head = try await client.httpClient.send(
-            HTTPRequest(method: .head, url: try #require(URL(string: "\(client.baseUrl)/uploads/\(name)")))) { _ in }
+            HTTPRequest(method: .head, url: try #require(URL(string: "\(client.baseUrl)/uploads/\(name)")))
+        ) { _ in }
         let tag = try #require(head.headers["ETag"])
         let destination = scratch.url.appendingPathComponent("complete.bin")
         try data.write(to: destination.appendingPathExtension("part"))

@@ -22,15 +22,21 @@ struct ResponseStreamingTests {
             }
         }
         let client = try await UploadServer.client(transport, interceptors: [Recorder(seen: seen)])
-        let feed = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse?count=7&interval_ms=1&cut_after=3&retry_ms=10", encoding: .query)
+        let feed = Endpoint<Nothing, ServerSentEvents>(
+            .get, "/stream/sse?count=7&interval_ms=1&cut_after=3&retry_ms=10", encoding: .query)
         let events = try await client.perform(RestingRequest(endpoint: feed)).value.body
         var items: [Item] = []
-        for try await event in events.reconnecting(.init(maximumAttempts: 3)) { items.append(try event.decode(Item.self)) }
+        for try await event in events.reconnecting(.init(maximumAttempts: 3)) {
+            items.append(try event.decode(Item.self))
+        }
         #expect(items.map(\.id) == Array(1...7))
-        #expect(seen.withLock { $0 } == [nil, "3", "6", "7"], "cut after 3 and 6; the last reconnection is answered 204")
+        #expect(
+            seen.withLock { $0 } == [nil, "3", "6", "7"], "cut after 3 and 6; the last reconnection is answered 204")
     }
 
-    @Test("a streaming call refreshes its credential on a 401 and retries a 503 before the caller reads", arguments: Transport.allCases)
+    @Test(
+        "a streaming call refreshes its credential on a 401 and retries a 503 before the caller reads",
+        arguments: Transport.allCases)
     func authenticationAndRetry(_ transport: Transport) async throws {
         /// Starts with a revoked token; a refresh asks image_server for a new one.
         struct Tokens: CredentialProvider {
@@ -46,7 +52,8 @@ struct ResponseStreamingTests {
         policy.baseDelay = .milliseconds(1)
         let issuer = try await UploadServer.client(transport)
         let client = try await UploadServer.client(
-            transport, interceptors: [RetryInterceptor(policy: policy), AuthInterceptor(provider: Tokens(issuer: issuer))])
+            transport,
+            interceptors: [RetryInterceptor(policy: policy), AuthInterceptor(provider: Tokens(issuer: issuer))])
         let me = Endpoint<Nothing, ResponseLines>(.get, "/auth/me", encoding: .query)
         var lines: [String] = []
         for try await line in try await client.perform(RestingRequest(endpoint: me)).value.body { lines.append(line) }
@@ -74,9 +81,12 @@ struct ResponseStreamingTests {
     func bytes(_ transport: Transport) async throws {
         let client = try await UploadServer.client(transport)
         let size = 3 * 1024 * 1024 + 17
-        let bytes = Endpoint<Nothing, ResponseBodyStream>(.get, "/stream/bytes?size=\(size)&chunk=10007", encoding: .query)
+        let bytes = Endpoint<Nothing, ResponseBodyStream>(
+            .get, "/stream/bytes?size=\(size)&chunk=10007", encoding: .query)
         var pattern = BytePattern()
-        for try await chunk in try await client.perform(RestingRequest(endpoint: bytes)).value.body { pattern.continues(with: chunk) }
+        for try await chunk in try await client.perform(RestingRequest(endpoint: bytes)).value.body {
+            pattern.continues(with: chunk)
+        }
         #expect(pattern.received == size)
         #expect(pattern.isIntact)
     }

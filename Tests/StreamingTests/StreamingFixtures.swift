@@ -26,16 +26,22 @@ enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
 /// An image_server of the streaming tests, storing uploads in a directory the tests can inspect and change.
 enum UploadServer {
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rk-uploads-\(UUID().uuidString)")
-    static let shared = Task { try await LocalServer.start(script: LocalServer.imageServerScript, arguments: ["--uploads", directory.path]) }
+    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "rk-uploads-\(UUID().uuidString)")
+    static let shared = Task {
+        try await LocalServer.start(script: LocalServer.imageServerScript, arguments: ["--uploads", directory.path])
+    }
 
     /// The bytes image_server stored for `upload`.
     static func storedBytes(_ upload: StoredUpload) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(upload.name))
     }
 
-    static func client(_ transport: Transport, interceptors: [any RestingInterceptor] = []) async throws -> RestingClient {
-        RestingClient(baseUrl: try await shared.value.baseURL, httpClient: try transport.client(), interceptors: interceptors)
+    static func client(_ transport: Transport, interceptors: [any RestingInterceptor] = []) async throws
+        -> RestingClient
+    {
+        RestingClient(
+            baseUrl: try await shared.value.baseURL, httpClient: try transport.client(), interceptors: interceptors)
     }
 }
 
@@ -86,7 +92,8 @@ final class Scratch: Sendable {
     var openDescriptors: Int {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return descriptors.filter { descriptor in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"))?.hasPrefix(url.path) ?? false
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"))?.hasPrefix(
+                url.path) ?? false
         }.count
     }
 }

@@ -16,8 +16,9 @@ struct UploadTests {
 
     init() throws { scratch = try Scratch() }
 
-    @Test("a multipart upload streams the file from disk and arrives whole, fields and parts as encoded",
-          arguments: Transport.allCases)
+    @Test(
+        "a multipart upload streams the file from disk and arrives whole, fields and parts as encoded",
+        arguments: Transport.allCases)
     func multipart(transport: Transport) async throws {
         let (file, data) = try scratch.randomFile("holiday photo.jpg", size: 3 * 1024 * 1024 + 17)
         let client = try await UploadServer.client(transport)
@@ -33,8 +34,11 @@ struct UploadTests {
         #expect(stored.filename == "holiday photo.jpg")
         #expect(stored.fields == [["caption", "Sunset"], ["tags[]", "sea"], ["tags[]", "sky"]])
         #expect(stored.parts?.first?.contentType == nil)
-        #expect(stored.parts?.last == StoredUpload.Part(name: "file", filename: "holiday photo.jpg", contentType: "image/jpeg",
-                                                       size: Int64(data.count), sha256: stored.sha256))
+        #expect(
+            stored.parts?.last
+                == StoredUpload.Part(
+                    name: "file", filename: "holiday photo.jpg", contentType: "image/jpeg",
+                    size: Int64(data.count), sha256: stored.sha256))
 
         let form = try MultipartFormDataEncoder().encode(body)
         await progress.wait { $0.last?.bytesSent == form.contentLength }
@@ -46,8 +50,11 @@ struct UploadTests {
     func raw(transport: Transport) async throws {
         let (file, data) = try scratch.randomFile("raw.bin", size: 1024 * 1024 + 3)
         let client = try await UploadServer.client(transport)
-        let put = Endpoint<Data, StoredUpload>(.put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
-        let fromMemory = try await client.upload(RestingRequest(endpoint: put, body: data, pathVariables: ["name": "memory.bin"])).value.body
+        let put = Endpoint<Data, StoredUpload>(
+            .put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
+        let fromMemory = try await client.upload(
+            RestingRequest(endpoint: put, body: data, pathVariables: ["name": "memory.bin"])
+        ).value.body
         #expect(try UploadServer.storedBytes(fromMemory) == data)
 
         let progress = Collector<TransferProgress>()
@@ -61,7 +68,8 @@ struct UploadTests {
 
         let unknownLength = RequestBody.stream(contentLength: nil) { try RequestBody.file(file).makeReader() }
         let streamed = try await client.httpClient.send(
-            HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/stream.bin")!, body: unknownLength)) { _ in }
+            HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/stream.bin")!, body: unknownLength)
+        ) { _ in }
         #expect(try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: streamed.body)) == data)
     }
 
@@ -72,7 +80,8 @@ struct UploadTests {
         let progress = Collector<TransferProgress>()
         // The server reads at 16 MiB/s, so the upload takes half a second.
         let stored = try await client.httpClient.send(
-            HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/paced.bin?rate=16777216")!, body: .file(file))
+            HTTPRequest(
+                method: .put, url: URL(string: "\(client.baseUrl)/upload/paced.bin?rate=16777216")!, body: .file(file))
         ) { progress.append($0) }
         #expect(stored.status == 201)
         await progress.wait { $0.last?.bytesSent == Int64(data.count) }
@@ -81,15 +90,17 @@ struct UploadTests {
         #expect(progress.isMonotonic)
     }
 
-    @Test("a multipart upload refused once with 503 is retried by RetryInterceptor and arrives whole",
-          arguments: Transport.allCases)
+    @Test(
+        "a multipart upload refused once with 503 is retried by RetryInterceptor and arrives whole",
+        arguments: Transport.allCases)
     func retriedMultipart(transport: Transport) async throws {
         let (file, data) = try scratch.randomFile("retry.bin", size: 512 * 1024)
         var policy = RetryInterceptor.Policy()
         policy.retriesNonIdempotentMethods = true
         policy.baseDelay = .milliseconds(1)
         let client = try await UploadServer.client(transport, interceptors: [RetryInterceptor(policy: policy)])
-        var request = RestingRequest(endpoint: upload, body: PhotoUpload(caption: "again", tags: [], file: MultipartFile(url: file)))
+        var request = RestingRequest(
+            endpoint: upload, body: PhotoUpload(caption: "again", tags: [], file: MultipartFile(url: file)))
         request.queryItems = [URLQueryItem(name: "fail_once", value: UUID().uuidString)]
         let stored = try await client.upload(request).value.body
         #expect(try UploadServer.storedBytes(stored) == data)
@@ -100,7 +111,8 @@ struct UploadTests {
     func tooLarge(transport: Transport) async throws {
         let (file, _) = try scratch.randomFile("big.bin", size: 256 * 1024)
         let client = try await UploadServer.client(transport)
-        var request = RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: MultipartFile(url: file)))
+        var request = RestingRequest(
+            endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: MultipartFile(url: file)))
         request.queryItems = [URLQueryItem(name: "limit", value: "1000")]
         await #expect {
             try await client.upload(request).value
@@ -110,15 +122,17 @@ struct UploadTests {
         }
     }
 
-    @Test("a file removed between encoding and sending fails with bodyUnreadable, and the server stores nothing",
-          arguments: Transport.allCases)
+    @Test(
+        "a file removed between encoding and sending fails with bodyUnreadable, and the server stores nothing",
+        arguments: Transport.allCases)
     func fileVanishes(transport: Transport) async throws {
         let (file, _) = try scratch.randomFile("gone.bin", size: 1000)
         let form = try MultipartFormDataEncoder().encode(["file": MultipartFile(url: file)])
         try FileManager.default.removeItem(at: file)
         let client = try await UploadServer.client(transport)
-        let request = HTTPRequest(method: .post, url: URL(string: "\(client.baseUrl)/upload")!,
-                                  headers: ["Content-Type": form.contentType], body: .multipart(form))
+        let request = HTTPRequest(
+            method: .post, url: URL(string: "\(client.baseUrl)/upload")!,
+            headers: ["Content-Type": form.contentType], body: .multipart(form))
         await #expect {
             try await client.httpClient.send(request) { _ in }
         } throws: { error in
@@ -132,7 +146,10 @@ struct UploadTests {
         let client = try await UploadServer.client(.curl)
         let missing = scratch.url.appendingPathComponent("missing.jpg")
         await #expect {
-            try await client.upload(RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: MultipartFile(url: missing)))).value
+            try await client.upload(
+                RestingRequest(
+                    endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: MultipartFile(url: missing)))
+            ).value
         } throws: { error in
             guard case RestingError.bodyUnreadable(let reason) = error else { return false }
             return reason.contains("missing.jpg")
@@ -144,14 +161,21 @@ struct UploadTests {
         let (file, data) = try scratch.randomFile("evil.txt", size: 1000)
         let client = try await UploadServer.client(.curl)
         let escape = MultipartFile(url: file, filename: "../../etc/evil name \(UUID().uuidString.prefix(8)).txt")
-        let first = try await client.upload(RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))).value.body
-        let second = try await client.upload(RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))).value.body
+        let first = try await client.upload(
+            RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))
+        ).value.body
+        let second = try await client.upload(
+            RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))
+        ).value.body
         #expect(first.name.hasPrefix("evil_name_") && first.name.hasSuffix(".txt") && !first.name.contains("/"))
         #expect(second.name == first.name.replacingOccurrences(of: ".txt", with: "-1.txt"))
         #expect(try UploadServer.storedBytes(first) == data && UploadServer.storedBytes(second) == data)
 
-        let put = Endpoint<Data, StoredUpload>(.put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
-        let raw = try await client.upload(RestingRequest(endpoint: put, body: data, pathVariables: ["name": "..\\a b?.bin"])).value.body
+        let put = Endpoint<Data, StoredUpload>(
+            .put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
+        let raw = try await client.upload(
+            RestingRequest(endpoint: put, body: data, pathVariables: ["name": "..\\a b?.bin"])
+        ).value.body
         #expect(raw.name.hasPrefix("a_b_") && raw.name.hasSuffix(".bin"))
     }
 }

@@ -25,7 +25,8 @@ struct TaskLifecycleTests {
         var lifecycle = Lifecycle()
         #expect(lifecycle.cancel() == nil, "there is no task to cancel and no waiter yet")
         #expect(!lifecycle.mayStart)
-        #expect(lifecycle.started("task", waiter: 1) == false, "a task made meanwhile is cancelled and its waiter failed")
+        #expect(
+            lifecycle.started("task", waiter: 1) == false, "a task made meanwhile is cancelled and its waiter failed")
         #expect(lifecycle.finish() == nil)
     }
 

@@ -29,10 +29,13 @@ struct URLSessionClientTests {
 
     init() async throws { server = try await LocalServer.sharedImageServer.value }
 
-    private func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: RequestBody = .empty,
-                         timeout: Duration? = nil) throws -> HTTPRequest {
-        HTTPRequest(method: method, url: try #require(URL(string: server.baseURL + path)), headers: headers, body: body,
-                    timeout: timeout)
+    private func request(
+        _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: RequestBody = .empty,
+        timeout: Duration? = nil
+    ) throws -> HTTPRequest {
+        HTTPRequest(
+            method: method, url: try #require(URL(string: server.baseURL + path)), headers: headers, body: body,
+            timeout: timeout)
     }
 
     private func send(_ request: HTTPRequest) async throws -> HTTPDataResponse {
@@ -52,10 +55,13 @@ struct URLSessionClientTests {
         #expect(response.url?.path == "/posts/1")
     }
 
-    @Test("methods, headers and bodies reach the server as sent", arguments: [HTTPMethod.post, .put, .patch, .delete, "PURGE"])
+    @Test(
+        "methods, headers and bodies reach the server as sent",
+        arguments: [HTTPMethod.post, .put, .patch, .delete, "PURGE"])
     func methodsHeadersAndBodies(method: HTTPMethod) async throws {
         let body = Data("héllo \(method)".utf8)
-        let echoed = try await echo(request(method, "/echo/x?a=1&a=2", headers: ["X-One": "1", "X-Two": "2"], body: .bytes(body)))
+        let echoed = try await echo(
+            request(method, "/echo/x?a=1&a=2", headers: ["X-One": "1", "X-Two": "2"], body: .bytes(body)))
         #expect(echoed.method == method.rawValue)
         #expect(echoed.query == [["a", "1"], ["a", "2"]])
         #expect(echoed.values(of: "x-one") == ["1"] && echoed.values(of: "X-Two") == ["2"])
@@ -96,7 +102,9 @@ struct URLSessionClientTests {
             #expect(failure.kind == .timedOut)
             #expect(failure.domain == NSURLErrorDomain && failure.code == URLError.timedOut.rawValue)
         }
-        #expect(ContinuousClock.now - started >= .milliseconds(300), "FoundationNetworking alone fires sub-second timeouts at once")
+        #expect(
+            ContinuousClock.now - started >= .milliseconds(300),
+            "FoundationNetworking alone fires sub-second timeouts at once")
     }
 
     @Test("cancelling the task cancels the request with .cancelled")
@@ -112,7 +120,8 @@ struct URLSessionClientTests {
         }
     }
 
-    @Test("cancelling mid-request, while the server holds it, ends the call with .cancelled, not with the late response")
+    @Test(
+        "cancelling mid-request, while the server holds it, ends the call with .cancelled, not with the late response")
     func cancellationInFlight() async throws {
         let tag = UUID().uuidString
         let slow = try request(.get, "/delay/30000?tag=\(tag)")
@@ -143,7 +152,8 @@ struct URLSessionClientTests {
         let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
         let endpoint = Endpoint<Nothing, Nothing>(.get, "/echo", encoding: .query)
         do {
-            _ = try await client.perform(RestingRequest(endpoint: endpoint, headers: ["X-Evil": "a\r\nInjected: 1"])).value
+            _ = try await client.perform(RestingRequest(endpoint: endpoint, headers: ["X-Evil": "a\r\nInjected: 1"]))
+                .value
             Issue.record("expected an invalid header error")
         } catch RestingError.invalidHeader(let name, _) {
             #expect(name == "X-Evil")
@@ -165,7 +175,8 @@ struct URLSessionUnsupportedTests {
         configuration.connectionProxyDictionary = ["HTTPEnable": true, "HTTPProxy": "127.0.0.1", "HTTPPort": 3128]
         let client = URLSessionClient(configuration: configuration)
         do {
-            _ = try await client.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:1/")))) { _ in }
+            _ = try await client.send(HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:1/"))))
+            { _ in }
             Issue.record("expected .unsupported")
         } catch RestingError.unsupported(let feature, let transport) {
             #expect(feature.contains("proxies") && transport == "URLSessionClient")
@@ -181,8 +192,12 @@ struct URLSessionStreamingTests {
         let server = try await LocalServer.sharedConformanceServer.value
         let client = URLSessionClient(minimumTransferRate: MinimumTransferRate(bytes: 1024, window: .seconds(1)))
         let drip = try #require(URL(string: "http://127.0.0.1:\(server.port)/drip"))
-        await #expect(throws: RestingError.self) { _ = try await client.send(HTTPRequest(method: .get, url: drip)) { _ in } }
-        let streamed = try await client.send(HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())) { _ in }
+        await #expect(throws: RestingError.self) {
+            _ = try await client.send(HTTPRequest(method: .get, url: drip)) { _ in }
+        }
+        let streamed = try await client.send(
+            HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())
+        ) { _ in }
         var received = 0
         for try await chunk in try #require(streamed.bodyStream) {
             received += chunk.count
@@ -195,8 +210,9 @@ struct URLSessionStreamingTests {
     func spillLimit() async throws {
         let server = try await LocalServer.sharedConformanceServer.value
         let client = URLSessionClient(streamSpillLimit: 1024 * 1024)
-        let request = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/\(8 * 1024 * 1024)")),
-                                  responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))
+        let request = HTTPRequest(
+            method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/\(8 * 1024 * 1024)")),
+            responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))
         let body = try #require(try await client.send(request) { _ in }.bodyStream)
         // Nothing is read until URLSession has delivered the whole body (or failed): the file fills meanwhile.
         await client.waitUntilIdle()

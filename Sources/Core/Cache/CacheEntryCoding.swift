@@ -26,8 +26,10 @@ package enum CacheEntryCoding {
 
     package static func encode(_ response: CachedResponse, key: String) -> Data? {
         let meta = Meta(
-            key: key, url: response.url.absoluteString, status: response.status, headers: response.headers.map { [$0.name, $0.value] },
-            requestTime: response.requestTime.timeIntervalSince1970, responseTime: response.responseTime.timeIntervalSince1970,
+            key: key, url: response.url.absoluteString, status: response.status,
+            headers: response.headers.map { [$0.name, $0.value] },
+            requestTime: response.requestTime.timeIntervalSince1970,
+            responseTime: response.responseTime.timeIntervalSince1970,
             vary: response.varyingRequestHeaders)
         guard let metaData = try? JSONEncoder().encode(meta), metaData.count <= UInt32.max else { return nil }
         var data = Data(magic)
@@ -71,7 +73,9 @@ package enum CacheEntryCoding {
     }
 
     private static func append(_ value: UInt64, bytes: Int, to data: inout Data) {
-        for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) {
+            data.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 
     private static func read(_ bytes: [UInt8], at offset: Int, count: Int) -> UInt64 {

@@ -33,7 +33,8 @@ struct CacheFreshness: Sendable {
             // An invalid Expires (`0`, `-1`) means already expired (§5.3).
             lifetime = HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
         } else if Self.heuristicallyCacheable.contains(response.status),
-            let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0) }) {
+            let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
+        {
             lifetime = min(max(0, date.timeIntervalSince(lastModified)) / 10, Self.maximumHeuristicLifetime)
         } else {
             lifetime = 0

@@ -1,9 +1,10 @@
+import RestingMultipart
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingMultipart
 
 /// A store in a private directory (mode 0700), surviving restarts, bounded by `capacity` bytes on disk.
 ///
@@ -29,11 +30,14 @@ public final class DiskCacheStore: HTTPCacheStore {
         var index = LRUIndex(capacity: capacity)
         let files = try store.names().filter { $0.hasSuffix(Self.fileExtension) }.map { name in
             let url = store.file(name)
-            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? nil
+            let modified =
+                (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? nil
             return (name: name, size: Int(FileIO.size(of: url) ?? 0), modified: modified ?? .distantPast)
         }
         var evicted: [String] = []
-        for file in files.sorted(by: { $0.modified < $1.modified }) { evicted += index.insert(file.name, cost: file.size) }
+        for file in files.sorted(by: { $0.modified < $1.modified }) {
+            evicted += index.insert(file.name, cost: file.size)
+        }
         for name in evicted { try? store.remove(name, flushed: false) }
         self.directory = store
         self.index = Locked(index)

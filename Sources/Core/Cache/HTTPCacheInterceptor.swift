@@ -80,20 +80,24 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         let policy = request.attributes.cachePolicy
         let requestDirectives = CacheControl(request.headers)
         let key = Self.key(for: request.url)
-        let stored = policy == .reloadIgnoringCache || requestDirectives.noStore
+        let stored =
+            policy == .reloadIgnoringCache || requestDirectives.noStore
             ? nil : store.response(for: key).flatMap { $0.matchesVary(of: request) ? $0 : nil }
         let requestTime = now()
 
         if let stored {
             let freshness = CacheFreshness(stored, now: requestTime)
-            if policy == .returnCacheElseLoad || policy == .returnCacheDontLoad || freshness.satisfies(requestDirectives) {
+            if policy == .returnCacheElseLoad || policy == .returnCacheDontLoad
+                || freshness.satisfies(requestDirectives)
+            {
                 return answer(stored, for: request, status: .hit, age: freshness.age)
             }
         }
         if policy == .returnCacheDontLoad || requestDirectives.onlyIfCached {
             return HTTPDataResponse(
                 status: 504, headers: ["Content-Length": "0"], url: request.url,
-                bodyStream: request.responseStreaming == nil ? nil : ResponseBodyStream(Data()), cacheStatus: .unavailable)
+                bodyStream: request.responseStreaming == nil ? nil : ResponseBodyStream(Data()),
+                cacheStatus: .unavailable)
         }
 
         let validated = stored.flatMap { conditional(request, validating: $0) }
@@ -101,12 +105,14 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         do {
             response = try await execution(validated ?? request)
         } catch let error as RestingError {
-            guard case .transportFailed = error, let stale = servableOnError(stored, for: request, requestDirectives, at: requestTime)
+            guard case .transportFailed = error,
+                let stale = servableOnError(stored, for: request, requestDirectives, at: requestTime)
             else { throw error }
             return stale
         }
         if [500, 502, 503, 504].contains(response.status),
-            let stale = servableOnError(stored, for: request, requestDirectives, at: requestTime) {
+            let stale = servableOnError(stored, for: request, requestDirectives, at: requestTime)
+        {
             return stale
         }
         let responseTime = now()
@@ -123,8 +129,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         // A hit must not set a cookie again (a session the user has since left would come back).
         storedHeaders.remove(name: "Set-Cookie")
         let entry: @Sendable (Data) -> CachedResponse = { [storedHeaders] body in
-            CachedResponse(url: request.url, status: response.status, headers: storedHeaders, body: body,
-                           requestTime: requestTime, responseTime: responseTime, varyingRequestHeaders: varying)
+            CachedResponse(
+                url: request.url, status: response.status, headers: storedHeaders, body: body,
+                requestTime: requestTime, responseTime: responseTime, varyingRequestHeaders: varying)
         }
         if let stream = response.bodyStream {
             fresh.bodyStream = storing(stream, key: key, entry: entry)
@@ -135,7 +142,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     }
 
     /// `stored` as a response to `request`, with its `Age` (RFC 9111 §5.1) when served without the server.
-    private func answer(_ stored: CachedResponse, for request: HTTPRequest, status: CacheStatus, age: TimeInterval?) -> HTTPDataResponse {
+    private func answer(_ stored: CachedResponse, for request: HTTPRequest, status: CacheStatus, age: TimeInterval?)
+        -> HTTPDataResponse
+    {
         var headers = stored.headers
         if let age { headers.replaceOrAdd(name: "Age", value: String(Int(min(age, TimeInterval(Int32.max))))) }
         let streamed = request.responseStreaming != nil
@@ -146,7 +155,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
 
     /// `request` with the stored response's validators, or `nil` when it has none or the caller set its own.
     private func conditional(_ request: HTTPRequest, validating stored: CachedResponse) -> HTTPRequest? {
-        guard !request.headers.contains("If-None-Match"), !request.headers.contains("If-Modified-Since") else { return nil }
+        guard !request.headers.contains("If-None-Match"), !request.headers.contains("If-Modified-Since") else {
+            return nil
+        }
         var conditional = request
         if let etag = stored.headers["ETag"] { conditional.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = stored.headers["Last-Modified"] {
@@ -172,7 +183,8 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
 
     private func isStorable(_ headers: HTTPHeaders, status: Int, _ requestDirectives: CacheControl) -> Bool {
         let directives = CacheControl(headers)
-        guard !directives.noStore, !requestDirectives.noStore, (200..<600).contains(status), status != 206, status != 304,
+        guard !directives.noStore, !requestDirectives.noStore, (200..<600).contains(status), status != 206,
+            status != 304,
             !CachedResponse.varyNames(headers).contains("*")
         else { return false }
         return directives.maxAge != nil || headers.contains("Expires") || headers.contains("ETag")
@@ -192,7 +204,8 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     private func invalidate(after response: HTTPDataResponse, to request: HTTPRequest) {
         store.removeResponse(for: Self.key(for: request.url))
         for name in ["Location", "Content-Location"] {
-            guard let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
+            guard let value = response.headers[name],
+                let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
                 Origin.same(url, request.url)
             else { continue }
             store.removeResponse(for: Self.key(for: url))
@@ -200,7 +213,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     }
 
     /// `stream`, storing its body once the reader has taken it whole (and within `maximumEntrySize`).
-    private func storing(_ stream: ResponseBodyStream, key: String, entry: @escaping @Sendable (Data) -> CachedResponse) -> ResponseBodyStream {
+    private func storing(_ stream: ResponseBodyStream, key: String, entry: @escaping @Sendable (Data) -> CachedResponse)
+        -> ResponseBodyStream
+    {
         let collected = Locked<Data?>(Data())
         let limit = maximumEntrySize
         return stream.observed(

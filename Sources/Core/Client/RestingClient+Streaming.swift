@@ -25,15 +25,18 @@ extension RestingClient {
                 self.track(stream, cancellationHooks: hooks)
                 return stream
             }
-            let streamed = StreamedBody(stream: stream, decoder: request.endpoint.decoder ?? self.decoder, reopen: reopen)
+            let streamed = StreamedBody(
+                stream: stream, decoder: request.endpoint.decoder ?? self.decoder, reopen: reopen)
             guard let body = type.init(streamedBody: streamed) as? ResponseType else {
                 throw RestingError.decodingFailed(
                     type: String(describing: ResponseType.self),
-                    underlying: DecodingError.typeMismatch(ResponseType.self, .init(codingPath: [], debugDescription: "not a stream")),
+                    underlying: DecodingError.typeMismatch(
+                        ResponseType.self, .init(codingPath: [], debugDescription: "not a stream")),
                     body: Data())
             }
-            return HTTPResponse(status: response.status, headers: response.headers, body: body, url: response.url,
-                                metrics: response.metrics, cacheStatus: response.cacheStatus)
+            return HTTPResponse(
+                status: response.status, headers: response.headers, body: body, url: response.url,
+                metrics: response.metrics, cacheStatus: response.cacheStatus)
         }
     }
 

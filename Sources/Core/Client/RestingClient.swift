@@ -124,7 +124,8 @@ public final class RestingClient: Sendable {
         _ work: @escaping @Sendable (@escaping ProgressHandler) async throws -> Value
     ) -> ProgressablePromise<Value> {
         let id = calls.reserve()
-        let promise = ProgressablePromise(executorPreference: executor, cancellationHooks: cancellationHooks) { progress in
+        let promise = ProgressablePromise(executorPreference: executor, cancellationHooks: cancellationHooks) {
+            progress in
             defer { self.calls.settle(id) }
             if let limiter = self.limiter { try await limiter.acquire() }
             defer { self.limiter?.release() }
@@ -136,8 +137,10 @@ public final class RestingClient: Sendable {
 
     /// Sends a converted request through the interceptors and the transport.
     func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        try await InterceptorChain(interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient)
-            .proceed(request, progress: progress)
+        try await InterceptorChain(
+            interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient
+        )
+        .proceed(request, progress: progress)
     }
 
     private func decode<T: Decodable>(

@@ -60,7 +60,9 @@ public struct Cookie: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// `name=<redacted>; domain; path; …`: the value is a credential and is never printed.
     public var description: String {
-        var parts = ["\(name)=\(RedactionPolicy.placeholder)", "\(isHostOnly ? "host" : "domain")=\(domain)", "path=\(path)"]
+        var parts = [
+            "\(name)=\(RedactionPolicy.placeholder)", "\(isHostOnly ? "host" : "domain")=\(domain)", "path=\(path)",
+        ]
         if let expires { parts.append("expires=\(HTTPDate.format(expires))") }
         if isSecure { parts.append("secure") }
         return parts.joined(separator: "; ")

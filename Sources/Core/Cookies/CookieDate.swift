@@ -17,9 +17,11 @@ extension HTTPDate {
                 time = found
             } else if dayOfMonth == nil, let found = leadingNumber(token, digits: 1...2) {
                 dayOfMonth = found
-            } else if month == nil, token.count >= 3, let index = months.firstIndex(where: { name in
-                zip(name.utf8, token.prefix(3)).allSatisfy { $0 | 0x20 == $1 | 0x20 }
-            }) {
+            } else if month == nil, token.count >= 3,
+                let index = months.firstIndex(where: { name in
+                    zip(name.utf8, token.prefix(3)).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+                })
+            {
                 month = index + 1
             } else if year == nil, let found = leadingNumber(token, digits: 2...4) {
                 year = found
@@ -28,7 +30,8 @@ extension HTTPDate {
         guard let time, let dayOfMonth, let month, var year else { return nil }
         if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
         guard year >= 1601, time.second <= 59 else { return nil }
-        return date(year: year, month: month, day: dayOfMonth, hour: time.hour, minute: time.minute, second: time.second)
+        return date(
+            year: year, month: month, day: dayOfMonth, hour: time.hour, minute: time.minute, second: time.second)
     }
 
     private static func isCookieDateDelimiter(_ byte: UInt8) -> Bool {
@@ -43,7 +46,9 @@ extension HTTPDate {
         return token.prefix(count).reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
-    private static func digitCount(_ token: Substring.UTF8View) -> Int { token.prefix { (0x30...0x39).contains($0) }.count }
+    private static func digitCount(_ token: Substring.UTF8View) -> Int {
+        token.prefix { (0x30...0x39).contains($0) }.count
+    }
 
     /// `h:m:s`, each of one or two digits, optionally followed by a non-digit and anything.
     private static func cookieTime(_ token: Substring.UTF8View) -> (hour: Int, minute: Int, second: Int)? {

@@ -17,7 +17,9 @@ package struct CookieStore: Sendable {
     /// The longest a cookie may live, whatever it asks (RFC 6265bis: 400 days).
     package static let maximumLifetime: TimeInterval = 400 * 86_400
 
-    package init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = [], maximumPerDomain: Int = 50, maximumCount: Int = 3000) {
+    package init(
+        publicSuffixes: PublicSuffixList, cookies: [Cookie] = [], maximumPerDomain: Int = 50, maximumCount: Int = 3000
+    ) {
         self.publicSuffixes = publicSuffixes
         self.maximumPerDomain = maximumPerDomain
         self.maximumCount = maximumCount
@@ -48,8 +50,10 @@ package struct CookieStore: Sendable {
         let isSecure = Self.isSecure(url)
         var indices: [Int] = []
         for (index, cookie) in cookies.enumerated()
-        where !cookie.isExpired(at: now) && (cookie.isHostOnly ? cookie.domain == host : Self.domain(host, matches: cookie.domain))
-            && Self.path(path, matches: cookie.path) && (isSecure || !cookie.isSecure) {
+        where !cookie.isExpired(at: now)
+            && (cookie.isHostOnly ? cookie.domain == host : Self.domain(host, matches: cookie.domain))
+            && Self.path(path, matches: cookie.path) && (isSecure || !cookie.isSecure)
+        {
             indices.append(index)
         }
         for index in indices { cookies[index].lastAccessed = now }
@@ -76,7 +80,9 @@ package struct CookieStore: Sendable {
         // RFC 6265bis: only a secure origin sets a Secure cookie, or one of the prefixes that promise it.
         if parsed.isSecure && !isSecureOrigin { return nil }
         if parsed.name.hasPrefix("__Secure-") && !(parsed.isSecure && isSecureOrigin) { return nil }
-        if parsed.name.hasPrefix("__Host-") && !(parsed.isSecure && isSecureOrigin && parsed.domain == nil && parsed.path == "/") {
+        if parsed.name.hasPrefix("__Host-")
+            && !(parsed.isSecure && isSecureOrigin && parsed.domain == nil && parsed.path == "/")
+        {
             return nil
         }
 
@@ -84,7 +90,9 @@ package struct CookieStore: Sendable {
         var isHostOnly = true
         if let attribute = parsed.domain, attribute != host {
             // An IP address matches itself only; a public suffix cannot scope a cookie to all its registrants.
-            guard !Self.isIPAddress(host), !publicSuffixes.isPublicSuffix(attribute), Self.domain(host, matches: attribute) else {
+            guard !Self.isIPAddress(host), !publicSuffixes.isPublicSuffix(attribute),
+                Self.domain(host, matches: attribute)
+            else {
                 return nil
             }
             domain = attribute
@@ -93,7 +101,8 @@ package struct CookieStore: Sendable {
 
         let expires: Date?
         if let maxAge = parsed.maxAge {
-            expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(maxAge), Self.maximumLifetime))
+            expires =
+                maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(maxAge), Self.maximumLifetime))
         } else if let date = parsed.expires {
             expires = min(date, now.addingTimeInterval(Self.maximumLifetime))
         } else {
@@ -105,10 +114,13 @@ package struct CookieStore: Sendable {
             path: parsed.path ?? Self.defaultPath(of: url), expires: expires, isSecure: parsed.isSecure,
             isHTTPOnly: parsed.isHTTPOnly, sameSite: parsed.sameSite, created: now, lastAccessed: now)
         // RFC 6265bis: an insecure origin cannot shadow a Secure cookie of the same name that would reach it.
-        if !isSecureOrigin, cookies.contains(where: {
-            $0.isSecure && $0.name == cookie.name && (Self.domain($0.domain, matches: domain) || Self.domain(domain, matches: $0.domain))
-                && Self.path(cookie.path, matches: $0.path)
-        }) {
+        if !isSecureOrigin,
+            cookies.contains(where: {
+                $0.isSecure && $0.name == cookie.name
+                    && (Self.domain($0.domain, matches: domain) || Self.domain(domain, matches: $0.domain))
+                    && Self.path(cookie.path, matches: $0.path)
+            })
+        {
             return nil
         }
         return cookie
@@ -118,12 +130,14 @@ package struct CookieStore: Sendable {
         removeExpired(now: now)
         let inDomain = cookies.indices.filter { cookies[$0].domain == domain }
         if inDomain.count > maximumPerDomain {
-            let evicted = Set(inDomain.sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }
-                .prefix(inDomain.count - maximumPerDomain))
+            let evicted = Set(
+                inDomain.sorted { cookies[$0].lastAccessed < cookies[$1].lastAccessed }
+                    .prefix(inDomain.count - maximumPerDomain))
             cookies = cookies.indices.filter { !evicted.contains($0) }.map { cookies[$0] }
         }
         if cookies.count > maximumCount {
-            let keep = cookies.indices.sorted { cookies[$0].lastAccessed > cookies[$1].lastAccessed }.prefix(maximumCount)
+            let keep = cookies.indices.sorted { cookies[$0].lastAccessed > cookies[$1].lastAccessed }.prefix(
+                maximumCount)
             cookies = keep.sorted().map { cookies[$0] }
         }
     }
@@ -165,7 +179,9 @@ package struct CookieStore: Sendable {
     /// §5.1.4: the request path up to, not including, its last `/`; `/` when that leaves nothing.
     package static func defaultPath(of url: URL) -> String {
         let path = requestPath(of: url)
-        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else { return "/" }
+        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else {
+            return "/"
+        }
         return String(path[..<lastSlash])
     }
 }

@@ -47,7 +47,10 @@ public final class PersistentCookieJar: CookieJar {
             }
         }
         let current = now()
-        state = Locked(State(store: CookieStore(publicSuffixes: publicSuffixes, cookies: cookies.filter { !$0.isExpired(at: current) })))
+        state = Locked(
+            State(
+                store: CookieStore(
+                    publicSuffixes: publicSuffixes, cookies: cookies.filter { !$0.isExpired(at: current) })))
     }
 
     public func cookies(for url: URL) async -> [Cookie] {

@@ -58,31 +58,37 @@ extension RestingClient {
             httpRequest.downloadTarget = target
             let response: HTTPDataResponse
             do {
-                response = try await self.exchange(httpRequest) { step in progress(step.continuing(from: target.offset)) }
+                response = try await self.exchange(httpRequest) { step in progress(step.continuing(from: target.offset))
+                }
             } catch {
                 // A cancelled or refused download starts over next time; any other failure keeps its bytes.
                 if Self.discardsPartialFile(error) { partial.remove() }
                 throw error
             }
             if response.status == 416, target.offset > 0,
-                ContentRange.completeLength(of: response.headers["Content-Range"]) == target.offset {
+                ContentRange.completeLength(of: response.headers["Content-Range"]) == target.offset
+            {
                 // The partial file already held every byte.
                 try partial.complete()
-                return DownloadedFile(url: destination, size: target.offset, resumedFrom: target.offset,
-                                      status: response.status, headers: response.headers, metrics: response.metrics)
+                return DownloadedFile(
+                    url: destination, size: target.offset, resumedFrom: target.offset,
+                    status: response.status, headers: response.headers, metrics: response.metrics)
             }
             guard (200..<300).contains(response.status), self.acceptedStatusCodes.contains(response.status) else {
                 throw RestingError.httpError(HTTPError(response))
             }
             try partial.complete()
-            return DownloadedFile(url: destination, size: FileIO.size(of: destination) ?? 0, resumedFrom: target.offset, status: response.status,
-                                  headers: response.headers, metrics: response.metrics)
+            return DownloadedFile(
+                url: destination, size: FileIO.size(of: destination) ?? 0, resumedFrom: target.offset,
+                status: response.status,
+                headers: response.headers, metrics: response.metrics)
         }
     }
 
     static func discardsPartialFile(_ error: any Error) -> Bool {
         switch error {
-        case is CancellationError, RestingError.cancelled, RestingError.resumeRefused, RestingError.responseTooLarge: true
+        case is CancellationError, RestingError.cancelled, RestingError.resumeRefused, RestingError.responseTooLarge:
+            true
         default: false
         }
     }

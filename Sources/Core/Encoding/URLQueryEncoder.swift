@@ -1,9 +1,10 @@
+import RestingMultipart
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingMultipart
 
 /// Encodes an `Encodable` value into URL query parameters, for `.query` endpoints and
 /// `application/x-www-form-urlencoded` bodies.
@@ -70,7 +71,10 @@ public struct URLQueryEncoder: Sendable {
         try FormFieldEncoder.fields(of: value, options: options).map { field in
             guard case .text(let text) = field.value else {
                 throw EncodingError.invalidValue(
-                    field.name, .init(codingPath: [], debugDescription: "\(field.name) is a file: files travel in .multipartFormData bodies only"))
+                    field.name,
+                    .init(
+                        codingPath: [],
+                        debugDescription: "\(field.name) is a file: files travel in .multipartFormData bodies only"))
             }
             return URLQueryItem(name: field.name, value: text)
         }

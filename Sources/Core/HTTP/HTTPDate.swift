@@ -14,7 +14,8 @@ package enum HTTPDate {
         let fields = text.split(separator: " ")
         switch fields.count {
         case 6 where fields[0].hasSuffix(",") && fields[5] == "GMT":
-            guard let day = Int(fields[1]), fields[1].count == 2, let month = month(fields[2]), let year = Int(fields[3]),
+            guard let day = Int(fields[1]), fields[1].count == 2, let month = month(fields[2]),
+                let year = Int(fields[3]),
                 fields[3].count == 4
             else { return nil }
             return date(year: year, month: month, day: day, time: fields[4])
@@ -25,7 +26,9 @@ package enum HTTPDate {
             else { return nil }
             return date(year: fullYear(shortYear, now: now), month: month, day: day, time: fields[2])
         case 5:
-            guard let month = month(fields[1]), let day = Int(fields[2]), let year = Int(fields[4]), fields[4].count == 4 else {
+            guard let month = month(fields[1]), let day = Int(fields[2]), let year = Int(fields[4]),
+                fields[4].count == 4
+            else {
                 return nil
             }
             return date(year: year, month: month, day: day, time: fields[3])
@@ -61,7 +64,8 @@ package enum HTTPDate {
     /// The instant of `HH:mm:ss` on that day in GMT, or `nil` when any field is out of range.
     private static func date(year: Int, month: Int, day: Int, time: Substring) -> Date? {
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }), let hour = Int(clock[0]), let minute = Int(clock[1]),
+        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }), let hour = Int(clock[0]),
+            let minute = Int(clock[1]),
             let second = Int(clock[2])
         else { return nil }
         return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)

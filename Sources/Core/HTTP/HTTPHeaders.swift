@@ -142,7 +142,8 @@ extension String {
         while true {
             switch (mine.next(), theirs.next()) {
             case (nil, nil): return true
-            case (let a?, let b?) where a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A): continue
+            case (let a?, let b?) where a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A):
+                continue
             default: return false
             }
         }

@@ -30,7 +30,9 @@ public struct MinimumTransferRate: Sendable, Equatable, CustomStringConvertible 
 
     /// The failure a transfer slower than this ends with.
     package func failure(domain: String, code: Int) -> RestingError {
-        .transportFailed(TransportError(kind: .timedOut, code: code, domain: domain,
-                                        message: "the response arrived slower than \(self)"))
+        .transportFailed(
+            TransportError(
+                kind: .timedOut, code: code, domain: domain,
+                message: "the response arrived slower than \(self)"))
     }
 }

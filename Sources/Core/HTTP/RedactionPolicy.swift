@@ -48,12 +48,18 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// queries, forms and JSON bodies, and any name containing `password`, `secret`, `token` and the like.
     public static let `default` = RedactionPolicy(
         headerNames: SensitiveHeaders.names,
-        queryParameters: ["access_token", "token", "api_key", "apikey", "key", "password", "client_secret", "signature",
-                          "code", "code_verifier", "assertion", "sig"],
-        jsonBodyKeys: ["password", "token", "access_token", "refresh_token", "id_token", "client_secret", "secret",
-                       "api_key", "private_key"],
-        secretWords: ["password", "passwd", "passphrase", "secret", "token", "apikey", "credential", "privatekey",
-                      "signature", "sessionid"])
+        queryParameters: [
+            "access_token", "token", "api_key", "apikey", "key", "password", "client_secret", "signature",
+            "code", "code_verifier", "assertion", "sig",
+        ],
+        jsonBodyKeys: [
+            "password", "token", "access_token", "refresh_token", "id_token", "client_secret", "secret",
+            "api_key", "private_key",
+        ],
+        secretWords: [
+            "password", "passwd", "passphrase", "secret", "token", "apikey", "credential", "privatekey",
+            "signature", "sessionid",
+        ])
 
     /// Nothing hidden: for a cURL command that must reproduce the request exactly. Never log with it.
     public static let none = RedactionPolicy(
@@ -73,7 +79,9 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// The value to print for a header: hidden for a credential, a URL redacted for `Location`.
     public func value(ofHeader field: HTTPHeaders.Field) -> String {
         if redactsHeader(field.name) || (hidesSensitiveFields && field.isSensitive) { return Self.placeholder }
-        guard !hidesNothing, Self.urlHeaders.contains(where: field.name.caseInsensitiveEquals) else { return field.value }
+        guard !hidesNothing, Self.urlHeaders.contains(where: field.name.caseInsensitiveEquals) else {
+            return field.value
+        }
         return URL(string: field.value).map(url) ?? Self.placeholder
     }
 

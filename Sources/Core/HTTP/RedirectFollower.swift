@@ -44,13 +44,15 @@ public struct RedirectFollower: Sendable {
             hops += 1
             guard hops <= maximumRedirects else {
                 throw RestingError.transportFailed(
-                    TransportError(kind: .tooManyRedirects, code: response.status, domain: "HTTP",
-                                   message: "more than \(maximumRedirects) redirects"))
+                    TransportError(
+                        kind: .tooManyRedirects, code: response.status, domain: "HTTP",
+                        message: "more than \(maximumRedirects) redirects"))
             }
             guard visited.insert("\(next.method) \(next.url.absoluteString)").inserted else {
                 throw RestingError.transportFailed(
-                    TransportError(kind: .redirectLoop, code: response.status, domain: "HTTP",
-                                   message: "redirect loop back to \(RedactionPolicy.default.url(next.url))"))
+                    TransportError(
+                        kind: .redirectLoop, code: response.status, domain: "HTTP",
+                        message: "redirect loop back to \(RedactionPolicy.default.url(next.url))"))
             }
             current = next
         }

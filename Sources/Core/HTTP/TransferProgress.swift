@@ -10,8 +10,10 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     public var totalBytesToReceive: Int64?
 
     /// Progress with these counts; a total is `nil` when unknown.
-    public init(bytesSent: Int64 = 0, totalBytesToSend: Int64? = nil, bytesReceived: Int64 = 0,
-                totalBytesToReceive: Int64? = nil) {
+    public init(
+        bytesSent: Int64 = 0, totalBytesToSend: Int64? = nil, bytesReceived: Int64 = 0,
+        totalBytesToReceive: Int64? = nil
+    ) {
         self.bytesSent = bytesSent
         self.totalBytesToSend = totalBytesToSend
         self.bytesReceived = bytesReceived

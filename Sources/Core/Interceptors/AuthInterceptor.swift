@@ -58,7 +58,8 @@ public struct AuthInterceptor: RestingInterceptor {
 
     /// HTTP Basic authentication with fixed credentials (Malibu's `authenticate(username:password:)`).
     public static func basic(username: String, password: String) -> AuthInterceptor {
-        AuthInterceptor(provider: FixedCredential("Basic " + Data("\(username):\(password)".utf8).base64EncodedString()))
+        AuthInterceptor(
+            provider: FixedCredential("Basic " + Data("\(username):\(password)".utf8).base64EncodedString()))
     }
 
     /// A fixed bearer token (Malibu's `authenticate(bearerToken:)`).
@@ -73,7 +74,9 @@ public struct AuthInterceptor: RestingInterceptor {
         var authorized = request
         authorized.headers.replaceOrAdd(name: headerName, value: credential, sensitive: true)
         let response = try await execution(authorized)
-        guard response.status == 401, let refreshed = try? await state.refresh(rejected: credential) else { return response }
+        guard response.status == 401, let refreshed = try? await state.refresh(rejected: credential) else {
+            return response
+        }
         authorized.headers.replaceOrAdd(name: headerName, value: refreshed, sensitive: true)
         return try await execution(authorized)
     }
@@ -103,7 +106,8 @@ private actor CredentialState {
         if let pending { return try await pending.value }
         guard rejected != failedRefresh else { throw RefreshAlreadyFailed() }
         do {
-            let refreshed = try await settle(Task { [provider] in try await provider.refreshedCredential(after: rejected) })
+            let refreshed = try await settle(
+                Task { [provider] in try await provider.refreshedCredential(after: rejected) })
             failedRefresh = nil
             return refreshed
         } catch {

@@ -26,14 +26,17 @@ public struct DefaultsInterceptor: RestingInterceptor {
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
         var request = request
         request.headers.addMissing(from: headers)
-        let present = Set(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.map(\.name) ?? [])
+        let present = Set(
+            URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.map(\.name) ?? [])
         let missing = queryItems.filter { !present.contains($0.name) }
         if !missing.isEmpty {
             let address = request.url.absoluteString
             // The query ends where a fragment begins: parameters appended after `#` would never be sent.
             let fragmentStart = address.firstIndex(of: "#") ?? address.endIndex
             let separator = request.url.query == nil ? "?" : "&"
-            let extended = address[..<fragmentStart] + separator + URLQueryEncoder.percentEncoded(missing) + address[fragmentStart...]
+            let extended =
+                address[..<fragmentStart] + separator + URLQueryEncoder.percentEncoded(missing)
+                + address[fragmentStart...]
             guard let url = URL(string: String(extended)) else {
                 throw RestingError.invalidURL(address, reason: "default query parameters made it invalid")
             }

@@ -88,13 +88,16 @@ public struct LoggingInterceptor: RestingInterceptor {
         let started = ContinuousClock.now
         let summary = "\(request.method) \(redaction.url(request.url))"
         if level >= .verbose {
-            logger.log(level: .verbose, message: tree("→ \(summary)", request.headers, body(of: request.body, headers: request.headers)))
+            logger.log(
+                level: .verbose,
+                message: tree("→ \(summary)", request.headers, body(of: request.body, headers: request.headers)))
         }
         var response: HTTPDataResponse
         do {
             response = try await execution(request)
         } catch {
-            logger.log(level: .error, message: "✕ \(summary) failed after \(Self.milliseconds(since: started)): \(error)")
+            logger.log(
+                level: .error, message: "✕ \(summary) failed after \(Self.milliseconds(since: started)): \(error)")
             throw error
         }
         let cache = response.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
@@ -104,7 +107,9 @@ public struct LoggingInterceptor: RestingInterceptor {
             response.bodyStream = observe(stream, summary: summary, started: started, level: level)
         }
         if level >= .verbose {
-            let shown = response.bodyStream == nil ? body(of: .bytes(response.body), headers: response.headers) : "<streamed body>"
+            let shown =
+                response.bodyStream == nil
+                ? body(of: .bytes(response.body), headers: response.headers) : "<streamed body>"
             logger.log(level: .verbose, message: tree(line, response.headers, shown))
         } else if level >= .info || !response.isSuccessful {
             logger.log(level: response.isSuccessful ? .info : .error, message: line)
@@ -124,9 +129,12 @@ public struct LoggingInterceptor: RestingInterceptor {
                 let elapsed = Self.milliseconds(since: started)
                 if case .cancelled? = error {
                     // The reader left (a `break`, a cancelled task): its choice, not a failure.
-                    if level >= .info { logger.log(level: .info, message: "← \(summary) body left after \(bytes) bytes (\(elapsed))") }
+                    if level >= .info {
+                        logger.log(level: .info, message: "← \(summary) body left after \(bytes) bytes (\(elapsed))")
+                    }
                 } else if let error {
-                    logger.log(level: .error, message: "✕ \(summary) body cut after \(bytes) bytes (\(elapsed)): \(error)")
+                    logger.log(
+                        level: .error, message: "✕ \(summary) body cut after \(bytes) bytes (\(elapsed)): \(error)")
                 } else if level >= .info {
                     logger.log(level: .info, message: "← \(summary) body ended: \(bytes) bytes (\(elapsed))")
                 }
@@ -158,10 +166,12 @@ public struct LoggingInterceptor: RestingInterceptor {
             guard !data.isEmpty else { return nil }
             let contentType = headers["Content-Type"]
             guard let text = redaction.printableBody(data, contentType: contentType, prettyPrinted: true) else {
-                return "<\(data.count)-byte \(contentType ?? "body") not shown: only JSON and form bodies can be redacted>"
+                return
+                    "<\(data.count)-byte \(contentType ?? "body") not shown: only JSON and form bodies can be redacted>"
             }
             guard text.utf8.count > bodyLimit else { return text }
-            return String(decoding: text.utf8.prefix(bodyLimit), as: UTF8.self) + "… (\(text.utf8.count - bodyLimit) more bytes)"
+            return String(decoding: text.utf8.prefix(bodyLimit), as: UTF8.self)
+                + "… (\(text.utf8.count - bodyLimit) more bytes)"
         case .file(let url):
             return "<file \(url.lastPathComponent), \(body.contentLength.map { "\($0) bytes" } ?? "size unknown")>"
         case .stream(let length, _):

@@ -27,7 +27,9 @@ public struct RetryInterceptor: RestingInterceptor {
         /// Response statuses worth another attempt.
         public var retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
         /// Transport failures worth another attempt.
-        public var retryableFailures: Set<TransportError.Kind> = [.connectionFailed, .dnsFailed, .timedOut, .connectionReset]
+        public var retryableFailures: Set<TransportError.Kind> = [
+            .connectionFailed, .dnsFailed, .timedOut, .connectionReset,
+        ]
         /// Retry `POST`, `PATCH` and other methods that may not be safe to repeat.
         public var retriesNonIdempotentMethods = false
 
@@ -76,7 +78,8 @@ public struct RetryInterceptor: RestingInterceptor {
         var attempt = 1
         while true {
             let outcome = await Result { try await execution(request) }
-            guard attempt < maximumAttempts, let delay = delay(after: outcome, attempt: attempt, method: request.method),
+            guard attempt < maximumAttempts,
+                let delay = delay(after: outcome, attempt: attempt, method: request.method),
                 budget.withdraw()
             else { return try outcome.get() }
             attempt += 1

@@ -40,11 +40,14 @@ public struct ValidationInterceptor: RestingInterceptor {
         case .statusCodes(let range):
             guard range.contains(response.status) else { throw RestingError.httpError(HTTPError(response)) }
         case .contentTypeMatchesAccept:
-            guard !response.body.isEmpty || response.bodyStream != nil, let accept = request.headers["Accept"] else { return }
+            guard !response.body.isEmpty || response.bodyStream != nil, let accept = request.headers["Accept"] else {
+                return
+            }
             let contentType = response.headers["Content-Type"] ?? ""
             guard MediaRange.accepts(accept, contentType) else {
                 throw RestingError.validationFailed(
-                    HTTPError(response), reason: "Content-Type '\(contentType)' is not acceptable to Accept '\(accept)'")
+                    HTTPError(response), reason: "Content-Type '\(contentType)' is not acceptable to Accept '\(accept)'"
+                )
             }
         case .custom(let validate):
             try validate(request, response)
@@ -59,7 +62,9 @@ enum MediaRange {
         guard !type.isEmpty else { return false }
         return accept.split(separator: ",").contains { range in
             let parts = range.split(separator: ";").map(\.trimmingWhitespace)
-            guard let pattern = parts.first?.lowercased(), !parts.dropFirst().contains(where: isZeroQuality) else { return false }
+            guard let pattern = parts.first?.lowercased(), !parts.dropFirst().contains(where: isZeroQuality) else {
+                return false
+            }
             if pattern == "*/*" || pattern == type { return true }
             return pattern.hasSuffix("/*") && type.hasPrefix(pattern.dropLast())
         }

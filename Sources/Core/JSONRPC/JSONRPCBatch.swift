@@ -22,11 +22,14 @@ public struct JSONRPCBatch: Sendable {
 
     /// Adds a call; read its result from the responses with the returned handle.
     @discardableResult
-    public mutating func add<Params, Result>(_ method: JSONRPCMethod<Params, Result>, params: Params) throws -> Handle<Result> {
+    public mutating func add<Params, Result>(_ method: JSONRPCMethod<Params, Result>, params: Params) throws -> Handle<
+        Result
+    > {
         let id = nextID
         nextID += 1
         encoded.append { version in
-            try JSONRPCClient.encode(JSONRPCRequestObject(jsonrpc: version, method: method.name, params: params, id: id))
+            try JSONRPCClient.encode(
+                JSONRPCRequestObject(jsonrpc: version, method: method.name, params: params, id: id))
         }
         return Handle(id: id)
     }
@@ -34,7 +37,8 @@ public struct JSONRPCBatch: Sendable {
     /// Adds a notification, which gets no response.
     public mutating func notify<Params, Result>(_ method: JSONRPCMethod<Params, Result>, params: Params) {
         encoded.append { version in
-            try JSONRPCClient.encode(JSONRPCRequestObject(jsonrpc: version, method: method.name, params: params, id: nil))
+            try JSONRPCClient.encode(
+                JSONRPCRequestObject(jsonrpc: version, method: method.name, params: params, id: nil))
         }
     }
 
@@ -58,13 +62,17 @@ public struct JSONRPCBatch: Sendable {
         public func result<Result>(for handle: Handle<Result>) throws -> Result {
             guard let object = byID[handle.id] else {
                 throw RestingError.decodingFailed(
-                    type: String(describing: Result.self), underlying: JSONRPCError(code: JSONRPCError.internalError, message: "no response with id \(handle.id)"),
+                    type: String(describing: Result.self),
+                    underlying: JSONRPCError(
+                        code: JSONRPCError.internalError, message: "no response with id \(handle.id)"),
                     body: body)
             }
             return try Self.value(of: object, as: Result.self, body: body)
         }
 
-        static func value<Result: Decodable>(of object: JSONRPCResponseObject, as type: Result.Type, body: Data) throws -> Result {
+        static func value<Result: Decodable>(of object: JSONRPCResponseObject, as type: Result.Type, body: Data) throws
+            -> Result
+        {
             if let error = object.error { throw error }
             do {
                 return try (object.result ?? .null).decode(as: Result.self)

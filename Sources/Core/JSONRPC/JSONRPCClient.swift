@@ -57,20 +57,25 @@ public final class JSONRPCClient: Sendable {
 
     /// Sends `method` as a notification: no id, and no response expected.
     public func notify<Params, Result>(_ method: JSONRPCMethod<Params, Result>, params: Params) async throws {
-        _ = try await post(try Self.encode(JSONRPCRequestObject(jsonrpc: version, method: method.name, params: params, id: nil)))
+        _ = try await post(
+            try Self.encode(JSONRPCRequestObject(jsonrpc: version, method: method.name, params: params, id: nil)))
     }
 
     /// Sends every call of `batch` in one request; responses are matched to calls by id, in whatever order
     /// they come.
     public func send(_ batch: JSONRPCBatch) async throws -> JSONRPCBatch.Responses {
-        let body = Data("[".utf8) + (try batch.requests(version: version)).joined(separator: Data(",".utf8)) + Data("]".utf8)
+        let body =
+            Data("[".utf8) + (try batch.requests(version: version)).joined(separator: Data(",".utf8)) + Data("]".utf8)
         let response = try await post(body)
         guard !response.isEmpty else { return JSONRPCBatch.Responses(objects: [], body: response) }
         do {
-            return JSONRPCBatch.Responses(objects: try JSONDecoder().decode([JSONRPCResponseObject].self, from: response), body: response)
+            return JSONRPCBatch.Responses(
+                objects: try JSONDecoder().decode([JSONRPCResponseObject].self, from: response), body: response)
         } catch {
             // A server that cannot read the batch answers with one error object.
-            if let single = try? JSONDecoder().decode(JSONRPCResponseObject.self, from: response), let error = single.error {
+            if let single = try? JSONDecoder().decode(JSONRPCResponseObject.self, from: response),
+                let error = single.error
+            {
                 throw error
             }
             throw RestingError.decodingFailed(type: "JSON-RPC batch response", underlying: error, body: response)

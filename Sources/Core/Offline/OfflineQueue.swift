@@ -66,7 +66,9 @@ public final class OfflineQueue: Sendable {
         writer.withLock { $0 = last }
         // A body file whose entry was never written (a crash between the two) belongs to no request.
         let entries = Set(names.filter(Self.isEntryName).map { $0.dropFirst(17).dropLast(5) })
-        for name in names where name.hasSuffix(".body") && !entries.contains(name.dropLast(5)) { try store.remove(name) }
+        for name in names where name.hasSuffix(".body") && !entries.contains(name.dropLast(5)) {
+            try store.remove(name)
+        }
     }
 
     /// The entries waiting, oldest first; unreadable ones are quarantined and left out.
@@ -112,7 +114,9 @@ public final class OfflineQueue: Sendable {
 
     /// Removes an entry without sending it (a request the server will never accept, say).
     public func discard(_ entry: OfflineEntry) throws(RestingError) {
-        for name in try store.names() where Self.isEntryName(name) && name.contains(entry.id) { try remove(name, entry) }
+        for name in try store.names() where Self.isEntryName(name) && name.contains(entry.id) {
+            try remove(name, entry)
+        }
     }
 
     /// Sends the entries in order through `client` — its providers and interceptors apply — removing each after
@@ -146,7 +150,9 @@ public final class OfflineQueue: Sendable {
     }
 
     /// The entries that decode, oldest first, after moving those that do not to the quarantine folder.
-    private func readableEntries() throws(RestingError) -> (entries: [(name: String, entry: OfflineEntry)], quarantined: Int) {
+    private func readableEntries() throws(RestingError) -> (
+        entries: [(name: String, entry: OfflineEntry)], quarantined: Int
+    ) {
         var entries: [(String, OfflineEntry)] = []
         var quarantined = 0
         for name in try store.names() where Self.isEntryName(name) {

@@ -23,7 +23,9 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
     let start: PagePosition
     let itemsOfPage: @Sendable (Page) -> [Item]
     /// Where the next page is, from the page just fetched.
-    let next: @Sendable (_ after: PagePosition, _ page: Page, _ count: Int, _ response: HTTPResponse<Page>) throws -> PagePosition?
+    let next:
+        @Sendable (_ after: PagePosition, _ page: Page, _ count: Int, _ response: HTTPResponse<Page>) throws ->
+            PagePosition?
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let sequence: PageSequence
@@ -66,7 +68,8 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
         switch position {
         case .query(let extra):
             return try await client.perform(
-                RestingRequest(endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems + extra)).value
+                RestingRequest(endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems + extra)
+            ).value
         case .url(let url):
             let target = Endpoint<Nothing, Page>(.get, url.absoluteString, encoding: .query)
             return try await client.perform(RestingRequest(endpoint: target)).value
@@ -98,8 +101,10 @@ extension RestingClient {
         queryItems: [URLQueryItem] = [], pagination: Pagination
     ) -> PageSequence<[Item], Item> {
         PageSequence(
-            client: self, endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems, start: pagination.start,
-            itemsOfPage: { $0 }, next: { position, _, count, response in
+            client: self, endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems,
+            start: pagination.start,
+            itemsOfPage: { $0 },
+            next: { position, _, count, response in
                 try pagination.next(after: position, count: count, headers: response.headers, url: response.url)
             })
     }
@@ -114,6 +119,7 @@ extension RestingClient {
         PageSequence(
             client: self, endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems,
             start: .query([URLQueryItem(name: cursorParameter, value: "")]), itemsOfPage: items,
-            next: { _, page, _, _ in nextCursor(page).map { .query([URLQueryItem(name: cursorParameter, value: $0)]) } })
+            next: { _, page, _, _ in nextCursor(page).map { .query([URLQueryItem(name: cursorParameter, value: $0)]) } }
+        )
     }
 }

@@ -31,14 +31,21 @@ public enum Pagination: Sendable {
     }
 
     /// Where the page after `position` is, given what that page held.
-    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?) throws(RestingError) -> PagePosition? {
+    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?) throws(RestingError)
+        -> PagePosition?
+    {
         switch self {
         case .pageNumber(let page, let size, let pageSize, _):
             guard count >= pageSize, let current = position.value(of: page).flatMap(Int.init) else { return nil }
-            return .query([URLQueryItem(name: page, value: "\(current + 1)"), URLQueryItem(name: size, value: "\(pageSize)")])
+            return .query([
+                URLQueryItem(name: page, value: "\(current + 1)"), URLQueryItem(name: size, value: "\(pageSize)"),
+            ])
         case .offset(let offset, let limit, let pageSize):
             guard count >= pageSize, let current = position.value(of: offset).flatMap(Int.init) else { return nil }
-            return .query([URLQueryItem(name: offset, value: "\(current + count)"), URLQueryItem(name: limit, value: "\(pageSize)")])
+            return .query([
+                URLQueryItem(name: offset, value: "\(current + count)"),
+                URLQueryItem(name: limit, value: "\(pageSize)"),
+            ])
         case .linkHeader:
             return try nextLink(headers: headers, url: url, trustedHosts: [])
         case .linkHeaderTrusting(let trustedHosts):
@@ -46,7 +53,9 @@ public enum Pagination: Sendable {
         }
     }
 
-    private func nextLink(headers: HTTPHeaders, url: URL?, trustedHosts: Set<String>) throws(RestingError) -> PagePosition? {
+    private func nextLink(headers: HTTPHeaders, url: URL?, trustedHosts: Set<String>) throws(RestingError)
+        -> PagePosition?
+    {
         guard let header = headers["Link"], let target = LinkHeader.target(of: header, relation: "next"),
             let next = URL(string: target, relativeTo: url)?.absoluteURL
         else { return nil }
@@ -55,7 +64,8 @@ public enum Pagination: Sendable {
         }
         if Origin.same(url, next) { return .url(next) }
         guard !Origin.isDowngrade(from: url, to: next) else {
-            throw .invalidURL(RedactionPolicy.default.url(next), reason: "a next-page link may not leave HTTPS for HTTP")
+            throw .invalidURL(
+                RedactionPolicy.default.url(next), reason: "a next-page link may not leave HTTPS for HTTP")
         }
         guard let host = next.host?.lowercased(), trustedHosts.contains(where: { $0.lowercased() == host }) else {
             throw .invalidURL(

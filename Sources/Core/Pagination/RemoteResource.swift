@@ -62,25 +62,37 @@ public final class RemoteResource<Value: Codable & Sendable> {
 
     /// Reads the value.
     public func load() async {
-        guard let readEndpoint else { return fail(RestingError.unsupported(feature: "reading", transport: "this resource")) }
+        guard let readEndpoint else {
+            return fail(RestingError.unsupported(feature: "reading", transport: "this resource"))
+        }
         await run { try await $0.perform(RestingRequest(endpoint: readEndpoint, pathVariables: $1)).value.body }
     }
 
     /// Creates `value` on the server; the server's answer becomes the value.
     public func create(_ value: Value) async {
-        guard let createEndpoint else { return fail(RestingError.unsupported(feature: "creating", transport: "this resource")) }
-        await run { try await $0.perform(RestingRequest(endpoint: createEndpoint, body: value, pathVariables: $1)).value.body }
+        guard let createEndpoint else {
+            return fail(RestingError.unsupported(feature: "creating", transport: "this resource"))
+        }
+        await run {
+            try await $0.perform(RestingRequest(endpoint: createEndpoint, body: value, pathVariables: $1)).value.body
+        }
     }
 
     /// Replaces the value on the server; the server's answer becomes the value.
     public func update(_ value: Value) async {
-        guard let updateEndpoint else { return fail(RestingError.unsupported(feature: "updating", transport: "this resource")) }
-        await run { try await $0.perform(RestingRequest(endpoint: updateEndpoint, body: value, pathVariables: $1)).value.body }
+        guard let updateEndpoint else {
+            return fail(RestingError.unsupported(feature: "updating", transport: "this resource"))
+        }
+        await run {
+            try await $0.perform(RestingRequest(endpoint: updateEndpoint, body: value, pathVariables: $1)).value.body
+        }
     }
 
     /// Deletes the value on the server; the resource becomes idle.
     public func delete() async {
-        guard let deleteEndpoint else { return fail(RestingError.unsupported(feature: "deleting", transport: "this resource")) }
+        guard let deleteEndpoint else {
+            return fail(RestingError.unsupported(feature: "deleting", transport: "this resource"))
+        }
         let previous = value
         state = .loading(previous: previous)
         do {
@@ -91,7 +103,9 @@ public final class RemoteResource<Value: Codable & Sendable> {
         }
     }
 
-    private func run(_ operation: @Sendable (RestingClient, [String: any PathVariableValue]) async throws -> Value) async {
+    private func run(_ operation: @Sendable (RestingClient, [String: any PathVariableValue]) async throws -> Value)
+        async
+    {
         let previous = value
         state = .loading(previous: previous)
         do {

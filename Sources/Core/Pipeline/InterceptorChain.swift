@@ -14,13 +14,17 @@ struct InterceptorChain: Sendable {
         }
     }
 
-    private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+    private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
+        -> HTTPDataResponse
+    {
         guard !networkInterceptors.isEmpty else { return try await send(request, progress: progress) }
         let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? transport.maximumRedirects : 0)
         return try await follower.send(request) { hop in
             var hop = hop
             hop.followsRedirects = false
-            return try await Self.run(networkInterceptors, from: 0, hop) { hop in try await self.send(hop, progress: progress) }
+            return try await Self.run(networkInterceptors, from: 0, hop) { hop in
+                try await self.send(hop, progress: progress)
+            }
         }
     }
 

@@ -59,7 +59,9 @@ public struct InterceptorExecution: Sendable {
     /// let execution = InterceptorExecution { request in HTTPDataResponse(status: 200, url: request.url) }
     /// let response = try await DeviceIdInjector(deviceId: "42").intercept(request: request, execution: execution)
     /// ```
-    public init(_ proceed: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse) { self.proceed = proceed }
+    public init(_ proceed: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse) {
+        self.proceed = proceed
+    }
 
     /// Sends `request` through the remaining interceptors and the transport.
     public func callAsFunction(_ request: HTTPRequest) async throws -> HTTPDataResponse {

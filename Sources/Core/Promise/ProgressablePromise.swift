@@ -100,7 +100,8 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
     /// Calls `handler` with each progress report. Returns this same promise, to keep chaining.
     @discardableResult
     public func progress(_ handler: @escaping @Sendable (TransferProgress) -> Void) -> ProgressablePromise<T> {
-        let (reports, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let (reports, continuation) = AsyncStream.makeStream(
+            of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
         progressChannel.observe(onProgress: { continuation.yield($0) }, onClose: { continuation.finish() })
         Task(executorPreference: executor) {
             for await report in reports { handler(report) }

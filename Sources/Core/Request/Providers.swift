@@ -69,9 +69,11 @@ public final class RestingHeaderProvider: Sendable {
     /// The headers for one request, evaluated now.
     public func headers() -> HTTPHeaders {
         let sensitive = sensitiveNames.withLock { $0 }
-        return HTTPHeaders(store.evaluate().map { entry in
-            HTTPHeaders.Field(name: entry.key, value: entry.value, isSensitive: sensitive.contains(entry.key.lowercased()))
-        })
+        return HTTPHeaders(
+            store.evaluate().map { entry in
+                HTTPHeaders.Field(
+                    name: entry.key, value: entry.value, isSensitive: sensitive.contains(entry.key.lowercased()))
+            })
     }
 }
 

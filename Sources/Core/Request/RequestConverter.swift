@@ -60,7 +60,8 @@ public struct RestingRequestConverter: RequestConverter {
         ///   - headerProvider: Headers added to every request that does not set them itself.
         ///   - pathVariableProvider: Path variables for every request that does not set them itself.
         public init(
-            jsonEncoder: JSONEncoder = Configuration.stableJSONEncoder(), queryEncoder: URLQueryEncoder = URLQueryEncoder(),
+            jsonEncoder: JSONEncoder = Configuration.stableJSONEncoder(),
+            queryEncoder: URLQueryEncoder = URLQueryEncoder(),
             multipartFormDataEncoder: MultipartFormDataEncoder = MultipartFormDataEncoder(),
             contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
             pathVariableProvider: RestingPathVariableProvider = RestingPathVariableProvider()
@@ -92,7 +93,9 @@ public struct RestingRequestConverter: RequestConverter {
         let url = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
 
         var headers = configuration.headerProvider.headers()
-        for field in request.headers { headers.replaceOrAdd(name: field.name, value: field.value, sensitive: field.isSensitive) }
+        for field in request.headers {
+            headers.replaceOrAdd(name: field.name, value: field.value, sensitive: field.isSensitive)
+        }
         if let contentType = encoded.contentType {
             // A multipart type names the body's own boundary, so no other Content-Type can describe it.
             if endpoint.encoding == .multipartFormData {

@@ -55,7 +55,8 @@ extension RestingRequest where RequestType == Nothing {
         pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
         timeout: Duration? = nil, attributes: RequestAttributes = RequestAttributes()
     ) {
-        self.init(endpoint: endpoint, body: Nothing(), headers: headers, pathVariables: pathVariables,
-                  queryItems: queryItems, timeout: timeout, attributes: attributes)
+        self.init(
+            endpoint: endpoint, body: Nothing(), headers: headers, pathVariables: pathVariables,
+            queryItems: queryItems, timeout: timeout, attributes: attributes)
     }
 }

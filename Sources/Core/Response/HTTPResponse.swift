@@ -20,8 +20,10 @@ public struct HTTPResponse<Body: Sendable>: Sendable {
     public let cacheStatus: CacheStatus?
 
     /// A response with a decoded body (what tests and interceptors that answer themselves build).
-    public init(status: Int, headers: HTTPHeaders, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
-                cacheStatus: CacheStatus? = nil) {
+    public init(
+        status: Int, headers: HTTPHeaders, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
+        cacheStatus: CacheStatus? = nil
+    ) {
         self.cacheStatus = cacheStatus
         self.status = status
         self.headers = headers

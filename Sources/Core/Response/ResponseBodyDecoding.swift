@@ -26,8 +26,9 @@ extension Optional: SelfDecodingResponseBody where Wrapped: Decodable {
     static func decode(responseBody: Data, decoder: JSONDecoder) throws -> Wrapped? {
         guard !responseBody.isEmpty else { return nil }
         if Wrapped.self is any SelfDecodingResponseBody.Type {
-            return try ResponseBodyDecoding.decodeValue(Wrapped.self, from: responseBody, decoder: decoder,
-                                                        reading: ResponseReading(Wrapped.self))
+            return try ResponseBodyDecoding.decodeValue(
+                Wrapped.self, from: responseBody, decoder: decoder,
+                reading: ResponseReading(Wrapped.self))
         }
         return try decoder.decode(Wrapped?.self, from: responseBody)
     }

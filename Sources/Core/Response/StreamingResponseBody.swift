@@ -31,8 +31,9 @@ extension StreamingResponseBody {
     public init(from decoder: any Decoder) throws {
         throw DecodingError.typeMismatch(
             Self.self,
-            .init(codingPath: decoder.codingPath,
-                  debugDescription: "\(Self.self) is a streamed response: read it with RestingClient.perform"))
+            .init(
+                codingPath: decoder.codingPath,
+                debugDescription: "\(Self.self) is a streamed response: read it with RestingClient.perform"))
     }
 }
 

@@ -22,7 +22,8 @@ struct DurableDirectory: Sendable {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             // Also when it existed before: a store made by an older version, or by hand, may be readable by all.
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
-            for name in try FileManager.default.contentsOfDirectory(atPath: url.path) where name.hasPrefix(Self.temporaryPrefix) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: url.path)
+            where name.hasPrefix(Self.temporaryPrefix) {
                 try FileManager.default.removeItem(at: url.appendingPathComponent(name))
             }
         } catch {
@@ -100,12 +101,15 @@ struct DurableDirectory: Sendable {
     func quarantine(_ name: String) throws(RestingError) {
         let folder = url.appendingPathComponent(Self.quarantineName)
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .bodyUnreadable(reason: "cannot create \(folder.path): \(error)")
         }
-        guard FileIO.move(file(name), to: folder.appendingPathComponent(name)) else { throw Self.failure("quarantine", file(name)) }
+        guard FileIO.move(file(name), to: folder.appendingPathComponent(name)) else {
+            throw Self.failure("quarantine", file(name))
+        }
         try syncDirectory()
     }
 

@@ -66,7 +66,9 @@ package struct LineSplitter: Sendable {
     private mutating func complete(
         _ tail: UnsafeBufferPointer<UInt8>, line: (UnsafeBufferPointer<UInt8>) throws(RestingError) -> Void
     ) throws(RestingError) {
-        guard partial.count + tail.count <= maximumLineLength else { throw .streamElementTooLarge(limit: maximumLineLength) }
+        guard partial.count + tail.count <= maximumLineLength else {
+            throw .streamElementTooLarge(limit: maximumLineLength)
+        }
         guard !partial.isEmpty else { return try line(tail) }
         partial.append(contentsOf: tail)
         defer { partial.removeAll(keepingCapacity: true) }

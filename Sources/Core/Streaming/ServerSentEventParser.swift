@@ -29,7 +29,9 @@ public struct ServerSentEvent: Sendable, Equatable {
     ///     let token = try event.decode(Token.self)
     /// }
     /// ```
-    public func decode<Value: Decodable>(_ type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws(RestingError) -> Value {
+    public func decode<Value: Decodable>(_ type: Value.Type, using decoder: JSONDecoder = JSONDecoder())
+        throws(RestingError) -> Value
+    {
         try ResponseBodyDecoding.decode(type, from: Data(data.utf8), decoder: decoder)
     }
 }
@@ -142,7 +144,9 @@ public struct ServerSentEventParser: Sendable {
         case "event":
             eventType = String(decoding: value, as: UTF8.self)
         case "data":
-            guard data.count + value.count + 1 <= maximumEventSize else { throw .streamElementTooLarge(limit: maximumEventSize) }
+            guard data.count + value.count + 1 <= maximumEventSize else {
+                throw .streamElementTooLarge(limit: maximumEventSize)
+            }
             if hasData { data.append(0x0A) }
             data.append(contentsOf: value)
             hasData = true
@@ -168,7 +172,8 @@ public struct ServerSentEventParser: Sendable {
             eventType = ""
         }
         guard hasData else { return nil }
-        return ServerSentEvent(event: eventType.isEmpty ? "message" : eventType,
-                               data: String(decoding: data, as: UTF8.self), lastEventID: lastEventID)
+        return ServerSentEvent(
+            event: eventType.isEmpty ? "message" : eventType,
+            data: String(decoding: data, as: UTF8.self), lastEventID: lastEventID)
     }
 }

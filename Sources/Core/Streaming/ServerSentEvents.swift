@@ -36,7 +36,9 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
 
         /// Reconnects up to `maximumAttempts` times in a row, waiting the server's `retry:` or `defaultDelay`, never
         /// more than `maximumDelay`.
-        public init(maximumAttempts: Int = 5, defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60)) {
+        public init(
+            maximumAttempts: Int = 5, defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60)
+        ) {
             self.maximumAttempts = Swift.max(0, maximumAttempts)
             self.defaultDelay = defaultDelay
             self.maximumDelay = maximumDelay
@@ -49,7 +51,8 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
     public let reconnection: Reconnection?
 
     public init(streamedBody: StreamedBody) {
-        self.init(body: streamedBody, maximumEventSize: ServerSentEventParser.defaultMaximumEventSize, reconnection: nil)
+        self.init(
+            body: streamedBody, maximumEventSize: ServerSentEventParser.defaultMaximumEventSize, reconnection: nil)
     }
 
     /// Events read from `stream`, which cannot reconnect (it does not know the call that made it).
@@ -134,9 +137,10 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
                         return
                     }
                     chunks = stream.makeAsyncIterator()
-                    parser = ServerSentEventParser(lastEventID: parser.lastEventID, maximumEventSize: parser.maximumEventSize)
+                    parser = ServerSentEventParser(
+                        lastEventID: parser.lastEventID, maximumEventSize: parser.maximumEventSize)
                     return
-                } catch where Self.isReconnectable(error) {
+                } catch  where Self.isReconnectable(error) {
                     lastFailure = error
                 } catch {
                     isFinished = true
@@ -155,9 +159,10 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(chunks: body.stream.makeAsyncIterator(),
-                      parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
-                      reconnection: reconnection, reopen: body.reopen)
+        AsyncIterator(
+            chunks: body.stream.makeAsyncIterator(),
+            parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
+            reconnection: reconnection, reopen: body.reopen)
     }
 
     /// Stops the body (see ``ResponseBodyStream/cancel()``).

@@ -4,7 +4,9 @@ extension Duration {
     package var wholeMilliseconds: Int {
         let (seconds, attoseconds) = components
         let (milliseconds, overflowed) = Int(truncatingIfNeeded: seconds).multipliedReportingOverflow(by: 1000)
-        guard !overflowed, Int64(Int.max) >= seconds, Int64(Int.min) <= seconds else { return seconds < 0 ? .min : .max }
+        guard !overflowed, Int64(Int.max) >= seconds, Int64(Int.min) <= seconds else {
+            return seconds < 0 ? .min : .max
+        }
         let (sum, sumOverflowed) = milliseconds.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
         return sumOverflowed ? (seconds < 0 ? .min : .max) : sum
     }

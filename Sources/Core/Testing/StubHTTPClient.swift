@@ -131,9 +131,13 @@ public final class StubHTTPClient: HTTPClient {
         let answer = try answerer(for: received)
         let response: StubResponse
         if let limit = [request.timeout, idleTimeout].compactMap({ $0 }).min() {
-            response = try await withDeadline(limit, expired: {
-                .transportFailed(TransportError(kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no answer within \(limit)"))
-            }, operation: answer)
+            response = try await withDeadline(
+                limit,
+                expired: {
+                    .transportFailed(
+                        TransportError(
+                            kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no answer within \(limit)"))
+                }, operation: answer)
         } else {
             response = try await answer()
         }
@@ -178,12 +182,16 @@ public final class StubHTTPClient: HTTPClient {
             throw .unsupported(feature: "decoding Content-Encoding \(coding)", transport: "StubHTTPClient")
         }
         var response = response
-        if request.method == .head || (100..<200).contains(response.status) || response.status == 204 || response.status == 304 {
+        if request.method == .head || (100..<200).contains(response.status) || response.status == 204
+            || response.status == 304
+        {
             response.body = Data()
             response.chunks = nil
         }
         let toFile = request.downloadTarget != nil && (200..<300).contains(response.status)
-        if !toFile, Int64(response.body.count) > maximumResponseSize { throw .responseTooLarge(limit: maximumResponseSize) }
+        if !toFile, Int64(response.body.count) > maximumResponseSize {
+            throw .responseTooLarge(limit: maximumResponseSize)
+        }
         return response
     }
 }

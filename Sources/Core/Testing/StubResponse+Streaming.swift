@@ -64,7 +64,9 @@ private struct StubChunks: AsyncSequence, Sendable {
                     if timesOut, let idleTimeout {
                         steps = []
                         throw RestingError.transportFailed(
-                            TransportError(kind: .timedOut, code: 0, domain: "StubHTTPClient", message: "no data within \(idleTimeout)"))
+                            TransportError(
+                                kind: .timedOut, code: 0, domain: "StubHTTPClient",
+                                message: "no data within \(idleTimeout)"))
                     }
                 case .failure(let error):
                     steps = []

@@ -20,8 +20,10 @@ public struct StubResponse: Sendable {
     public var chunks: [Chunk]?
 
     /// An answer with this status, headers and body, after `delay`, or the `error` instead.
-    public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration? = nil,
-                error: RestingError? = nil) {
+    public init(
+        status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration? = nil,
+        error: RestingError? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -45,12 +47,16 @@ public struct StubResponse: Sendable {
     public static func failure(_ error: RestingError) -> StubResponse { StubResponse(error: error) }
 
     /// `text` as UTF-8, with the given content type.
-    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> StubResponse {
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8")
+        -> StubResponse
+    {
         StubResponse(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
     }
 
     /// A fixture file's bytes, read now; a missing file is ``RestingError/bodyUnreadable(reason:)``.
-    public static func file(_ url: URL, status: Int = 200, contentType: String = "application/json") throws(RestingError) -> StubResponse {
+    public static func file(_ url: URL, status: Int = 200, contentType: String = "application/json")
+        throws(RestingError) -> StubResponse
+    {
         StubResponse(status: status, headers: ["Content-Type": contentType], body: try RequestBody.file(url).collect())
     }
 
@@ -65,7 +71,9 @@ public struct StubResponse: Sendable {
 extension StubResponse {
     /// Answers `request` as this canned response says: waits, fails, or returns the response, reporting
     /// progress like a transport.
-    package func serve(_ request: HTTPRequest, bodyLength sent: Int64, progress: ProgressHandler) async throws -> HTTPDataResponse {
+    package func serve(_ request: HTTPRequest, bodyLength sent: Int64, progress: ProgressHandler) async throws
+        -> HTTPDataResponse
+    {
         try await waitForDelay()
         return try await deliver(request, bodyLength: sent, progress: progress)
     }
@@ -79,9 +87,11 @@ extension StubResponse {
     ) async throws -> HTTPDataResponse {
         if let error { throw error }
         if request.responseStreaming != nil, request.downloadTarget == nil {
-            progress(TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: 0, totalBytesToReceive: nil))
-            return HTTPDataResponse(status: status, headers: headers, url: request.url,
-                                    bodyStream: makeBodyStream(idleTimeout: idleTimeout))
+            progress(
+                TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: 0, totalBytesToReceive: nil))
+            return HTTPDataResponse(
+                status: status, headers: headers, url: request.url,
+                bodyStream: makeBodyStream(idleTimeout: idleTimeout))
         }
         var body = body
         if chunks != nil {
@@ -96,7 +106,9 @@ extension StubResponse {
             }
             try sink.finish(status: status, headers: headers)
         }
-        progress(TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: length, totalBytesToReceive: length))
+        progress(
+            TransferProgress(
+                bytesSent: sent, totalBytesToSend: sent, bytesReceived: length, totalBytesToReceive: length))
         return HTTPDataResponse(status: status, headers: headers, body: body, url: request.url)
     }
 
@@ -113,10 +125,13 @@ extension StubResponse {
     }
 
     /// The error for a request nothing was registered for, listing what was: `no <noun> for <request>; …`.
-    package static func noMatch(_ noun: String, for request: String, registered: [String], domain: String) -> RestingError {
+    package static func noMatch(_ noun: String, for request: String, registered: [String], domain: String)
+        -> RestingError
+    {
         let list = registered.isEmpty ? "none" : registered.joined(separator: ", ")
         return .transportFailed(
-            TransportError(kind: .other, code: 0, domain: domain, message: "no \(noun) for \(request); registered: \(list)"))
+            TransportError(
+                kind: .other, code: 0, domain: domain, message: "no \(noun) for \(request); registered: \(list)"))
     }
 }
 

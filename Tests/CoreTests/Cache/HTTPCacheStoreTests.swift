@@ -10,8 +10,10 @@ struct HTTPCacheStoreTests {
     func entry(_ key: String, bodySize: Int) -> CachedResponse {
         CachedResponse(
             url: URL(string: key)!, status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept"],
-            body: Data(repeating: UInt8(ascii: "x"), count: bodySize), requestTime: Date(timeIntervalSince1970: 1_800_000_000),
-            responseTime: Date(timeIntervalSince1970: 1_800_000_001), varyingRequestHeaders: ["accept": "application/json"])
+            body: Data(repeating: UInt8(ascii: "x"), count: bodySize),
+            requestTime: Date(timeIntervalSince1970: 1_800_000_000),
+            responseTime: Date(timeIntervalSince1970: 1_800_000_001),
+            varyingRequestHeaders: ["accept": "application/json"])
     }
 
     func temporaryDirectory() -> URL {
@@ -21,7 +23,9 @@ struct HTTPCacheStoreTests {
     /// Stores a, b, c (each about a third of the capacity), touches a, then stores d: b, the least recently
     /// used, is evicted.
     func checkEviction(_ store: any HTTPCacheStore, entrySize: Int) {
-        for key in ["https://h.example/a", "https://h.example/b", "https://h.example/c"] { store.store(entry(key, bodySize: entrySize), for: key) }
+        for key in ["https://h.example/a", "https://h.example/b", "https://h.example/c"] {
+            store.store(entry(key, bodySize: entrySize), for: key)
+        }
         #expect(store.response(for: "https://h.example/a") != nil)
         store.store(entry("https://h.example/d", bodySize: entrySize), for: "https://h.example/d")
         #expect(store.response(for: "https://h.example/b") == nil, "the least recently used went")
@@ -54,11 +58,14 @@ struct HTTPCacheStoreTests {
         #expect(reopened.response(for: "https://h.example/d") == entry("https://h.example/d", bodySize: 1000))
         let shrunk = try DiskCacheStore(directory: directory, capacity: 1600)
         #expect(shrunk.size <= 1600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1, "a smaller capacity evicts at open")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1,
+            "a smaller capacity evicts at open")
     }
 
-    @Test("a damaged disk entry — truncated, a flipped byte, another format — is dropped, never served",
-          arguments: ["truncated", "flipped", "foreign"])
+    @Test(
+        "a damaged disk entry — truncated, a flipped byte, another format — is dropped, never served",
+        arguments: ["truncated", "flipped", "foreign"])
     func damagedEntry(_ damage: String) throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -105,8 +112,14 @@ struct HTTPCacheStoreTests {
                 }
             }
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }
-        let onDisk = try files.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent($1).path)[.size] as? Int ?? 0) }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".entry")
+        }
+        let onDisk = try files.reduce(0) {
+            $0
+                + (try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent($1).path)[.size]
+                    as? Int ?? 0)
+        }
         #expect(store.size <= 20 * 700)
         #expect(onDisk == store.size, "the index and the directory agree")
     }

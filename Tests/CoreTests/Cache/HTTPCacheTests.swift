@@ -7,7 +7,11 @@ import Testing
 /// A server for cache tests: one resource per path, with the caching headers a test gives it, answering
 /// conditional requests with 304 when the validator matches, and counting what reached it.
 final class CacheOrigin: Sendable {
-    struct Seen: Sendable { let method: HTTPMethod; let path: String; let conditional: Bool }
+    struct Seen: Sendable {
+        let method: HTTPMethod
+        let path: String
+        let conditional: Bool
+    }
     private let state = Locked<(version: [String: Int], seen: [Seen])>(([:], []))
     let headers: @Sendable (String) -> HTTPHeaders
     let failure = Locked<RestingError?>(nil)
@@ -35,7 +39,8 @@ final class CacheOrigin: Sendable {
             return HTTPDataResponse(status: 304, headers: headers, url: request.url)
         }
         let language = request.headers["Accept-Language"].map { " \($0)" } ?? ""
-        return HTTPDataResponse(status: status, headers: headers, body: Data("\(path) v\(version)\(language)".utf8), url: request.url)
+        return HTTPDataResponse(
+            status: status, headers: headers, body: Data("\(path) v\(version)\(language)".utf8), url: request.url)
     }
 }
 
@@ -43,7 +48,8 @@ final class CacheOrigin: Sendable {
 struct HTTPCacheTests {
     let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
 
-    func cache(_ store: any HTTPCacheStore = MemoryCacheStore(), staleIfError: Duration? = nil) -> HTTPCacheInterceptor {
+    func cache(_ store: any HTTPCacheStore = MemoryCacheStore(), staleIfError: Duration? = nil) -> HTTPCacheInterceptor
+    {
         HTTPCacheInterceptor(store: store, staleIfError: staleIfError, now: { [clock] in clock.withLock { $0 } })
     }
 
@@ -51,7 +57,9 @@ struct HTTPCacheTests {
         RestingClient(baseUrl: baseURL, httpClient: origin.transport, interceptors: [cache])
     }
 
-    func get(_ client: RestingClient, _ path: String, headers: HTTPHeaders = [:], policy: CachePolicy = .useProtocol) async throws -> HTTPResponse<Data> {
+    func get(_ client: RestingClient, _ path: String, headers: HTTPHeaders = [:], policy: CachePolicy = .useProtocol)
+        async throws -> HTTPResponse<Data>
+    {
         var request = RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path, encoding: .query), headers: headers)
         request.attributes.cachePolicy = policy
         return try await client.perform(request).value
@@ -61,11 +69,15 @@ struct HTTPCacheTests {
 
     @Test("Cache-Control directives are read from every field, quoted values and unknown directives included")
     func directives() {
-        let parsed = CacheControl(HTTPHeaders([
-            ("Cache-Control", #"max-age=60, no-cache="Set-Cookie, X-Y", private"#), ("cache-control", "MUST-REVALIDATE, max-stale, x-ext=\"a,b\""),
-        ]))
+        let parsed = CacheControl(
+            HTTPHeaders([
+                ("Cache-Control", #"max-age=60, no-cache="Set-Cookie, X-Y", private"#),
+                ("cache-control", "MUST-REVALIDATE, max-stale, x-ext=\"a,b\""),
+            ]))
         #expect(parsed.maxAge == 60 && parsed.noCache && parsed.mustRevalidate && parsed.maxStale == Int.max)
-        #expect(CacheControl(HTTPHeaders([("Cache-Control", "max-age=-1, max-age=abc")])).maxAge == nil, "a malformed number ignores its directive")
+        #expect(
+            CacheControl(HTTPHeaders([("Cache-Control", "max-age=-1, max-age=abc")])).maxAge == nil,
+            "a malformed number ignores its directive")
         #expect(CacheControl(HTTPHeaders([("Pragma", "no-cache")])).noCache)
         #expect(CacheControl(HTTPHeaders([("Cache-Control", "max-age=99999999999999999999999")])).maxAge == Int.max)
     }
@@ -74,20 +86,30 @@ struct HTTPCacheTests {
     func freshness() {
         let received = Date(timeIntervalSince1970: 1_800_000_000)
         func stored(_ headers: HTTPHeaders, status: Int = 200) -> CachedResponse {
-            CachedResponse(url: URL(string: "https://h.example/")!, status: status, headers: headers, body: Data(),
-                           requestTime: received.addingTimeInterval(-2), responseTime: received)
+            CachedResponse(
+                url: URL(string: "https://h.example/")!, status: status, headers: headers, body: Data(),
+                requestTime: received.addingTimeInterval(-2), responseTime: received)
         }
         let date = HTTPDate.format(received)
-        let maxAge = CacheFreshness(stored(["Date": date, "Cache-Control": "max-age=100", "Expires": HTTPDate.format(received + 5)]), now: received + 50)
+        let maxAge = CacheFreshness(
+            stored(["Date": date, "Cache-Control": "max-age=100", "Expires": HTTPDate.format(received + 5)]),
+            now: received + 50)
         #expect(maxAge.lifetime == 100 && maxAge.age == 52 && maxAge.isFresh, "age: 2 s in flight, 50 s resident")
-        let aged = CacheFreshness(stored(["Date": date, "Age": "90", "Cache-Control": "max-age=100"]), now: received + 10)
+        let aged = CacheFreshness(
+            stored(["Date": date, "Age": "90", "Cache-Control": "max-age=100"]), now: received + 10)
         #expect(aged.age == 102 && !aged.isFresh)
         let expires = CacheFreshness(stored(["Date": date, "Expires": HTTPDate.format(received + 30)]), now: received)
         #expect(expires.lifetime == 30)
-        #expect(CacheFreshness(stored(["Date": date, "Expires": "0"]), now: received).lifetime == 0, "an invalid Expires is in the past")
-        let heuristic = CacheFreshness(stored(["Date": date, "Last-Modified": HTTPDate.format(received - 1000)]), now: received)
+        #expect(
+            CacheFreshness(stored(["Date": date, "Expires": "0"]), now: received).lifetime == 0,
+            "an invalid Expires is in the past")
+        let heuristic = CacheFreshness(
+            stored(["Date": date, "Last-Modified": HTTPDate.format(received - 1000)]), now: received)
         #expect(heuristic.lifetime == 100, "10 % of the time since it was modified")
-        #expect(CacheFreshness(stored(["Date": date, "Last-Modified": HTTPDate.format(received - 1000)], status: 302), now: received).lifetime == 0)
+        #expect(
+            CacheFreshness(
+                stored(["Date": date, "Last-Modified": HTTPDate.format(received - 1000)], status: 302), now: received
+            ).lifetime == 0)
     }
 
     @Test("a fresh response is served with zero requests and its Age; the first answer was a miss")
@@ -124,7 +146,8 @@ struct HTTPCacheTests {
         let client = client(origin, cache())
         _ = try await get(client, "/a")
         #expect(try await get(client, "/a").cacheStatus == .revalidated)
-        var request = RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/a", encoding: .query), headers: ["Cache-Control": "max-stale"])
+        var request = RestingRequest(
+            endpoint: Endpoint<Nothing, Data>(.get, "/a", encoding: .query), headers: ["Cache-Control": "max-stale"])
         request.attributes.cachePolicy = .useProtocol
         #expect(try await client.perform(request).value.cacheStatus == .revalidated, "max-stale does not beat no-cache")
         #expect(origin.seen.map(\.conditional) == [false, true, true])
@@ -148,7 +171,9 @@ struct HTTPCacheTests {
 
     @Test("no-store in the response or the request: nothing is stored")
     func noStore() async throws {
-        let origin = CacheOrigin { path in path == "/secret" ? ["Cache-Control": "no-store, max-age=60"] : ["Cache-Control": "max-age=60"] }
+        let origin = CacheOrigin { path in
+            path == "/secret" ? ["Cache-Control": "no-store, max-age=60"] : ["Cache-Control": "max-age=60"]
+        }
         let store = MemoryCacheStore()
         let client = client(origin, cache(store))
         _ = try await get(client, "/secret")
@@ -163,7 +188,8 @@ struct HTTPCacheTests {
         let origin = CacheOrigin { _ in ["Cache-Control": "max-age=60"] }
         let client = client(origin, cache())
         _ = try await get(client, "/a")
-        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.post, "/a", encoding: .json))).value
+        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.post, "/a", encoding: .json)))
+            .value
         let after = try await get(client, "/a")
         #expect(text(after) == "/a v2" && after.cacheStatus == .miss)
         #expect(origin.seen.map { "\($0.method) \($0.path)" } == ["GET /a", "POST /a", "GET /a"])
@@ -174,13 +200,19 @@ struct HTTPCacheTests {
         let origin = CacheOrigin { _ in ["Cache-Control": "max-age=10"] }
         let client = client(origin, cache())
         let error = await restingError { try await get(client, "/a", headers: ["Cache-Control": "only-if-cached"]) }
-        guard case .httpError(let httpError)? = error else { Issue.record("expected a 504, got \(String(describing: error))"); return }
+        guard case .httpError(let httpError)? = error else {
+            Issue.record("expected a 504, got \(String(describing: error))")
+            return
+        }
         #expect(httpError.status == 504)
         _ = try await get(client, "/a")
         #expect(try await get(client, "/a", headers: ["Cache-Control": "only-if-cached"]).cacheStatus == .hit)
         clock.withLock { $0 += 20 }
         let stale = await restingError { try await get(client, "/a", headers: ["Cache-Control": "only-if-cached"]) }
-        guard case .httpError(let staleError)? = stale else { Issue.record("expected a 504, got \(String(describing: stale))"); return }
+        guard case .httpError(let staleError)? = stale else {
+            Issue.record("expected a 504, got \(String(describing: stale))")
+            return
+        }
         #expect(staleError.status == 504)
         #expect(origin.seen.count == 1)
     }
@@ -191,7 +223,9 @@ struct HTTPCacheTests {
         let client = client(origin, cache())
         _ = try await get(client, "/a")
         clock.withLock { $0 += 30 }
-        origin.failure.withLock { $0 = .transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused")) }
+        origin.failure.withLock {
+            $0 = .transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))
+        }
         let offline = try await get(client, "/a")
         #expect(text(offline) == "/a v1" && offline.cacheStatus == .staleOnError)
         origin.failure.withLock { $0 = nil }
@@ -199,14 +233,20 @@ struct HTTPCacheTests {
         #expect(try await get(client, "/a").cacheStatus == .staleOnError)
         clock.withLock { $0 += 60 }
         let tooOld = await restingError { try await get(client, "/a") }
-        guard case .httpError(let error)? = tooOld else { Issue.record("expected the 503, got \(String(describing: tooOld))"); return }
+        guard case .httpError(let error)? = tooOld else {
+            Issue.record("expected the 503, got \(String(describing: tooOld))")
+            return
+        }
         #expect(error.status == 503, "past the allowance the failure is the caller's")
     }
 
     @Test("stale-if-error from the interceptor's setting when the response gives none; never for must-revalidate")
     func staleIfErrorSetting() async throws {
-        let refused = RestingError.transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))
-        let lenient = CacheOrigin { path in path == "/strict" ? ["Cache-Control": "max-age=1, must-revalidate"] : ["Cache-Control": "max-age=1"] }
+        let refused = RestingError.transportFailed(
+            TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))
+        let lenient = CacheOrigin { path in
+            path == "/strict" ? ["Cache-Control": "max-age=1, must-revalidate"] : ["Cache-Control": "max-age=1"]
+        }
         let client = client(lenient, cache(staleIfError: .seconds(3600)))
         _ = try await get(client, "/lenient")
         _ = try await get(client, "/strict")
@@ -214,10 +254,14 @@ struct HTTPCacheTests {
         lenient.failure.withLock { $0 = refused }
         #expect(try await get(client, "/lenient").cacheStatus == .staleOnError)
         let strict = await restingError { try await get(client, "/strict") }
-        guard case .transportFailed? = strict else { Issue.record("expected the transport failure, got \(String(describing: strict))"); return }
+        guard case .transportFailed? = strict else {
+            Issue.record("expected the transport failure, got \(String(describing: strict))")
+            return
+        }
     }
 
-    @Test("per-request policies: reload ignoring the cache, return the cache else load, return the cache and never load")
+    @Test(
+        "per-request policies: reload ignoring the cache, return the cache else load, return the cache and never load")
     func policies() async throws {
         let origin = CacheOrigin { _ in ["Cache-Control": "max-age=10"] }
         let client = client(origin, cache())
@@ -229,18 +273,24 @@ struct HTTPCacheTests {
         #expect(try await get(client, "/a", policy: .returnCacheDontLoad).cacheStatus == .hit)
         #expect(try await get(client, "/other", policy: .returnCacheElseLoad).cacheStatus == .miss)
         let never = await restingError { try await get(client, "/never", policy: .returnCacheDontLoad) }
-        guard case .httpError(let error)? = never else { Issue.record("expected a 504, got \(String(describing: never))"); return }
+        guard case .httpError(let error)? = never else {
+            Issue.record("expected a 504, got \(String(describing: never))")
+            return
+        }
         #expect(error.status == 504)
         #expect(origin.seen.map(\.path) == ["/a", "/a", "/other"])
     }
 
-    @Test("a streamed response is stored once read whole and served again as a stream; one left half-read is not stored")
+    @Test(
+        "a streamed response is stored once read whole and served again as a stream; one left half-read is not stored")
     func streamedResponses() async throws {
         let origin = CacheOrigin { _ in ["Cache-Control": "max-age=60"] }
         let client = client(origin, cache())
         let endpoint = Endpoint<Nothing, ResponseLines>(.get, "/lines", encoding: .query)
         var lines: [String] = []
-        for try await line in try await client.perform(RestingRequest(endpoint: endpoint)).value.body { lines.append(line) }
+        for try await line in try await client.perform(RestingRequest(endpoint: endpoint)).value.body {
+            lines.append(line)
+        }
         #expect(lines == ["/lines v1"])
         let again = try await client.perform(RestingRequest(endpoint: endpoint)).value
         #expect(again.cacheStatus == .hit)
@@ -248,7 +298,8 @@ struct HTTPCacheTests {
         for try await line in again.body { cached.append(line) }
         #expect(cached == ["/lines v1"])
         #expect(origin.seen.count == 1)
-        #expect(try await get(client, "/lines").cacheStatus == .hit, "a buffered call is served what a streamed one stored")
+        #expect(
+            try await get(client, "/lines").cacheStatus == .hit, "a buffered call is served what a streamed one stored")
     }
 
     @Test("100 concurrent GETs of a cold resource: each answered correctly, the store consistent")
@@ -261,7 +312,9 @@ struct HTTPCacheTests {
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         #expect(bodies == Array(repeating: "/cold v1", count: 100))
-        #expect(store.response(for: HTTPCacheInterceptor.key(for: URL(string: baseURL + "/cold")!))?.body == Data("/cold v1".utf8))
+        #expect(
+            store.response(for: HTTPCacheInterceptor.key(for: URL(string: baseURL + "/cold")!))?.body
+                == Data("/cold v1".utf8))
         #expect(try await get(client, "/cold").cacheStatus == .hit)
         #expect((1...100).contains(origin.seen.count))
     }
@@ -270,8 +323,9 @@ struct HTTPCacheTests {
     func setCookieNotReplayed() async throws {
         let origin = CacheOrigin { _ in HTTPHeaders([("Cache-Control", "max-age=60"), ("Set-Cookie", "session=old")]) }
         let jar = InMemoryCookieJar()
-        let client = RestingClient(baseUrl: baseURL, httpClient: origin.transport,
-                                   networkInterceptors: [CookieInterceptor(jar: jar), cache()])
+        let client = RestingClient(
+            baseUrl: baseURL, httpClient: origin.transport,
+            networkInterceptors: [CookieInterceptor(jar: jar), cache()])
         _ = try await get(client, "/a")
         jar.removeAll()  // signed out
         let hit = try await get(client, "/a")

@@ -30,7 +30,10 @@ final class HoldingTransport: HTTPClient {
 
     /// Lets the held requests go.
     func releaseAll() {
-        for continuation in gate.withLock({ held in defer { held = [] }; return held }) { continuation.resume() }
+        for continuation in gate.withLock({ held in
+            defer { held = [] }
+            return held
+        }) { continuation.resume() }
     }
 }
 
@@ -64,10 +67,11 @@ struct ConcurrencyModeTests {
         let admitted = Collector<String>()
         var waiters: [Task<Void, any Error>] = []
         for name in ["a", "b", "c", "d"] {
-            waiters.append(Task {
-                try await limiter.acquire()
-                admitted.append(name)
-            })
+            waiters.append(
+                Task {
+                    try await limiter.acquire()
+                    admitted.append(name)
+                })
             while limiter.queuedCount < waiters.count { await Task.yield() }
         }
         for round in 1...4 {

@@ -11,7 +11,9 @@ struct RestingClientTests {
     @Test("a 2xx response is decoded, with status and headers kept")
     func decodesSuccess() async throws {
         stub.register(.get, "/posts/1", try .json(samplePost))
-        let response = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1", encoding: .query))).value
+        let response = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1", encoding: .query))
+        ).value
         #expect(response.body == samplePost)
         #expect(response.status == 200)
         #expect(response.headers["content-type"] == "application/json")
@@ -22,7 +24,9 @@ struct RestingClientTests {
         let body = Data(#"{"error":"post 9 not found","status":404}"#.utf8)
         stub.register(.get, "/posts/9", .status(404, headers: ["X-Request-Id": "r1"], body: body))
         let error = await restingError {
-            try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/9", encoding: .query))).value
+            try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/9", encoding: .query))
+            ).value
         }
         guard case .httpError(let httpError) = error else {
             Issue.record("got \(String(describing: error))")
@@ -35,7 +39,9 @@ struct RestingClientTests {
         #expect(throws: RestingError.self) { try httpError.decodeBody(as: Post.self) }
     }
 
-    @Test("an optional response is nil exactly when the body is empty, for any accepted status", arguments: [200, 201, 204])
+    @Test(
+        "an optional response is nil exactly when the body is empty, for any accepted status",
+        arguments: [200, 201, 204])
     func optionalIsNilForEmptyBodies(status: Int) async throws {
         stub.register(.get, "/maybe", .status(status))
         let endpoint = Endpoint<Nothing, Post?>(.get, "/maybe", encoding: .query)
@@ -61,10 +67,20 @@ struct RestingClientTests {
     func emptyBodiesForEachKind(status: Int) async throws {
         stub.register(.get, "/empty", .status(status))
         let required = await restingError {
-            try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/empty", encoding: .query))).value
+            try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/empty", encoding: .query))
+            ).value
         }
-        let optional = await Result { try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Post?>(.get, "/empty", encoding: .query))).value.body }
-        let nothing = await Result { try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/empty", encoding: .query))).value.body }
+        let optional = await Result {
+            try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Post?>(.get, "/empty", encoding: .query))
+            ).value.body
+        }
+        let nothing = await Result {
+            try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/empty", encoding: .query))
+            ).value.body
+        }
         if status == 404 {
             for error in [required, optional.failure, nothing.failure] {
                 guard case .httpError(let httpError) = error else {
@@ -87,8 +103,12 @@ struct RestingClientTests {
     @Test("Nothing ignores whatever body comes back, and Data returns it raw")
     func nothingAndData() async throws {
         stub.register(.get, "/text", .status(200, body: Data("not json".utf8)))
-        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/text", encoding: .query))).value
-        let data = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/text", encoding: .query))).value.body
+        _ = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/text", encoding: .query))
+        ).value
+        let data = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/text", encoding: .query))
+        ).value.body
         #expect(data == Data("not json".utf8))
     }
 
@@ -97,7 +117,9 @@ struct RestingClientTests {
         let body = Data(#"{"id":"not a number"}"#.utf8)
         stub.register(.get, "/posts/1", .status(200, body: body))
         let error = await restingError {
-            try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1", encoding: .query))).value
+            try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1", encoding: .query))
+            ).value
         }
         guard case .decodingFailed("Post", _, let kept) = error else {
             Issue.record("got \(String(describing: error))")
@@ -111,7 +133,9 @@ struct RestingClientTests {
         let failure = TransportError(kind: .timedOut, code: 28, domain: "CURLcode", message: "timeout")
         stub.register(.get, "/slow", .failure(.transportFailed(failure)))
         let error = await restingError {
-            try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/slow", encoding: .query))).value
+            try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/slow", encoding: .query))
+            ).value
         }
         guard case .transportFailed(let received) = error else {
             Issue.record("got \(String(describing: error))")
@@ -124,7 +148,8 @@ struct RestingClientTests {
     func unstubbedRequest() async throws {
         stub.register(.get, "/a", .status(200))
         let error = await restingError {
-            try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/b", encoding: .query))).value
+            try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/b", encoding: .query)))
+                .value
         }
         #expect(error?.description.contains("no stub for GET /b; registered: GET /a") == true)
     }
@@ -132,7 +157,8 @@ struct RestingClientTests {
     @Test("cancelling the promise cancels the transfer promptly")
     func cancellingThePromise() async throws {
         stub.register(.get, "/slow", StubResponse.status(200).delayed(by: .seconds(60)))
-        let promise = client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/slow", encoding: .query)))
+        let promise = client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/slow", encoding: .query)))
         promise.cancel()
         let error = await restingError { try await promise.value }
         guard case .cancelled = error else {
@@ -146,7 +172,8 @@ struct RestingClientTests {
         stub.register(.get, "/slow", StubResponse.status(200).delayed(by: .seconds(60)))
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let waiter = Task {
-            let promise = client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/slow", encoding: .query)))
+            let promise = client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/slow", encoding: .query)))
             startedContinuation.yield()
             return try await promise.value
         }
@@ -163,7 +190,9 @@ struct RestingClientTests {
     func uploadIsPerform() async throws {
         stub.register(.post, "/posts", try .json(samplePost, status: 201))
         let endpoint = Endpoint<PostCreateModel, Post>(.post, "/posts", encoding: .json)
-        let response = try await client.upload(RestingRequest(endpoint: endpoint, body: PostCreateModel(userId: 1, title: "t", body: "b"))).value
+        let response = try await client.upload(
+            RestingRequest(endpoint: endpoint, body: PostCreateModel(userId: 1, title: "t", body: "b"))
+        ).value
         #expect(response.status == 201 && response.body == samplePost)
         #expect(try JSONDecoder().decode(PostCreateModel.self, from: #require(stub.received.first).body).title == "t")
     }

@@ -25,13 +25,20 @@ struct StreamingCallTests {
     @Test("an endpoint declaring ServerSentEvents resolves with the head, then yields typed events as they come")
     func serverSentEvents() async throws {
         let stub = StubHTTPClient()
-        stub.register(.get, "/events", .stream([.text("data: {\"text\":\"he\"}\n\n"), .pause(.milliseconds(5)),
-                                                .text("data: {\"text\":\"llo\"}\n\ndata: [DONE]\n\n")], headers: sse))
+        stub.register(
+            .get, "/events",
+            .stream(
+                [
+                    .text("data: {\"text\":\"he\"}\n\n"), .pause(.milliseconds(5)),
+                    .text("data: {\"text\":\"llo\"}\n\ndata: [DONE]\n\n"),
+                ], headers: sse))
         let response = try await client(stub).perform(RestingRequest(endpoint: events)).value
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "text/event-stream")
         var tokens: [Token] = []
-        for try await event in response.body where event.data != "[DONE]" { tokens.append(try event.decode(Token.self)) }
+        for try await event in response.body where event.data != "[DONE]" {
+            tokens.append(try event.decode(Token.self))
+        }
         #expect(tokens == [Token(text: "he"), Token(text: "llo")])
         #expect(stub.received.first?.request.responseStreaming != nil, "the transport is asked for a stream")
     }
@@ -41,9 +48,15 @@ struct StreamingCallTests {
         let stub = StubHTTPClient()
         stub.register(.get, "/feed", .stream([.text("{\"text\":\"a\"}\n{\"te"), .text("xt\":\"b\"}\n")]))
         let json = Endpoint<Nothing, JSONLines<Token>>(.get, "/feed", encoding: .query)
-        #expect(try await collect(client(stub).perform(RestingRequest(endpoint: json)).value.body) == [Token(text: "a"), Token(text: "b")])
+        #expect(
+            try await collect(client(stub).perform(RestingRequest(endpoint: json)).value.body) == [
+                Token(text: "a"), Token(text: "b"),
+            ])
         let lines = Endpoint<Nothing, ResponseLines>(.get, "/feed", encoding: .query)
-        #expect(try await collect(client(stub).perform(RestingRequest(endpoint: lines)).value.body) == [#"{"text":"a"}"#, #"{"text":"b"}"#])
+        #expect(
+            try await collect(client(stub).perform(RestingRequest(endpoint: lines)).value.body) == [
+                #"{"text":"a"}"#, #"{"text":"b"}"#,
+            ])
         let bytes = Endpoint<Nothing, ResponseBodyStream>(.get, "/feed", encoding: .query)
         let body = try await client(stub).perform(RestingRequest(endpoint: bytes)).value.body
         #expect(try await body.collect(upTo: 1024) == Data("{\"text\":\"a\"}\n{\"text\":\"b\"}\n".utf8))
@@ -65,8 +78,9 @@ struct StreamingCallTests {
     @Test("AuthInterceptor refreshes on a 401 and RetryInterceptor retries a 503 before the caller sees anything")
     func interceptorsJudgeTheHead() async throws {
         let stub = StubHTTPClient()
-        stub.register(.get, "/events", .stream([.text("unauthorized")], status: 401), .stream([.text("busy")], status: 503),
-                      .stream([.text("data: ok\n\n")], headers: sse))
+        stub.register(
+            .get, "/events", .stream([.text("unauthorized")], status: 401), .stream([.text("busy")], status: 503),
+            .stream([.text("data: ok\n\n")], headers: sse))
         var policy = RetryInterceptor.Policy()
         policy.baseDelay = .milliseconds(1)
         let tokens = RotatingTokens()
@@ -75,7 +89,8 @@ struct StreamingCallTests {
         #expect(response.status == 200)
         #expect(try await collect(response.body) == [ServerSentEvent(data: "ok")])
         #expect(tokens.refreshes.all.count == 1)
-        #expect(stub.received.map { $0.request.headers["Authorization"] } == ["Bearer old", "Bearer new", "Bearer new"])
+        #expect(
+            stub.received.map { $0.request.headers["Authorization"] } == ["Bearer old", "Bearer new", "Bearer new"])
     }
 
     @Test("LoggingInterceptor logs the head at once and the byte count when the body has passed, never the body")
@@ -100,36 +115,54 @@ struct StreamingCallTests {
     func validation() async throws {
         let stub = StubHTTPClient()
         stub.register(.get, "/events", .stream([.text("<html>")], headers: ["Content-Type": "text/html"]))
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub,
-                                   interceptors: [DefaultsInterceptor(headers: ["Accept": "text/event-stream"]), ValidationInterceptor()])
-        await #expect(throws: RestingError.self) { _ = try await client.perform(RestingRequest(endpoint: events)).value }
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub,
+            interceptors: [DefaultsInterceptor(headers: ["Accept": "text/event-stream"]), ValidationInterceptor()])
+        await #expect(throws: RestingError.self) {
+            _ = try await client.perform(RestingRequest(endpoint: events)).value
+        }
     }
 
-    @Test("reconnecting: a dropped stream is sent again through the pipeline with Last-Event-ID, after the server's retry delay")
+    @Test(
+        "reconnecting: a dropped stream is sent again through the pipeline with Last-Event-ID, after the server's retry delay"
+    )
     func reconnection() async throws {
         let stub = StubHTTPClient()
-        let reset = RestingError.transportFailed(TransportError(kind: .connectionReset, code: 104, domain: "test", message: "reset"))
-        stub.register(.get, "/events",
-                      .stream([.text("retry: 5\nid: 1\ndata: one\n\nid: 2\ndata: tw"), .failure(reset)], headers: sse),
-                      .stream([.text("id: 3\ndata: three\n\n")], headers: sse),
-                      .status(204))
+        let reset = RestingError.transportFailed(
+            TransportError(kind: .connectionReset, code: 104, domain: "test", message: "reset"))
+        stub.register(
+            .get, "/events",
+            .stream([.text("retry: 5\nid: 1\ndata: one\n\nid: 2\ndata: tw"), .failure(reset)], headers: sse),
+            .stream([.text("id: 3\ndata: three\n\n")], headers: sse),
+            .status(204))
         let tokens = RotatingTokens()
-        let response = try await client(stub, [AuthInterceptor(provider: tokens)]).perform(RestingRequest(endpoint: events)).value
-        let received = try await collect(response.body.reconnecting(.init(maximumAttempts: 3, defaultDelay: .seconds(60))))
+        let response = try await client(stub, [AuthInterceptor(provider: tokens)]).perform(
+            RestingRequest(endpoint: events)
+        ).value
+        let received = try await collect(
+            response.body.reconnecting(.init(maximumAttempts: 3, defaultDelay: .seconds(60))))
         #expect(received.map(\.data) == ["one", "three"], "the cut event is not dispatched; nothing repeats")
         #expect(received.map(\.lastEventID) == ["1", "3"])
-        #expect(stub.received.map { $0.request.headers["Last-Event-ID"] } == [nil, "1", "3"],
-                "the cut stream had only dispatched event 1; 204 ends the sequence")
-        #expect(stub.received.allSatisfy { $0.request.headers["Authorization"] != nil }, "every reconnection runs the interceptors")
+        #expect(
+            stub.received.map { $0.request.headers["Last-Event-ID"] } == [nil, "1", "3"],
+            "the cut stream had only dispatched event 1; 204 ends the sequence")
+        #expect(
+            stub.received.allSatisfy { $0.request.headers["Authorization"] != nil },
+            "every reconnection runs the interceptors")
     }
 
     @Test("reconnecting gives up after its attempts and throws the last failure; without a policy the drop is thrown")
     func reconnectionGivesUp() async throws {
         let stub = StubHTTPClient()
-        let reset = RestingError.transportFailed(TransportError(kind: .connectionReset, code: 104, domain: "test", message: "reset"))
-        stub.register(.get, "/events", .stream([.text("retry: 1\ndata: one\n\n"), .failure(reset)], headers: sse), .failure(reset))
+        let reset = RestingError.transportFailed(
+            TransportError(kind: .connectionReset, code: 104, domain: "test", message: "reset"))
+        stub.register(
+            .get, "/events", .stream([.text("retry: 1\ndata: one\n\n"), .failure(reset)], headers: sse), .failure(reset)
+        )
         let response = try await client(stub).perform(RestingRequest(endpoint: events)).value
-        await #expect(throws: RestingError.self) { _ = try await collect(response.body.reconnecting(.init(maximumAttempts: 2))) }
+        await #expect(throws: RestingError.self) {
+            _ = try await collect(response.body.reconnecting(.init(maximumAttempts: 2)))
+        }
         #expect(stub.received.count == 3, "the first call and two attempts")
 
         let cut = StubHTTPClient()
@@ -142,7 +175,8 @@ struct StreamingCallTests {
     @Test("cancelling the promise, or every call of the client, stops a body that is being read")
     func cancellation() async throws {
         let stub = StubHTTPClient()
-        stub.register(.get, "/events", .stream([.text("data: 1\n\n"), .pause(.seconds(300)), .text("data: 2\n\n")], headers: sse))
+        stub.register(
+            .get, "/events", .stream([.text("data: 1\n\n"), .pause(.seconds(300)), .text("data: 2\n\n")], headers: sse))
         let client = client(stub)
         for cancel in ["promise", "all"] {
             let promise = client.perform(RestingRequest(endpoint: events))

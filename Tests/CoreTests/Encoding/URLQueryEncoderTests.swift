@@ -18,7 +18,9 @@ struct URLQueryEncoderTests {
         let offset: Double
     }
 
-    private func pairs(_ value: some Encodable, _ configure: (inout URLQueryEncoder) -> Void = { _ in }) throws -> [String] {
+    private func pairs(_ value: some Encodable, _ configure: (inout URLQueryEncoder) -> Void = { _ in }) throws
+        -> [String]
+    {
         var encoder = URLQueryEncoder()
         configure(&encoder)
         return try encoder.encode(value).map { "\($0.name)=\($0.value ?? "")" }
@@ -27,7 +29,8 @@ struct URLQueryEncoderTests {
     @Test("fields come out in declaration order, nested values as a[b], nil optionals left out")
     func nestedAndOrdered() throws {
         let filter = Filter(term: "a b", page: Page(size: 10, offset: 1.5), tags: ["x", "y"], flag: true, missing: nil)
-        #expect(try pairs(filter) == ["term=a b", "page[size]=10", "page[offset]=1.5", "tags[]=x", "tags[]=y", "flag=true"])
+        #expect(
+            try pairs(filter) == ["term=a b", "page[size]=10", "page[offset]=1.5", "tags[]=x", "tags[]=y", "flag=true"])
     }
 
     @Test("arrays are named a[], a[0] or a repeated key, by strategy")
@@ -41,9 +44,15 @@ struct URLQueryEncoderTests {
 
     @Test("nil inside an array is kept as an empty element, not dropped with the array")
     func nilInArraysIsKept() throws {
-        struct Values: Encodable { let values: [Int?]; let after: String }
+        struct Values: Encodable {
+            let values: [Int?]
+            let after: String
+        }
         let values = Values(values: [1, nil, 3], after: "z")
-        #expect(try pairs(values) { $0.arrayEncoding = .indexed } == ["values[0]=1", "values[1]=", "values[2]=3", "after=z"])
+        #expect(
+            try pairs(values) { $0.arrayEncoding = .indexed } == [
+                "values[0]=1", "values[1]=", "values[2]=3", "after=z",
+            ])
         #expect(try pairs(values) == ["values[]=1", "values[]=", "values[]=3", "after=z"])
     }
 
@@ -51,9 +60,10 @@ struct URLQueryEncoderTests {
     func arraysOfObjects() throws {
         struct Order: Encodable { let items: [Page] }
         let order = Order(items: [Page(size: 1, offset: 0), Page(size: 2, offset: 0.5)])
-        #expect(try pairs(order) { $0.arrayEncoding = .indexed } == [
-            "items[0][size]=1", "items[0][offset]=0.0", "items[1][size]=2", "items[1][offset]=0.5",
-        ])
+        #expect(
+            try pairs(order) { $0.arrayEncoding = .indexed } == [
+                "items[0][size]=1", "items[0][offset]=0.0", "items[1][size]=2", "items[1][offset]=0.5",
+            ])
     }
 
     @Test("dictionaries are encoded with sorted keys, so the order is the same on every run")
@@ -66,10 +76,18 @@ struct URLQueryEncoderTests {
 
     @Test("key strategies convert coding keys")
     func keyStrategies() throws {
-        struct Keys: Encodable { let userId: Int; let imageURL: String; let plain: Int }
+        struct Keys: Encodable {
+            let userId: Int
+            let imageURL: String
+            let plain: Int
+        }
         let keys = Keys(userId: 1, imageURL: "u", plain: 2)
-        #expect(try pairs(keys) { $0.keyEncodingStrategy = .convertToSnakeCase } == ["user_id=1", "image_url=u", "plain=2"])
-        #expect(try pairs(keys) { $0.keyEncodingStrategy = .custom { $0.uppercased() } } == ["USERID=1", "IMAGEURL=u", "PLAIN=2"])
+        #expect(
+            try pairs(keys) { $0.keyEncodingStrategy = .convertToSnakeCase } == ["user_id=1", "image_url=u", "plain=2"])
+        #expect(
+            try pairs(keys) { $0.keyEncodingStrategy = .custom { $0.uppercased() } } == [
+                "USERID=1", "IMAGEURL=u", "PLAIN=2",
+            ])
     }
 
     @Test("date strategies")
@@ -88,13 +106,18 @@ struct URLQueryEncoderTests {
         struct Blob: Encodable { let bytes: Data }
         let blob = Blob(bytes: Data([0xDE, 0xAD]))
         #expect(try pairs(blob) == ["bytes=3q0="])
-        #expect(try pairs(blob) { $0.dataEncodingStrategy = .custom { $0.map { String(format: "%02x", $0) }.joined() } } == ["bytes=dead"])
+        #expect(
+            try pairs(blob) { $0.dataEncodingStrategy = .custom { $0.map { String(format: "%02x", $0) }.joined() } }
+                == ["bytes=dead"])
         #expect(try pairs(blob) { $0.dataEncodingStrategy = .deferredToData } == ["bytes[]=222", "bytes[]=173"])
     }
 
     @Test("bools as literals or numbers")
     func boolStrategies() throws {
-        struct Flags: Encodable { let on: Bool; let off: Bool }
+        struct Flags: Encodable {
+            let on: Bool
+            let off: Bool
+        }
         #expect(try pairs(Flags(on: true, off: false)) { $0.boolEncoding = .numeric } == ["on=1", "off=0"])
     }
 

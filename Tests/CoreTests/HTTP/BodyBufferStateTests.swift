@@ -38,13 +38,22 @@ struct BodyBufferStateTests {
     @Test("a waiting reader is handed the next chunk directly, and the end")
     func waitingReader() {
         var buffer = BodyBufferState(limit: 30)
-        guard case .wait(let resume) = buffer.take() else { Issue.record("expected to wait"); return }
+        guard case .wait(let resume) = buffer.take() else {
+            Issue.record("expected to wait")
+            return
+        }
         #expect(!resume)
         #expect(buffer.isReaderWaiting)
         #expect(buffer.offer(chunk) == .deliver)
         #expect(buffer.bufferedBytes == 0)
-        guard case .wait = buffer.take() else { Issue.record("expected to wait"); return }
-        guard case .deliverToReader(let error) = buffer.finish(nil) else { Issue.record("expected the end to go to the reader"); return }
+        guard case .wait = buffer.take() else {
+            Issue.record("expected to wait")
+            return
+        }
+        guard case .deliverToReader(let error) = buffer.finish(nil) else {
+            Issue.record("expected the end to go to the reader")
+            return
+        }
         #expect(error == nil)
     }
 
@@ -52,12 +61,27 @@ struct BodyBufferStateTests {
     func endAfterChunks() {
         var buffer = BodyBufferState(limit: 30)
         _ = buffer.offer(chunk)
-        guard case .stored = buffer.finish(.cancelled) else { Issue.record("expected the end to be stored"); return }
-        guard case .chunk = buffer.take() else { Issue.record("the chunk comes first"); return }
-        guard case .end(let error?) = buffer.take(), case .cancelled = error else { Issue.record("then the error"); return }
-        guard case .end(nil) = buffer.take() else { Issue.record("then nothing"); return }
+        guard case .stored = buffer.finish(.cancelled) else {
+            Issue.record("expected the end to be stored")
+            return
+        }
+        guard case .chunk = buffer.take() else {
+            Issue.record("the chunk comes first")
+            return
+        }
+        guard case .end(let error?) = buffer.take(), case .cancelled = error else {
+            Issue.record("then the error")
+            return
+        }
+        guard case .end(nil) = buffer.take() else {
+            Issue.record("then nothing")
+            return
+        }
         #expect(buffer.offer(chunk) == .discarded)
-        guard case .ignored = buffer.finish(nil) else { Issue.record("a second end is ignored"); return }
+        guard case .ignored = buffer.finish(nil) else {
+            Issue.record("a second end is ignored")
+            return
+        }
     }
 
     @Test("cancelling frees the buffer, stops the producer once, and fails a waiting reader")
@@ -68,7 +92,10 @@ struct BodyBufferStateTests {
         #expect(buffer.bufferedBytes == 0)
         #expect(buffer.offer(chunk) == .discarded)
         #expect(buffer.cancel() == .nothing(resumeReader: false))
-        guard case .end(let error?) = buffer.take(), case .cancelled = error else { Issue.record("expected .cancelled"); return }
+        guard case .end(let error?) = buffer.take(), case .cancelled = error else {
+            Issue.record("expected .cancelled")
+            return
+        }
 
         var waiting = BodyBufferState(limit: 30)
         _ = waiting.take()

@@ -8,15 +8,19 @@ struct RedactionPolicyTests {
     let request = HTTPRequest(
         method: .post,
         url: URL(string: "https://me:pw@api.example.com/login?user=ann&access_token=s3cr3t&api_key=k3y")!,
-        headers: ["Authorization": "Bearer s3cr3t", "Proxy-Authorization": "Basic s3cr3t", "Cookie": "id=s3cr3t",
-                  "Set-Cookie": "id=s3cr3t", "X-Visible": "shown"],
+        headers: [
+            "Authorization": "Bearer s3cr3t", "Proxy-Authorization": "Basic s3cr3t", "Cookie": "id=s3cr3t",
+            "Set-Cookie": "id=s3cr3t", "X-Visible": "shown",
+        ],
         body: .bytes(Data(#"{"user":"ann","password":"s3cr3t","nested":{"refresh_token":"s3cr3t"}}"#.utf8)))
 
     @Test("every listed secret is hidden from a cURL description: headers, query, user-info and JSON keys")
     func curlDescriptionRedactsEverySecret() {
         let command = request.cURLDescription()
         #expect(!command.contains("s3cr3t") && !command.contains("k3y") && !command.contains("pw@"))
-        for shown in ["X-Visible: shown", "user=ann", "\"user\":\"ann\"", "Authorization: <redacted>", "access_token=<redacted>"] {
+        for shown in [
+            "X-Visible: shown", "user=ann", "\"user\":\"ann\"", "Authorization: <redacted>", "access_token=<redacted>",
+        ] {
             #expect(command.contains(shown), "\(shown) in \(command)")
         }
     }
@@ -33,10 +37,15 @@ struct RedactionPolicyTests {
 
     @Test("a redacted JSON body keeps every other value as sent: large integers, decimals, nulls, nesting, arrays")
     func jsonValuesKeptExactly() {
-        let body = Data(#"[{"id":12345678901234567890,"price":0.1,"token":"s3cr3t","tags":["a",null,true],"n":{"secret":1}}]"#.utf8)
-        #expect(RedactionPolicy.default.json(body)
-                == #"[{"id":12345678901234567890,"n":{"secret":"<redacted>"},"price":0.1,"tags":["a",null,true],"token":"<redacted>"}]"#)
-        #expect(RedactionPolicy.default.jsonIfRedacted(Data(#"{"user":"ann"}"#.utf8)) == nil, "nothing hidden: shown as sent")
+        let body = Data(
+            #"[{"id":12345678901234567890,"price":0.1,"token":"s3cr3t","tags":["a",null,true],"n":{"secret":1}}]"#.utf8)
+        #expect(
+            RedactionPolicy.default.json(body)
+                == #"[{"id":12345678901234567890,"n":{"secret":"<redacted>"},"price":0.1,"tags":["a",null,true],"token":"<redacted>"}]"#
+        )
+        #expect(
+            RedactionPolicy.default.jsonIfRedacted(Data(#"{"user":"ann"}"#.utf8)) == nil,
+            "nothing hidden: shown as sent")
         #expect(RedactionPolicy.default.json(Data("not json".utf8)) == nil)
         #expect(RedactionPolicy.default.json(Data("42".utf8)) == nil, "only objects and arrays are shown as JSON")
         #expect(RedactionPolicy.default.json(Data(#"{"a":1}"#.utf8), prettyPrinted: true) == "{\n  \"a\" : 1\n}")
@@ -52,11 +61,15 @@ struct RedactionPolicyTests {
     @Test("single quotes are escaped for the shell; file bodies are named, bodies that cannot be redacted described")
     func quotingAndBodies() {
         var request = HTTPRequest(method: .put, url: URL(string: "https://h/it's")!, body: .bytes(Data("it's".utf8)))
-        #expect(request.cURLDescription(redaction: .none) == #"curl -X 'PUT' 'https://h/it'\''s' --data-binary 'it'\''s'"#)
-        #expect(request.cURLDescription() == #"curl -X 'PUT' 'https://h/it'\''s' # a 4-byte body that cannot be redacted is not shown"#)
+        #expect(
+            request.cURLDescription(redaction: .none) == #"curl -X 'PUT' 'https://h/it'\''s' --data-binary 'it'\''s'"#)
+        #expect(
+            request.cURLDescription()
+                == #"curl -X 'PUT' 'https://h/it'\''s' # a 4-byte body that cannot be redacted is not shown"#)
         request.body = .file(URL(fileURLWithPath: "/tmp/photo.jpg"))
         #expect(request.cURLDescription().hasSuffix("--data-binary '@/tmp/photo.jpg'"))
         request.body = .bytes(Data([0xFF, 0xFE, 0x00]))
-        #expect(request.cURLDescription(redaction: .none).hasSuffix("# a 3-byte body that cannot be redacted is not shown"))
+        #expect(
+            request.cURLDescription(redaction: .none).hasSuffix("# a 3-byte body that cannot be redacted is not shown"))
     }
 }

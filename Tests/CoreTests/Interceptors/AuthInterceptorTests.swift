@@ -16,7 +16,10 @@ struct RotatingTokens: CredentialProvider {
     func refreshedCredential(after rejected: String) async throws -> String {
         refreshes.append(1)
         await Task.yield()
-        if fails { throw RestingError.transportFailed(TransportError(kind: .connectionFailed, code: 0, domain: "auth", message: "token service down")) }
+        if fails {
+            throw RestingError.transportFailed(
+                TransportError(kind: .connectionFailed, code: 0, domain: "auth", message: "token service down"))
+        }
         return "Bearer new"
     }
 }
@@ -37,11 +40,14 @@ struct AuthInterceptorTests {
             return HTTPDataResponse(status: 401)
         }
         let tokens = RotatingTokens()
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport,
-                                   interceptors: [AuthInterceptor(provider: tokens)])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: transport,
+            interceptors: [AuthInterceptor(provider: tokens)])
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for n in 0..<50 {
-                group.addTask { try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": n])).value.status }
+                group.addTask {
+                    try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": n])).value.status
+                }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -57,8 +63,12 @@ struct AuthInterceptorTests {
             HTTPDataResponse(status: request.headers["Authorization"] == "Bearer new" ? 200 : 401)
         }
         let tokens = RotatingTokens()
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, interceptors: [AuthInterceptor(provider: tokens)])
-        for n in 0..<3 { _ = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": n])).value }
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: transport, interceptors: [AuthInterceptor(provider: tokens)]
+        )
+        for n in 0..<3 {
+            _ = try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": n])).value
+        }
         #expect(tokens.refreshes.all.count == 1)
     }
 
@@ -84,9 +94,12 @@ struct AuthInterceptorTests {
             sends.append(1)
             return HTTPDataResponse(status: 401)
         }
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport,
-                                   interceptors: [AuthInterceptor(provider: RotatingTokens())])
-        await #expect(throws: RestingError.self) { try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": 1])).value }
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: transport,
+            interceptors: [AuthInterceptor(provider: RotatingTokens())])
+        await #expect(throws: RestingError.self) {
+            try await client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": 1])).value
+        }
         #expect(sends.all.count == 2)
     }
 

@@ -19,21 +19,32 @@ struct DeduplicationInterceptorTests {
         let post = Endpoint<Data, Nothing>(.post, "/thing", encoding: .raw(contentType: "text/plain"))
         let client = client
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "fr"])).value }
-            group.addTask { _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "en"])).value }
-            group.addTask { _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "en", "X-Request-Id": "2"])).value }
+            group.addTask {
+                _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "fr"])).value
+            }
+            group.addTask {
+                _ = try await client.perform(RestingRequest(endpoint: get, headers: ["Accept-Language": "en"])).value
+            }
+            group.addTask {
+                _ = try await client.perform(
+                    RestingRequest(endpoint: get, headers: ["Accept-Language": "en", "X-Request-Id": "2"])
+                ).value
+            }
             group.addTask { _ = try await client.perform(RestingRequest(endpoint: post, body: Data("a".utf8))).value }
             group.addTask { _ = try await client.perform(RestingRequest(endpoint: post, body: Data("a".utf8))).value }
             try await group.waitForAll()
         }
         let gets = stub.received.filter { $0.request.method == .get }.count
-        #expect(gets == 2 || gets == 3, "fr, and en shared with the one that differs only by an ignored header when they overlap")
+        #expect(
+            gets == 2 || gets == 3,
+            "fr, and en shared with the one that differs only by an ignored header when they overlap")
         #expect(stub.received.filter { $0.request.method == .post }.count == 2)
     }
 
     @Test("two downloads of one URL to different files are never merged: each file is written")
     func downloadsAreNeverShared() async throws {
-        stub.register(.get, "/report", StubResponse.status(200, body: Data("report".utf8)).delayed(by: .milliseconds(200)))
+        stub.register(
+            .get, "/report", StubResponse.status(200, body: Data("report".utf8)).delayed(by: .milliseconds(200)))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dedup-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -41,7 +52,9 @@ struct DeduplicationInterceptorTests {
         let report = Endpoint<Nothing, Nothing>(.get, "/report", encoding: .query)
         let client = client
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for file in files { group.addTask { _ = try await client.download(RestingRequest(endpoint: report), to: file).value } }
+            for file in files {
+                group.addTask { _ = try await client.download(RestingRequest(endpoint: report), to: file).value }
+            }
             try await group.waitForAll()
         }
         for file in files { #expect(try Data(contentsOf: file) == Data("report".utf8), "\(file.lastPathComponent)") }
@@ -52,8 +65,9 @@ struct DeduplicationInterceptorTests {
     func perEndpointOptIn() async throws {
         stub.register(.get, "/shared", StubResponse.status(200).delayed(by: .milliseconds(50)))
         stub.register(.get, "/private", StubResponse.status(200).delayed(by: .milliseconds(50)))
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub,
-                                   interceptors: [DeduplicationInterceptor(sharing: { $0.url.path == "/shared" })])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub,
+            interceptors: [DeduplicationInterceptor(sharing: { $0.url.path == "/shared" })])
         let shared = Endpoint<Nothing, Nothing>(.get, "/shared", encoding: .query)
         let unshared = Endpoint<Nothing, Nothing>(.get, "/private", encoding: .query)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -75,7 +89,8 @@ struct DeduplicationInterceptorTests {
             try Task.checkCancellation()  // like a real transport: a cancelled call gets no response
             return HTTPDataResponse(status: 200, body: Data("shared".utf8))
         }
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, interceptors: [DeduplicationInterceptor()])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: transport, interceptors: [DeduplicationInterceptor()])
         let get = Endpoint<Nothing, Data>(.get, "/thing", encoding: .query)
         let first = client.perform(RestingRequest(endpoint: get))
         let second = client.perform(RestingRequest(endpoint: get))
@@ -100,7 +115,8 @@ struct DeduplicationInterceptorTests {
             }
             return HTTPDataResponse(status: 200)
         }
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, interceptors: [DeduplicationInterceptor()])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: transport, interceptors: [DeduplicationInterceptor()])
         let get = Endpoint<Nothing, Data>(.get, "/thing", encoding: .query)
         let waiters = (0..<5).map { _ in client.perform(RestingRequest(endpoint: get)) }
         for waiter in waiters { waiter.cancel() }

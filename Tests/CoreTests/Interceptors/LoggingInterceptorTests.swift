@@ -15,19 +15,31 @@ struct LoggingInterceptorTests {
     let stub = StubHTTPClient()
     let login = Endpoint<Credentials, Session>(.post, "/login", encoding: .json)
 
-    struct Credentials: Codable, Sendable { let user: String; let password: String }
-    struct Session: Codable, Sendable { let user: String; let token: String }
+    struct Credentials: Codable, Sendable {
+        let user: String
+        let password: String
+    }
+    struct Session: Codable, Sendable {
+        let user: String
+        let token: String
+    }
 
-    private func exchange(level: LogLevel, status: Int = 200, redaction: RedactionPolicy = .default,
-                          bodyLimit: Int = 4096) async throws -> [String] {
+    private func exchange(
+        level: LogLevel, status: Int = 200, redaction: RedactionPolicy = .default,
+        bodyLimit: Int = 4096
+    ) async throws -> [String] {
         let stub = StubHTTPClient()
-        stub.register(.post, "/login", StubResponse(
-            status: status, headers: ["Set-Cookie": "session=s3cr3t", "Content-Type": "application/json"],
-            body: Data(#"{"user":"ann","token":"s3cr3t"}"#.utf8)))
+        stub.register(
+            .post, "/login",
+            StubResponse(
+                status: status, headers: ["Set-Cookie": "session=s3cr3t", "Content-Type": "application/json"],
+                body: Data(#"{"user":"ann","token":"s3cr3t"}"#.utf8)))
         let logger = CollectingLogger()
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: [
-            LoggingInterceptor(level: level, logger: logger, redaction: redaction, bodyLimit: bodyLimit),
-        ])
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub,
+            interceptors: [
+                LoggingInterceptor(level: level, logger: logger, redaction: redaction, bodyLimit: bodyLimit)
+            ])
         let request = RestingRequest(
             endpoint: login, body: Credentials(user: "ann", password: "s3cr3t"),
             headers: ["Authorization": "Bearer s3cr3t", "Cookie": "c=s3cr3t", "Proxy-Authorization": "Basic s3cr3t"],
@@ -42,9 +54,11 @@ struct LoggingInterceptorTests {
         #expect(messages.count == 2)
         let log = messages.joined(separator: "\n")
         #expect(!log.contains("s3cr3t"), "\(log)")
-        for shown in ["→ POST https://api.example.com/login?access_token=<redacted>", "Authorization: <redacted>",
-                      "Cookie: <redacted>", "Proxy-Authorization: <redacted>", "Set-Cookie: <redacted>",
-                      #""password" : "<redacted>""#, #""token" : "<redacted>""#, #""user" : "ann""#, "← 200 POST"] {
+        for shown in [
+            "→ POST https://api.example.com/login?access_token=<redacted>", "Authorization: <redacted>",
+            "Cookie: <redacted>", "Proxy-Authorization: <redacted>", "Set-Cookie: <redacted>",
+            #""password" : "<redacted>""#, #""token" : "<redacted>""#, #""user" : "ann""#, "← 200 POST",
+        ] {
             #expect(log.contains(shown), "\(shown)")
         }
     }
@@ -52,7 +66,9 @@ struct LoggingInterceptorTests {
     @Test("info logs one line per exchange; error logs only failures; none logs nothing")
     func levels() async throws {
         let info = try await exchange(level: .info)
-        #expect(info.count == 1 && info[0].hasPrefix("[info] ← 200 POST https://api.example.com/login?access_token=<redacted> ("))
+        #expect(
+            info.count == 1
+                && info[0].hasPrefix("[info] ← 200 POST https://api.example.com/login?access_token=<redacted> ("))
         #expect(try await exchange(level: .error).isEmpty)
         let failed = try await exchange(level: .error, status: 500)
         #expect(failed.count == 1 && failed[0].hasPrefix("[error] ← 500 POST"))
@@ -61,11 +77,20 @@ struct LoggingInterceptorTests {
 
     @Test("a transport failure is logged as an error")
     func failures() async throws {
-        stub.register(.get, "/down", .failure(.transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))))
+        stub.register(
+            .get, "/down",
+            .failure(
+                .transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))))
         let logger = CollectingLogger()
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: [LoggingInterceptor(level: .error, logger: logger)])
-        _ = try? await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/down", encoding: .query))).value
-        #expect(logger.messages.all.count == 1 && logger.messages.all[0].contains("✕ GET https://api.example.com/down failed after"))
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub,
+            interceptors: [LoggingInterceptor(level: .error, logger: logger)])
+        _ = try? await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/down", encoding: .query))
+        ).value
+        #expect(
+            logger.messages.all.count == 1
+                && logger.messages.all[0].contains("✕ GET https://api.example.com/down failed after"))
     }
 
     @Test("long bodies are cut and the rest counted")
@@ -79,7 +104,9 @@ struct LoggingInterceptorTests {
         struct StreamBody: RestingInterceptor {
             func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
                 var request = request
-                request.body = .stream(contentLength: 1234) { throw RestingError.bodyUnreadable(reason: "must not be read by the logger") }
+                request.body = .stream(contentLength: 1234) {
+                    throw RestingError.bodyUnreadable(reason: "must not be read by the logger")
+                }
                 return try await execution(request)
             }
         }
@@ -90,9 +117,12 @@ struct LoggingInterceptorTests {
             }
         }
         let logger = CollectingLogger()
-        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub,
-                                   interceptors: [StreamBody(), LoggingInterceptor(level: .verbose, logger: logger), NoContent()])
-        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.put, "/blob", encoding: .json))).value
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub,
+            interceptors: [StreamBody(), LoggingInterceptor(level: .verbose, logger: logger), NoContent()])
+        _ = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.put, "/blob", encoding: .json))
+        ).value
         #expect(logger.messages.all.first?.contains("<streamed body, 1234 bytes>") == true)
     }
 }

@@ -15,11 +15,15 @@ struct RetryInterceptorTests {
         RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: [retry])
     }
 
-    private func retry(_ configure: (inout RetryInterceptor.Policy) -> Void = { _ in }, budget: RetryBudget = RetryBudget(),
-                       fraction: Double? = nil, onEvent: (@Sendable (RestingEvent) -> Void)? = nil) -> RetryInterceptor {
+    private func retry(
+        _ configure: (inout RetryInterceptor.Policy) -> Void = { _ in }, budget: RetryBudget = RetryBudget(),
+        fraction: Double? = nil, onEvent: (@Sendable (RestingEvent) -> Void)? = nil
+    ) -> RetryInterceptor {
         var policy = RetryInterceptor.Policy()
         configure(&policy)
-        guard let fraction else { return RetryInterceptor(policy: policy, budget: budget, clock: clock, onEvent: onEvent) }
+        guard let fraction else {
+            return RetryInterceptor(policy: policy, budget: budget, clock: clock, onEvent: onEvent)
+        }
         return RetryInterceptor(policy: policy, budget: budget, clock: clock, onEvent: onEvent) { fraction }
     }
 
@@ -47,8 +51,9 @@ struct RetryInterceptorTests {
 
         let second = StubHTTPClient()
         second.register(.post, "/posts", .status(503), .status(201))
-        let allowed = RestingClient(baseUrl: "https://api.example.com", httpClient: second,
-                                    interceptors: [retry { $0.retriesNonIdempotentMethods = true }])
+        let allowed = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: second,
+            interceptors: [retry { $0.retriesNonIdempotentMethods = true }])
         #expect(try await allowed.perform(request).value.status == 201)
         #expect(second.received.map(\.body) == [Data("payload".utf8), Data("payload".utf8)])
     }
@@ -56,13 +61,23 @@ struct RetryInterceptorTests {
     @Test("backoff doubles per attempt up to the cap, and full jitter stays within it")
     func backoffBounds() async throws {
         stub.register(.get, "/posts/1", .status(503))
-        let atMaximum = retry({ $0.maximumAttempts = 6; $0.maximumDelay = .milliseconds(1000) }, fraction: 1)
+        let atMaximum = retry(
+            {
+                $0.maximumAttempts = 6
+                $0.maximumDelay = .milliseconds(1000)
+            }, fraction: 1)
         _ = try? await client(atMaximum).perform(RestingRequest(endpoint: getPost)).value
         #expect(clock.sleeps == [200, 400, 800, 1000, 1000].map { Duration.milliseconds($0) })
 
         let jittered = VirtualClock()
-        let random = RetryInterceptor(policy: { var p = RetryInterceptor.Policy(); p.maximumAttempts = 6; p.maximumDelay = .milliseconds(1000); return p }(),
-                                      budget: RetryBudget(ratio: 10, reserve: 1000), clock: jittered)
+        let random = RetryInterceptor(
+            policy: {
+                var p = RetryInterceptor.Policy()
+                p.maximumAttempts = 6
+                p.maximumDelay = .milliseconds(1000)
+                return p
+            }(),
+            budget: RetryBudget(ratio: 10, reserve: 1000), clock: jittered)
         for _ in 0..<20 { _ = try? await client(random).perform(RestingRequest(endpoint: getPost)).value }
         #expect(jittered.sleeps.count == 100)
         for (index, sleep) in jittered.sleeps.enumerated() {
@@ -80,7 +95,9 @@ struct RetryInterceptorTests {
         let inThreeSeconds = StubResponse.status(429, headers: ["Retry-After": "Tue, 14 Nov 2023 22:13:23 GMT"])
         stub.register(.get, "/posts/1", inTwoSeconds, inThreeSeconds, .status(200))
         _ = try await client(retry()).perform(RestingRequest(endpoint: getPost)).value
-        #expect(clock.sleeps == [.seconds(2), .milliseconds(1000)], "the date is 3 s after the start, 1 s after the first wait")
+        #expect(
+            clock.sleeps == [.seconds(2), .milliseconds(1000)],
+            "the date is 3 s after the start, 1 s after the first wait")
 
         let tooLong = StubHTTPClient()
         tooLong.register(.get, "/posts/1", .status(503, headers: ["Retry-After": "120"]))
@@ -94,40 +111,58 @@ struct RetryInterceptorTests {
         for value in ["99999999999999999999999", "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT"] {
             let stub = StubHTTPClient()
             stub.register(.get, "/posts/1", .status(503, headers: ["Retry-After": value]), .status(200))
-            let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub,
-                                       interceptors: [retry { $0.maximumDelay = .seconds(Int64.max / 2) }])
+            let client = RestingClient(
+                baseUrl: "https://api.example.com", httpClient: stub,
+                interceptors: [retry { $0.maximumDelay = .seconds(Int64.max / 2) }])
             let error = await restingError { try await client.perform(RestingRequest(endpoint: getPost)).value }
-            guard case .httpError(let http) = error else { Issue.record("\(value): expected the 503"); continue }
+            guard case .httpError(let http) = error else {
+                Issue.record("\(value): expected the 503")
+                continue
+            }
             #expect(http.status == 503 && stub.received.count == 1, "\(value)")
         }
     }
 
     @Test("backoff with policies of any size never overflows")
     func hugePoliciesDoNotOverflow() {
-        let huge = retry({ $0.baseDelay = .seconds(Int64.max / 2); $0.maximumDelay = .seconds(Int64.max) }, fraction: 1)
+        let huge = retry(
+            {
+                $0.baseDelay = .seconds(Int64.max / 2)
+                $0.maximumDelay = .seconds(Int64.max)
+            }, fraction: 1)
         #expect(huge.backoff(attempt: 40) == .effectivelyForever)
-        #expect(Duration.seconds(Int64.max).wholeMilliseconds == .max && Duration.seconds(Int64.min).wholeMilliseconds == .min)
-        #expect(Duration.milliseconds(1500).wholeMilliseconds == 1500 && Duration.milliseconds(1500).wholeSecondsRoundedUp == 2)
+        #expect(
+            Duration.seconds(Int64.max).wholeMilliseconds == .max
+                && Duration.seconds(Int64.min).wholeMilliseconds == .min)
+        #expect(
+            Duration.milliseconds(1500).wholeMilliseconds == 1500
+                && Duration.milliseconds(1500).wholeSecondsRoundedUp == 2)
     }
 
-    @Test("Retry-After parsing", arguments: [
-        ("120", Duration.seconds(120)), ("0", .zero), (" 7 ", .seconds(7)), ("-1", nil), ("soon", nil),
-        ("Tue, 14 Nov 2023 22:13:30 GMT", .seconds(10)), ("Tuesday, 14-Nov-23 22:13:30 GMT", .seconds(10)),
-        ("Tue Nov 14 22:13:30 2023", .seconds(10)), ("Tue, 14 Nov 2023 22:00:00 GMT", .zero),
-        ("Wed Nov  15 22:13:20 2023", .seconds(86_400)), ("Thu, 29 Feb 2024 22:13:20 GMT", .seconds(107 * 86_400)),
-        ("Sunday, 06-Nov-94 08:49:37 GMT", .zero),  // a two-digit year is never more than 50 years ahead
-        ("99999999999999999999999", .effectivelyForever), ("9223372036854775807", .effectivelyForever),
-        ("Fri, 31 Feb 2023 22:13:30 GMT", nil), ("Wed, 29 Feb 2023 22:13:30 GMT", nil), ("Tue, 14 Nov 2023 24:00:00 GMT", nil),
-        ("Tue, 14 Nov 2023 22:13:30 PST", nil), ("Tue, 14 Foo 2023 22:13:30 GMT", nil), ("Tue, 14 Nov 2023 22:13 GMT", nil),
-    ] as [(String, Duration?)])
+    @Test(
+        "Retry-After parsing",
+        arguments: [
+            ("120", Duration.seconds(120)), ("0", .zero), (" 7 ", .seconds(7)), ("-1", nil), ("soon", nil),
+            ("Tue, 14 Nov 2023 22:13:30 GMT", .seconds(10)), ("Tuesday, 14-Nov-23 22:13:30 GMT", .seconds(10)),
+            ("Tue Nov 14 22:13:30 2023", .seconds(10)), ("Tue, 14 Nov 2023 22:00:00 GMT", .zero),
+            ("Wed Nov  15 22:13:20 2023", .seconds(86_400)), ("Thu, 29 Feb 2024 22:13:20 GMT", .seconds(107 * 86_400)),
+            ("Sunday, 06-Nov-94 08:49:37 GMT", .zero),  // a two-digit year is never more than 50 years ahead
+            ("99999999999999999999999", .effectivelyForever), ("9223372036854775807", .effectivelyForever),
+            ("Fri, 31 Feb 2023 22:13:30 GMT", nil), ("Wed, 29 Feb 2023 22:13:30 GMT", nil),
+            ("Tue, 14 Nov 2023 24:00:00 GMT", nil),
+            ("Tue, 14 Nov 2023 22:13:30 PST", nil), ("Tue, 14 Foo 2023 22:13:30 GMT", nil),
+            ("Tue, 14 Nov 2023 22:13 GMT", nil),
+        ] as [(String, Duration?)])
     func retryAfterParsing(value: String, expected: Duration?) {
         #expect(RetryAfter.delay(value, now: Date(timeIntervalSince1970: 1_700_000_000)) == expected)
     }
 
     @Test("safe transport failures are retried; TLS failures are not")
     func transportFailures() async throws {
-        let reset = RestingError.transportFailed(TransportError(kind: .connectionReset, code: 56, domain: "test", message: "reset"))
-        let tls = RestingError.transportFailed(TransportError(kind: .tlsFailed, code: 60, domain: "test", message: "bad certificate"))
+        let reset = RestingError.transportFailed(
+            TransportError(kind: .connectionReset, code: 56, domain: "test", message: "reset"))
+        let tls = RestingError.transportFailed(
+            TransportError(kind: .tlsFailed, code: 60, domain: "test", message: "bad certificate"))
         stub.register(.get, "/posts/1", .failure(reset), .status(200))
         #expect(try await client(retry()).perform(RestingRequest(endpoint: getPost)).value.status == 200)
         let other = StubHTTPClient()
@@ -164,8 +199,9 @@ struct RetryInterceptorTests {
         var policy = RetryInterceptor.Policy()
         policy.baseDelay = .seconds(60)
         policy.maximumDelay = .seconds(60)
-        let retry = RetryInterceptor(policy: policy, budget: RetryBudget(), clock: SystemClock(),
-                                     onEvent: { _ in scheduled.append(true) }) { 1 }
+        let retry = RetryInterceptor(
+            policy: policy, budget: RetryBudget(), clock: SystemClock(),
+            onEvent: { _ in scheduled.append(true) }, randomFraction: { 1 })
         let promise = client(retry).perform(RestingRequest(endpoint: getPost))
         await scheduled.wait { !$0.isEmpty }
         promise.cancel()

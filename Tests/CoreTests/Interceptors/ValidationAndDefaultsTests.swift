@@ -10,25 +10,32 @@ struct ValidationAndDefaultsTests {
     let getJSON = Endpoint<Nothing, Data>(.get, "/thing", encoding: .query)
 
     private func client(_ interceptors: [any RestingInterceptor]) -> RestingClient {
-        RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: interceptors, acceptedStatusCodes: 100..<600)
+        RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub, interceptors: interceptors,
+            acceptedStatusCodes: 100..<600)
     }
 
     @Test("a status outside the rule's range becomes an HTTP error inside the chain")
     func statusRule() async throws {
         stub.register(.get, "/thing", .status(404, body: Data("missing".utf8)))
         do {
-            _ = try await client([ValidationInterceptor([.statusCodes(200..<300)])]).perform(RestingRequest(endpoint: getJSON)).value
+            _ = try await client([ValidationInterceptor([.statusCodes(200..<300)])]).perform(
+                RestingRequest(endpoint: getJSON)
+            ).value
             Issue.record("expected an HTTP error")
         } catch RestingError.httpError(let error) {
             #expect(error.status == 404 && error.body == Data("missing".utf8))
         }
     }
 
-    @Test("a content type the request did not accept is refused", arguments: [
-        ("application/json", "application/json; charset=utf-8", true), ("application/json", "text/html", false),
-        ("text/*", "text/plain", true), ("*/*", "image/png", true), ("application/json, text/*;q=0", "text/plain", false),
-        ("application/xml;q=0.5, application/json", "application/json", true),
-    ])
+    @Test(
+        "a content type the request did not accept is refused",
+        arguments: [
+            ("application/json", "application/json; charset=utf-8", true), ("application/json", "text/html", false),
+            ("text/*", "text/plain", true), ("*/*", "image/png", true),
+            ("application/json, text/*;q=0", "text/plain", false),
+            ("application/xml;q=0.5, application/json", "application/json", true),
+        ])
     func contentTypeRule(accept: String, contentType: String, accepted: Bool) async throws {
         stub.register(.get, "/thing", .status(200, headers: ["Content-Type": contentType], body: Data("x".utf8)))
         let request = RestingRequest(endpoint: getJSON, headers: ["Accept": accept])
@@ -50,7 +57,9 @@ struct ValidationAndDefaultsTests {
         stub.register(.get, "/thing", .status(204, headers: ["X-Deprecated": "yes"]))
         let request = RestingRequest(endpoint: getJSON, headers: ["Accept": "application/json"])
         #expect(try await client([ValidationInterceptor()]).perform(request).value.status == 204)
-        let custom = ValidationInterceptor([.custom { _, response in if response.headers["X-Deprecated"] != nil { throw Deprecated() } }])
+        let custom = ValidationInterceptor([
+            .custom { _, response in if response.headers["X-Deprecated"] != nil { throw Deprecated() } }
+        ])
         await #expect(throws: Deprecated.self) { try await client([custom]).perform(request).value }
     }
 
@@ -58,22 +67,26 @@ struct ValidationAndDefaultsTests {
     func retryAroundValidation() async throws {
         stub.register(.get, "/thing", .status(503), .status(200))
         let retry = RetryInterceptor(clock: VirtualClock())
-        let response = try await client([retry, ValidationInterceptor([.statusCodes(200..<300)])]).perform(RestingRequest(endpoint: getJSON)).value
+        let response = try await client([retry, ValidationInterceptor([.statusCodes(200..<300)])]).perform(
+            RestingRequest(endpoint: getJSON)
+        ).value
         #expect(response.status == 200 && stub.received.count == 2)
     }
 
     @Test("defaults fill only what the request lacks; a rewriter changes every request")
     func defaultsAndRewriting() async throws {
         stub.register(.get, "/thing", .status(200))
-        let defaults = DefaultsInterceptor(headers: ["X-Client": "tests", "Accept": "text/plain"],
-                                           queryItems: [URLQueryItem(name: "locale", value: "fr"), URLQueryItem(name: "page", value: "1")])
+        let defaults = DefaultsInterceptor(
+            headers: ["X-Client": "tests", "Accept": "text/plain"],
+            queryItems: [URLQueryItem(name: "locale", value: "fr"), URLQueryItem(name: "page", value: "1")])
         let rewriter = RequestRewriter { request in
             var request = request
             request.headers["X-Rewritten"] = "yes"
             return request
         }
-        let request = RestingRequest(endpoint: getJSON, headers: ["Accept": "application/json"],
-                                     queryItems: [URLQueryItem(name: "page", value: "3")])
+        let request = RestingRequest(
+            endpoint: getJSON, headers: ["Accept": "application/json"],
+            queryItems: [URLQueryItem(name: "page", value: "3")])
         _ = try await client([defaults, rewriter]).perform(request).value
         let sent = try #require(stub.received.first?.request)
         #expect(sent.headers["X-Client"] == "tests" && sent.headers["X-Rewritten"] == "yes")
@@ -87,7 +100,8 @@ struct ValidationAndDefaultsTests {
         let monitor = EventMonitorInterceptor { event in
             switch event {
             case .requestStarted(let request): events.append("started \(request.method)")
-            case .responseReceived(_, let response, let duration): events.append("received \(response.status) \(duration >= .zero)")
+            case .responseReceived(_, let response, let duration):
+                events.append("received \(response.status) \(duration >= .zero)")
             case .failed(_, let error, _): events.append("failed \(error)")
             case .retryScheduled: events.append("retry")
             }
@@ -95,7 +109,9 @@ struct ValidationAndDefaultsTests {
         stub.register(.get, "/thing", .status(201))
         stub.register(.get, "/down", .failure(.cancelled))
         _ = try await client([monitor]).perform(RestingRequest(endpoint: getJSON)).value
-        _ = try? await client([monitor]).perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/down", encoding: .query))).value
+        _ = try? await client([monitor]).perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/down", encoding: .query))
+        ).value
         #expect(events.all == ["started GET", "received 201 true", "started GET", "failed cancelled"])
     }
 }

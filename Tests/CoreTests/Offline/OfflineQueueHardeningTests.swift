@@ -18,17 +18,22 @@ struct OfflineQueueHardeningTests {
     }
 
     private func failing(_ kind: TransportError.Kind, seen: Collector<HTTPRequest>) -> RestingClient {
-        RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
-            seen.append(request)
-            throw RestingError.transportFailed(TransportError(kind: kind, code: 0, domain: "test", message: "\(kind)"))
-        })
+        RestingClient(
+            baseUrl: "https://api.example.com",
+            httpClient: ClosureHTTPClient { request in
+                seen.append(request)
+                throw RestingError.transportFailed(
+                    TransportError(kind: kind, code: 0, domain: "test", message: "\(kind)"))
+            })
     }
 
     private func delivering(_ seen: Collector<HTTPRequest>) -> RestingClient {
-        RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
-            seen.append(request)
-            return HTTPDataResponse(status: 201)
-        })
+        RestingClient(
+            baseUrl: "https://api.example.com",
+            httpClient: ClosureHTTPClient { request in
+                seen.append(request)
+                return HTTPDataResponse(status: 201)
+            })
     }
 
     @Test("the Idempotency-Key is fixed at the first send and replayed unchanged; an app's own key is kept")
@@ -37,9 +42,13 @@ struct OfflineQueueHardeningTests {
             let queue = try OfflineQueue(directory: directory)
             let firstSends = Collector<HTTPRequest>()
             let offline = failing(.connectionFailed, seen: firstSends)
-            _ = try? await offline.perform(RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue).value
-            _ = try? await offline.perform(RestingRequest(endpoint: create, body: Payload(n: 2), headers: ["Idempotency-Key": "app-key"]),
-                                           storingOfflineIn: queue).value
+            _ = try? await offline.perform(
+                RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue
+            ).value
+            _ = try? await offline.perform(
+                RestingRequest(endpoint: create, body: Payload(n: 2), headers: ["Idempotency-Key": "app-key"]),
+                storingOfflineIn: queue
+            ).value
             let replays = Collector<HTTPRequest>()
             _ = try await queue.replay(with: delivering(replays))
             let sentKeys = firstSends.all.map { $0.headers["Idempotency-Key"] }
@@ -49,7 +58,9 @@ struct OfflineQueueHardeningTests {
         }
     }
 
-    @Test("a POST that timed out or was reset is not kept by default; refused or unresolved it is; PUT always; opt-in keeps all")
+    @Test(
+        "a POST that timed out or was reset is not kept by default; refused or unresolved it is; PUT always; opt-in keeps all"
+    )
     func onlyUndeliveredNonIdempotentRequestsAreKept() async throws {
         let put = Endpoint<Payload, Nothing>(.put, "/items/1", encoding: .json)
         let cases: [(TransportError.Kind, HTTPMethod, OfflineQueue.DeliveryPolicy, Bool)] = [
@@ -64,11 +75,24 @@ struct OfflineQueueHardeningTests {
                 let client = failing(kind, seen: Collector())
                 let error: RestingError?
                 if method == .put {
-                    error = await restingError { try await client.perform(RestingRequest(endpoint: put, body: Payload(n: 1)), storingOfflineIn: queue, ifDeliveryUncertain: policy).value }
+                    error = await restingError {
+                        try await client.perform(
+                            RestingRequest(endpoint: put, body: Payload(n: 1)), storingOfflineIn: queue,
+                            ifDeliveryUncertain: policy
+                        ).value
+                    }
                 } else {
-                    error = await restingError { try await client.perform(RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue, ifDeliveryUncertain: policy).value }
+                    error = await restingError {
+                        try await client.perform(
+                            RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue,
+                            ifDeliveryUncertain: policy
+                        ).value
+                    }
                 }
-                guard case .transportFailed(let failure) = error else { Issue.record("\(kind): \(String(describing: error))"); return }
+                guard case .transportFailed(let failure) = error else {
+                    Issue.record("\(kind): \(String(describing: error))")
+                    return
+                }
                 #expect(failure.kind == kind)
                 #expect(try queue.entries().count == (kept ? 1 : 0), "\(method) after \(kind) under \(policy)")
             }
@@ -91,7 +115,9 @@ struct OfflineQueueHardeningTests {
             let bodies = try seen.all.map { try JSONDecoder().decode(Payload.self, from: $0.body.collect()).n }
             #expect(bodies == [1, 3])
             let quarantine = directory.appendingPathComponent("quarantine")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: quarantine.path).sorted() == [names[1], "0000000000000099-empty.json"].sorted())
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: quarantine.path).sorted()
+                    == [names[1], "0000000000000099-empty.json"].sorted())
             #expect(try OfflineQueue(directory: directory).entries().isEmpty)
         }
     }
@@ -102,11 +128,13 @@ struct OfflineQueueHardeningTests {
             let queue = try OfflineQueue(directory: directory)
             for n in 1...6 { try queue.enqueue(RestingRequest(endpoint: create, body: Payload(n: n))) }
             let seen = Collector<Int>()
-            let slow = RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
-                seen.append(try JSONDecoder().decode(Payload.self, from: request.body.collect()).n)
-                try await Task.sleep(for: .milliseconds(20))  // keeps the two replays overlapping
-                return HTTPDataResponse(status: 201)
-            })
+            let slow = RestingClient(
+                baseUrl: "https://api.example.com",
+                httpClient: ClosureHTTPClient { request in
+                    seen.append(try JSONDecoder().decode(Payload.self, from: request.body.collect()).n)
+                    try await Task.sleep(for: .milliseconds(20))  // keeps the two replays overlapping
+                    return HTTPDataResponse(status: 201)
+                })
             let reports = try await withThrowingTaskGroup(of: OfflineQueue.ReplayReport.self) { group in
                 group.addTask { try await queue.replay(with: slow) }
                 group.addTask { try await queue.replay(with: slow) }
@@ -125,29 +153,37 @@ struct OfflineQueueHardeningTests {
             try content.write(to: source)
             defer { try? FileManager.default.removeItem(at: source) }
             let queue = try OfflineQueue(directory: directory)
-            let upload = Endpoint<URL, Nothing>(.put, "/files/big", encoding: .raw(contentType: "application/octet-stream"))
+            let upload = Endpoint<URL, Nothing>(
+                .put, "/files/big", encoding: .raw(contentType: "application/octet-stream"))
             let entry = try queue.enqueue(RestingRequest(endpoint: upload, body: source))
             #expect(entry.body == nil && entry.bodyFile != nil)
             let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             let entryFile = try #require(files.first { $0.hasSuffix(".json") })
             #expect(try Data(contentsOf: directory.appendingPathComponent(entryFile)).count < 4096)
             let received = Collector<Data>()
-            _ = try await queue.replay(with: RestingClient(baseUrl: "https://api.example.com", httpClient: ClosureHTTPClient { request in
-                received.append(try request.body.collect())
-                return HTTPDataResponse(status: 201)
-            }))
+            _ = try await queue.replay(
+                with: RestingClient(
+                    baseUrl: "https://api.example.com",
+                    httpClient: ClosureHTTPClient { request in
+                        received.append(try request.body.collect())
+                        return HTTPDataResponse(status: 201)
+                    }))
             #expect(received.all == [content])
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "entry and body removed")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "entry and body removed")
         }
     }
 
     @Test("the store is private: the folder 0700 (even one made before), its files 0600")
     func storeIsPrivate() async throws {
         try await withStore { directory in
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             let queue = try OfflineQueue(directory: directory)
             try queue.enqueue(RestingRequest(endpoint: create, body: Payload(n: 1)))
-            let mode = { (url: URL) in (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? -1 }
+            let mode = { (url: URL) in
+                (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? -1
+            }
             #expect(try mode(directory) == 0o700)
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
                 #expect(try mode(directory.appendingPathComponent(name)) == 0o600, "\(name)")
@@ -162,9 +198,14 @@ struct OfflineQueueHardeningTests {
             try FileManager.default.removeItem(at: directory)
             try Data("not a folder".utf8).write(to: directory)  // every write into the store now fails
             let error = await restingError {
-                try await failing(.connectionFailed, seen: Collector()).perform(RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue).value
+                try await failing(.connectionFailed, seen: Collector()).perform(
+                    RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue
+                ).value
             }
-            guard case .offlineStorageFailed(let original, let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .offlineStorageFailed(let original, let reason) = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(original.kind == .connectionFailed && !reason.isEmpty)
         }
     }

@@ -37,9 +37,11 @@ struct InterceptorChainTests {
         let stub = StubHTTPClient()
         stub.register(.get, "/posts/1", try .json(samplePost))
         let log = Locked<[String]>([])
-        let client = makeClient(stub, interceptors: [
-            RecordingInterceptor(name: "first", log: log), RecordingInterceptor(name: "second", log: log),
-        ])
+        let client = makeClient(
+            stub,
+            interceptors: [
+                RecordingInterceptor(name: "first", log: log), RecordingInterceptor(name: "second", log: log),
+            ])
         _ = try await client.perform(RestingRequest(endpoint: getPost)).value
         #expect(log.withLock { $0 } == ["first request", "second request", "second response", "first response"])
         #expect(stub.received.first?.request.headers.values(for: "X-Passed") == ["first", "second"])
@@ -53,7 +55,8 @@ struct InterceptorChainTests {
             }
         }
         let stub = StubHTTPClient()
-        let post = try await makeClient(stub, interceptors: [CachedPost()]).perform(RestingRequest(endpoint: getPost)).value.body
+        let post = try await makeClient(stub, interceptors: [CachedPost()]).perform(RestingRequest(endpoint: getPost))
+            .value.body
         #expect(post == samplePost)
         #expect(stub.received.isEmpty)
     }
@@ -92,7 +95,8 @@ struct InterceptorChainTests {
         }
         let stub = StubHTTPClient()
         stub.register(.get, "/posts/1", .status(503), try .json(samplePost))
-        let post = try await makeClient(stub, interceptors: [RetryOn503()]).perform(RestingRequest(endpoint: getPost)).value.body
+        let post = try await makeClient(stub, interceptors: [RetryOn503()]).perform(RestingRequest(endpoint: getPost))
+            .value.body
         #expect(post == samplePost)
         #expect(stub.received.count == 2)
     }
@@ -109,8 +113,12 @@ struct InterceptorChainTests {
             }
         }
         let stub = StubHTTPClient()
-        stub.register(.get, "/posts/1", .failure(.transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))))
-        let post = try await makeClient(stub, interceptors: [Fallback()]).perform(RestingRequest(endpoint: getPost)).value.body
+        stub.register(
+            .get, "/posts/1",
+            .failure(
+                .transportFailed(TransportError(kind: .connectionFailed, code: 7, domain: "test", message: "refused"))))
+        let post = try await makeClient(stub, interceptors: [Fallback()]).perform(RestingRequest(endpoint: getPost))
+            .value.body
         #expect(post == samplePost)
     }
 
@@ -124,7 +132,9 @@ struct InterceptorChainTests {
             }
         }
         let stub = StubHTTPClient()
-        let error = await restingError { try await makeClient(stub, interceptors: [Injector()]).perform(RestingRequest(endpoint: getPost)).value }
+        let error = await restingError {
+            try await makeClient(stub, interceptors: [Injector()]).perform(RestingRequest(endpoint: getPost)).value
+        }
         guard case .invalidHeader("X-User", _) = error else {
             Issue.record("got \(String(describing: error))")
             return
@@ -144,11 +154,15 @@ struct InterceptorChainTests {
         let stub = StubHTTPClient()
         stub.register(.get, "/posts/1", try .json(samplePost))
         let escaped = Locked<InterceptorExecution?>(nil)
-        _ = try await makeClient(stub, interceptors: [Escaping(escaped: escaped)]).perform(RestingRequest(endpoint: getPost)).value
+        _ = try await makeClient(stub, interceptors: [Escaping(escaped: escaped)]).perform(
+            RestingRequest(endpoint: getPost)
+        ).value
         let execution = try #require(escaped.withLock { $0 })
         // The stored execution holds the chain, which holds the interceptor, which holds the store.
         defer { escaped.withLock { $0 = nil } }
-        let error = await restingError { try await execution(HTTPRequest(method: .get, url: URL(string: "https://x/")!)) }
+        let error = await restingError {
+            try await execution(HTTPRequest(method: .get, url: URL(string: "https://x/")!))
+        }
         guard case .interceptorMisuse(let name, _) = error else {
             Issue.record("got \(String(describing: error))")
             return

@@ -19,7 +19,9 @@ struct NetworkInterceptorTests {
 
     func hopStub() -> StubHTTPClient {
         let stub = StubHTTPClient()
-        for hop in 1...3 { stub.register(.get, "/hops/\(hop)", .status(302, headers: ["Location": "/hops/\(hop - 1)"])) }
+        for hop in 1...3 {
+            stub.register(.get, "/hops/\(hop)", .status(302, headers: ["Location": "/hops/\(hop - 1)"]))
+        }
         stub.register(.get, "/hops/0", .text("done"))
         return stub
     }
@@ -29,13 +31,17 @@ struct NetworkInterceptorTests {
         let application = Counter()
         let network = Counter()
         let stub = hopStub()
-        let client = RestingClient(baseUrl: baseURL, httpClient: stub, interceptors: [application], networkInterceptors: [network])
-        let response = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/hops/3", encoding: .query))).value
+        let client = RestingClient(
+            baseUrl: baseURL, httpClient: stub, interceptors: [application], networkInterceptors: [network])
+        let response = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/hops/3", encoding: .query))
+        ).value
         #expect(String(decoding: response.body, as: UTF8.self) == "done")
         #expect(application.seen.all == ["GET /hops/3 (follows)"])
         #expect(network.seen.all == ["GET /hops/3", "GET /hops/2", "GET /hops/1", "GET /hops/0"])
-        #expect(stub.received.map(\.request.url.path) == ["/hops/3", "/hops/2", "/hops/1", "/hops/0"],
-                "the transport performed each hop once, without following on its own")
+        #expect(
+            stub.received.map(\.request.url.path) == ["/hops/3", "/hops/2", "/hops/1", "/hops/0"],
+            "the transport performed each hop once, without following on its own")
     }
 
     @Test("a header a network interceptor adds is recomputed for each hop, and never carried to the next")
@@ -51,11 +57,18 @@ struct NetworkInterceptorTests {
         stub.register(.get, "/start", .status(307, headers: ["Location": "https://other.example.net/end"]))
         stub.register(.get, "/end", .text("end"))
         let client = RestingClient(baseUrl: baseURL, httpClient: stub, networkInterceptors: [HostStamp()])
-        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/start", encoding: .query))).value
-        #expect(stub.received.map { $0.request.headers.values(for: "X-Hop-Host") } == [["api.example.com"], ["other.example.net"]])
+        _ = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/start", encoding: .query))
+        ).value
+        #expect(
+            stub.received.map { $0.request.headers.values(for: "X-Hop-Host") } == [
+                ["api.example.com"], ["other.example.net"],
+            ])
     }
 
-    @Test("redirect rules are the transports': credentials dropped across origins, POST becomes GET on 302, limit and loop errors")
+    @Test(
+        "redirect rules are the transports': credentials dropped across origins, POST becomes GET on 302, limit and loop errors"
+    )
     func sameRedirectRules() async throws {
         let stub = StubHTTPClient(maximumRedirects: 2)
         stub.register(.post, "/login", .status(302, headers: ["Location": "https://elsewhere.example.org/landing"]))
@@ -65,17 +78,33 @@ struct NetworkInterceptorTests {
         let client = RestingClient(baseUrl: baseURL, httpClient: stub, networkInterceptors: [Counter()])
 
         let login = Endpoint<PostCreateModel, Data>(.post, "/login", encoding: .json)
-        _ = try await client.perform(RestingRequest(
-            endpoint: login, body: PostCreateModel(userId: 1, title: "t", body: "b"), headers: ["Authorization": "Bearer secret"])).value
+        _ = try await client.perform(
+            RestingRequest(
+                endpoint: login, body: PostCreateModel(userId: 1, title: "t", body: "b"),
+                headers: ["Authorization": "Bearer secret"])
+        ).value
         let landing = try #require(stub.received.last?.request)
         #expect(landing.method == .get && landing.body.isEmpty)
         #expect(landing.headers["Authorization"] == nil, "the credential did not follow to another origin")
 
-        let loop = await restingError { try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/loop", encoding: .query))).value }
-        guard case .transportFailed(let loopFailure)? = loop else { Issue.record("expected a loop error, got \(String(describing: loop))"); return }
+        let loop = await restingError {
+            try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/loop", encoding: .query)))
+                .value
+        }
+        guard case .transportFailed(let loopFailure)? = loop else {
+            Issue.record("expected a loop error, got \(String(describing: loop))")
+            return
+        }
         #expect(loopFailure.kind == .redirectLoop)
-        let far = await restingError { try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/far/1", encoding: .query))).value }
-        guard case .transportFailed(let limitFailure)? = far else { Issue.record("expected a limit error, got \(String(describing: far))"); return }
+        let far = await restingError {
+            try await client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/far/1", encoding: .query))
+            ).value
+        }
+        guard case .transportFailed(let limitFailure)? = far else {
+            Issue.record("expected a limit error, got \(String(describing: far))")
+            return
+        }
         #expect(limitFailure.kind == .tooManyRedirects, "the client follows as many redirects as the transport would")
     }
 
@@ -89,7 +118,9 @@ struct NetworkInterceptorTests {
         }
         let stub = hopStub()
         let client = RestingClient(baseUrl: baseURL, httpClient: stub, networkInterceptors: [AnswerHopOne()])
-        let body = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/hops/3", encoding: .query))).value.body
+        let body = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/hops/3", encoding: .query))
+        ).value.body
         #expect(String(decoding: body, as: UTF8.self) == "from the interceptor")
         #expect(stub.received.map(\.request.url.path) == ["/hops/3", "/hops/2"])
 
@@ -113,9 +144,12 @@ struct NetworkInterceptorTests {
         }
         let network = Counter()
         let stub = hopStub()
-        let client = RestingClient(baseUrl: baseURL, httpClient: stub, interceptors: [NoFollow()], networkInterceptors: [network],
-                                   acceptedStatusCodes: 200..<400)
-        let response = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/hops/3", encoding: .query))).value
+        let client = RestingClient(
+            baseUrl: baseURL, httpClient: stub, interceptors: [NoFollow()], networkInterceptors: [network],
+            acceptedStatusCodes: 200..<400)
+        let response = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/hops/3", encoding: .query))
+        ).value
         #expect(response.status == 302 && response.headers["Location"] == "/hops/2")
         #expect(network.seen.all == ["GET /hops/3"])
         #expect(stub.received.count == 1)

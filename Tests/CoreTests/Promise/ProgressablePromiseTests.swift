@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
+import RestingTestSupport
 import Testing
 
 @testable import RestingCore
-import RestingTestSupport
 
 /// A `TaskExecutor` on a serial dispatch queue that can tell whether code runs on it.
 final class QueueExecutor: TaskExecutor, @unchecked Sendable {
@@ -25,7 +25,10 @@ struct ProgressablePromiseTests {
     @Test("the work starts at once, before anyone awaits")
     func startsAtOnce() async throws {
         let started = Collector<Bool>()
-        let promise = ProgressablePromise { _ in started.append(true); return 1 }
+        let promise = ProgressablePromise { _ in
+            started.append(true)
+            return 1
+        }
         await started.wait { !$0.isEmpty }
         #expect(try await promise.value == 1)
     }

@@ -12,7 +12,9 @@ struct MultipartConversionTests {
 
     let upload = Endpoint<Upload, Nothing>(.post, "/upload", encoding: .multipartFormData)
 
-    private func convert(_ request: RestingRequest<Upload, Nothing>, encoder: MultipartFormDataEncoder = .init()) throws -> HTTPRequest {
+    private func convert(_ request: RestingRequest<Upload, Nothing>, encoder: MultipartFormDataEncoder = .init()) throws
+        -> HTTPRequest
+    {
         try RestingRequestConverter(configuration: .init(multipartFormDataEncoder: encoder))
             .toHTTPRequest(request, baseUrl: "https://api.example.com")
     }
@@ -38,7 +40,9 @@ struct MultipartConversionTests {
         }
         let bytes = try converted.body.collect()
         #expect(Int64(bytes.count) == converted.body.contentLength)
-        #expect(String(decoding: bytes, as: UTF8.self).contains("filename=\"\(file.lastPathComponent)\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n"))
+        #expect(
+            String(decoding: bytes, as: UTF8.self).contains(
+                "filename=\"\(file.lastPathComponent)\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n"))
         #expect(try converted.body.collect() == bytes, "read again for a retry, the body is the same")
     }
 
@@ -46,13 +50,17 @@ struct MultipartConversionTests {
     func strategies() throws {
         let file = try temporaryFile("x")
         defer { try? FileManager.default.removeItem(at: file) }
-        struct Tagged: Codable, Sendable { let userName: String; let file: MultipartFile }
+        struct Tagged: Codable, Sendable {
+            let userName: String
+            let file: MultipartFile
+        }
         var encoder = MultipartFormDataEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         let endpoint = Endpoint<Tagged, Nothing>(.post, "/upload", encoding: .multipartFormData)
         let converted = try RestingRequestConverter(configuration: .init(multipartFormDataEncoder: encoder))
-            .toHTTPRequest(RestingRequest(endpoint: endpoint, body: Tagged(userName: "a", file: MultipartFile(url: file))),
-                           baseUrl: "https://api.example.com")
+            .toHTTPRequest(
+                RestingRequest(endpoint: endpoint, body: Tagged(userName: "a", file: MultipartFile(url: file))),
+                baseUrl: "https://api.example.com")
         #expect(String(decoding: try converted.body.collect(), as: UTF8.self).contains("name=\"user_name\""))
     }
 
@@ -72,7 +80,9 @@ struct MultipartConversionTests {
         let endpoint = Endpoint<Upload, Nothing>(.post, "/upload", encoding: .query)
         #expect {
             try RestingRequestConverter().toHTTPRequest(
-                RestingRequest(endpoint: endpoint, body: Upload(caption: "", file: MultipartFile(url: URL(fileURLWithPath: "/tmp/a")))),
+                RestingRequest(
+                    endpoint: endpoint,
+                    body: Upload(caption: "", file: MultipartFile(url: URL(fileURLWithPath: "/tmp/a")))),
                 baseUrl: "https://api.example.com")
         } throws: { error in
             guard case .encodingFailed(let reason) = error as? RestingError else { return false }

@@ -46,11 +46,15 @@ struct PathTemplateTests {
 
     @Test("a triple-brace variable spans segments, each one encoded")
     func tripleBraceSpansSegments() throws {
-        #expect(try render("/files/{{{path}}}", ["path": "docs/2024/report card.pdf"]) == "/files/docs/2024/report%20card.pdf")
+        #expect(
+            try render("/files/{{{path}}}", ["path": "docs/2024/report card.pdf"])
+                == "/files/docs/2024/report%20card.pdf")
         #expect(try render("/files/{{{path}}}", ["path": "a?x/b#y"]) == "/files/a%3Fx/b%23y")
     }
 
-    @Test("a triple-brace variable cannot climb out or leave empty segments", arguments: ["a/../b", "../x", "a//b", "/a", "a/", "./a"])
+    @Test(
+        "a triple-brace variable cannot climb out or leave empty segments",
+        arguments: ["a/../b", "../x", "a//b", "/a", "a/", "./a"])
     func tripleBraceIsValidated(value: String) {
         #expect(throws: RestingError.self) { try render("/files/{{{path}}}", ["path": value]) }
     }
@@ -67,7 +71,9 @@ struct PathTemplateTests {
             }
             #expect(name == "post_id")
             #expect(template == "/users/{{user_id}}/posts/{{post_id}}")
-            #expect(error.description == "missing path variable 'post_id' for template '/users/{{user_id}}/posts/{{post_id}}'")
+            #expect(
+                error.description
+                    == "missing path variable 'post_id' for template '/users/{{user_id}}/posts/{{post_id}}'")
         }
     }
 
@@ -76,7 +82,9 @@ struct PathTemplateTests {
         #expect(try render("/posts", ["unused": "x"]) == "/posts")
     }
 
-    @Test("malformed templates are rejected when parsed", arguments: ["/posts/{{id", "/posts/{{}}", "/posts/{{{id}}", "/a/{{bad name}}", "/a/{{x/y}}"])
+    @Test(
+        "malformed templates are rejected when parsed",
+        arguments: ["/posts/{{id", "/posts/{{}}", "/posts/{{{id}}", "/a/{{bad name}}", "/a/{{x/y}}"])
     func malformedTemplates(template: String) {
         #expect(throws: RestingError.self) { try PathTemplate(template) }
     }

@@ -15,7 +15,8 @@ struct RequestConverterTests {
         #expect(try convert(request, baseUrl: "https://h/v2").url.absoluteString == "https://h/v2/posts/3")
         #expect(try convert(request, baseUrl: "https://h/v2/").url.absoluteString == "https://h/v2/posts/3")
         let converter = RestingRequestConverter(configuration: .init(contextPath: "/api/"))
-        #expect(try convert(request, converter, baseUrl: "https://h/v2").url.absoluteString == "https://h/v2/api/posts/3")
+        #expect(
+            try convert(request, converter, baseUrl: "https://h/v2").url.absoluteString == "https://h/v2/api/posts/3")
     }
 
     @Test("an absolute URL as the path replaces the base URL")
@@ -100,28 +101,41 @@ struct RequestConverterTests {
         #expect(converted.headers["Content-Type"] == "application/json")
         #expect(converted.headers["Accept"] == "application/json")
         let body = try converted.body.collect()
-        #expect(try JSONDecoder().decode([String: AnyCodable].self, from: body).keys.sorted() == ["body", "title", "userId"])
+        #expect(
+            try JSONDecoder().decode([String: AnyCodable].self, from: body).keys.sorted() == [
+                "body", "title", "userId",
+            ])
 
-        let custom = RestingRequest(endpoint: createPost, body: newPost, headers: ["content-type": "application/vnd.api+json"])
+        let custom = RestingRequest(
+            endpoint: createPost, body: newPost, headers: ["content-type": "application/vnd.api+json"])
         let customHeaders = try convert(custom).headers
         #expect(customHeaders.values(for: "Content-Type") == ["application/vnd.api+json"])
     }
 
     @Test("a JSON body is the same bytes every time it is encoded")
     func jsonBodiesAreStable() throws {
-        struct Wide: Codable, Sendable { let a, b, c, d, e, f, g, h: Int; let nested: [String: Int] }
+        struct Wide: Codable, Sendable {
+            let a, b, c, d, e, f, g, h: Int
+            let nested: [String: Int]
+        }
         let endpoint = Endpoint<Wide, Nothing>(.post, "/wide", encoding: .json)
         let value = Wide(a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, nested: ["z": 1, "y": 2, "x": 3])
         let first = try convert(RestingRequest(endpoint: endpoint, body: value)).body.collect()
-        for _ in 0..<20 { #expect(try convert(RestingRequest(endpoint: endpoint, body: value)).body.collect() == first) }
+        for _ in 0..<20 {
+            #expect(try convert(RestingRequest(endpoint: endpoint, body: value)).body.collect() == first)
+        }
     }
 
     @Test("query encoding puts the body in the URL, before the request's own query items")
     func queryEncoding() throws {
-        struct Search: Codable, Sendable { let term: String; let tags: [String] }
+        struct Search: Codable, Sendable {
+            let term: String
+            let tags: [String]
+        }
         let endpoint = Endpoint<Search, Nothing>(.get, "/search?v=1", encoding: .query)
-        let request = RestingRequest(endpoint: endpoint, body: Search(term: "a&b", tags: ["x"]),
-                                     queryItems: [URLQueryItem(name: "page", value: "2")])
+        let request = RestingRequest(
+            endpoint: endpoint, body: Search(term: "a&b", tags: ["x"]),
+            queryItems: [URLQueryItem(name: "page", value: "2")])
         let converted = try convert(request)
         #expect(converted.url.absoluteString == "https://api.example.com/search?v=1&term=a%26b&tags%5B%5D=x&page=2")
         #expect(converted.body.isEmpty)
@@ -130,10 +144,14 @@ struct RequestConverterTests {
 
     @Test("form encoding uses the query encoder for the body")
     func formEncoding() throws {
-        struct Login: Codable, Sendable { let user: String; let scopes: [String] }
+        struct Login: Codable, Sendable {
+            let user: String
+            let scopes: [String]
+        }
         let endpoint = Endpoint<Login, Nothing>(.post, "/login", encoding: .formURLEncoded)
         let converted = try convert(RestingRequest(endpoint: endpoint, body: Login(user: "a b", scopes: ["r", "w"])))
-        #expect(String(decoding: try converted.body.collect(), as: UTF8.self) == "user=a%20b&scopes%5B%5D=r&scopes%5B%5D=w")
+        #expect(
+            String(decoding: try converted.body.collect(), as: UTF8.self) == "user=a%20b&scopes%5B%5D=r&scopes%5B%5D=w")
         #expect(converted.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
     }
 

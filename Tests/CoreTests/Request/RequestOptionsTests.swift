@@ -35,7 +35,8 @@ struct RequestOptionsTests {
         struct WeakClient: Sendable { weak var client: RestingClient? }
         struct ClientTokens: CredentialProvider {
             let client = Locked(WeakClient())
-            let issue = Endpoint<Nothing, Token>(.post, "/token", encoding: .json).setting(\.requiresAuthentication, false)
+            let issue = Endpoint<Nothing, Token>(.post, "/token", encoding: .json).setting(
+                \.requiresAuthentication, false)
             func credential() async throws -> String {
                 guard let client = client.withLock({ $0.client }) else { throw RestingError.cancelled }
                 return "Bearer " + (try await client.perform(RestingRequest(endpoint: issue)).value.body.token)
@@ -49,11 +50,15 @@ struct RequestOptionsTests {
         let client = makeClient(stub, interceptors: [AuthInterceptor(provider: tokens)])
         tokens.client.withLock { $0.client = client }
 
-        let post = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1", encoding: .query))).value
+        let post = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1", encoding: .query))
+        ).value
         #expect(post.body == samplePost)
         let sent = stub.received.map(\.request)
         #expect(sent.map(\.url.path) == ["/token", "/posts/1"])
-        #expect(sent[0].headers["Authorization"] == nil, "the token request carries no credential (and did not wait for one)")
+        #expect(
+            sent[0].headers["Authorization"] == nil,
+            "the token request carries no credential (and did not wait for one)")
         #expect(sent[1].headers["Authorization"] == "Bearer t1")
     }
 
@@ -68,11 +73,16 @@ struct RequestOptionsTests {
         var once = RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/flaky", encoding: .query))
         once.attributes.maximumAttempts = 1
         let error = await restingError { try await client.perform(once).value }
-        guard case .httpError(let httpError)? = error else { Issue.record("expected a 503, got \(String(describing: error))"); return }
+        guard case .httpError(let httpError)? = error else {
+            Issue.record("expected a 503, got \(String(describing: error))")
+            return
+        }
         #expect(httpError.status == 503)
         #expect(stub.received.count == 1, "no retry for a request that allows one attempt")
 
-        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/flaky", encoding: .query))).value
+        _ = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/flaky", encoding: .query))
+        ).value
         #expect(stub.received.count == 1 + 3, "the policy's four attempts for the others (two 503s left, then 200)")
     }
 
@@ -115,8 +125,12 @@ struct RequestOptionsTests {
 
         let legacy = Endpoint<Nothing, Event>(.get, "/legacy", encoding: .query, decoder: epoch)
         let modern = Endpoint<Nothing, Event>(.get, "/modern", encoding: .query)
-        #expect(try await client.perform(RestingRequest(endpoint: legacy)).value.body.at == Date(timeIntervalSince1970: 1_700_000_000))
-        #expect(try await client.perform(RestingRequest(endpoint: modern)).value.body.at == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(
+            try await client.perform(RestingRequest(endpoint: legacy)).value.body.at
+                == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(
+            try await client.perform(RestingRequest(endpoint: modern)).value.body.at
+                == Date(timeIntervalSince1970: 1_700_000_000))
     }
 
     @Test("switching the base URL: a call in flight keeps the URL it started with; the next call uses the new one")
@@ -128,20 +142,25 @@ struct RequestOptionsTests {
                 enteredContinuation.yield()
                 for await _ in release { break }
             }
-            return HTTPDataResponse(status: 200, body: Data(#"{"host": "\#(request.url.host ?? "")"}"#.utf8), url: request.url)
+            return HTTPDataResponse(
+                status: 200, body: Data(#"{"host": "\#(request.url.host ?? "")"}"#.utf8), url: request.url)
         }
         struct Answer: Decodable, Sendable { let host: String }
         let client = RestingClient(baseUrl: "https://production.example.com", httpClient: transport)
         let slow = client.perform(RestingRequest(endpoint: Endpoint<Nothing, Answer>(.get, "/slow", encoding: .query)))
         for await _ in entered { break }
         client.baseUrl = "https://staging.example.com"
-        let next = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Answer>(.get, "/fast", encoding: .query))).value
+        let next = try await client.perform(
+            RestingRequest(endpoint: Endpoint<Nothing, Answer>(.get, "/fast", encoding: .query))
+        ).value
         releaseContinuation.yield()
         #expect(try await slow.value.body.host == "production.example.com")
         #expect(next.body.host == "staging.example.com")
     }
 
-    @Test("switching the base URL from many tasks while 200 calls run: every call is converted against one whole base URL")
+    @Test(
+        "switching the base URL from many tasks while 200 calls run: every call is converted against one whole base URL"
+    )
     func baseURLSwitchUnderLoad() async throws {
         let transport = ClosureHTTPClient { request in
             HTTPDataResponse(status: 200, body: Data(), url: request.url)

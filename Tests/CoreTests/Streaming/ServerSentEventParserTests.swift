@@ -24,13 +24,16 @@ struct ServerSentEventParserTests {
         #expect(try events("data: YHOO\ndata: +2\ndata: 10\n\n") == [ServerSentEvent(data: "YHOO\n+2\n10")])
     }
 
-    @Test("the standard's second example: a comment, ids set and reset, and a last event without its blank line discarded")
+    @Test(
+        "the standard's second example: a comment, ids set and reset, and a last event without its blank line discarded"
+    )
     func idsAndTrailingEvent() throws {
         let stream = ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"
-        #expect(try events(stream) == [
-            ServerSentEvent(data: "first event", lastEventID: "1"),
-            ServerSentEvent(data: "second event", lastEventID: ""),
-        ])
+        #expect(
+            try events(stream) == [
+                ServerSentEvent(data: "first event", lastEventID: "1"),
+                ServerSentEvent(data: "second event", lastEventID: ""),
+            ])
     }
 
     @Test("the standard's third example: `data` alone is an empty line of data; two of them are one LF")
@@ -40,16 +43,18 @@ struct ServerSentEventParserTests {
 
     @Test("the standard's fourth example: one leading space after the colon is dropped, no more")
     func leadingSpace() throws {
-        #expect(try events("data:test\n\ndata: test\n\ndata:  two\n\n") == [
-            ServerSentEvent(data: "test"), ServerSentEvent(data: "test"), ServerSentEvent(data: " two"),
-        ])
+        #expect(
+            try events("data:test\n\ndata: test\n\ndata:  two\n\n") == [
+                ServerSentEvent(data: "test"), ServerSentEvent(data: "test"), ServerSentEvent(data: " two"),
+            ])
     }
 
     @Test("`event` names the type for one event only; without it the type is `message`")
     func eventType() throws {
-        #expect(try events("event: add\ndata: 1\n\ndata: 2\n\n") == [
-            ServerSentEvent(event: "add", data: "1"), ServerSentEvent(event: "message", data: "2"),
-        ])
+        #expect(
+            try events("event: add\ndata: 1\n\ndata: 2\n\n") == [
+                ServerSentEvent(event: "add", data: "1"), ServerSentEvent(event: "message", data: "2"),
+            ])
     }
 
     @Test("a blank line without data dispatches nothing but still sets the last event ID, and resets the type")
@@ -62,9 +67,10 @@ struct ServerSentEventParserTests {
 
     @Test("an id containing NUL is ignored; the previous ID stays")
     func idWithNull() throws {
-        #expect(try events("id: 1\ndata: a\n\nid: 2\u{0}3\ndata: b\n\n") == [
-            ServerSentEvent(data: "a", lastEventID: "1"), ServerSentEvent(data: "b", lastEventID: "1"),
-        ])
+        #expect(
+            try events("id: 1\ndata: a\n\nid: 2\u{0}3\ndata: b\n\n") == [
+                ServerSentEvent(data: "a", lastEventID: "1"), ServerSentEvent(data: "b", lastEventID: "1"),
+            ])
     }
 
     @Test("`retry` takes ASCII digits only (milliseconds); anything else is ignored")
@@ -80,17 +86,22 @@ struct ServerSentEventParserTests {
 
     @Test("CRLF, CR and LF all end lines; unknown fields and comments are ignored")
     func lineEndings() throws {
-        #expect(try events("data: a\r\n\r\ndata: b\r\rfoo: bar\n: note\ndata: c\n\n") == [
-            ServerSentEvent(data: "a"), ServerSentEvent(data: "b"), ServerSentEvent(data: "c"),
-        ])
+        #expect(
+            try events("data: a\r\n\r\ndata: b\r\rfoo: bar\n: note\ndata: c\n\n") == [
+                ServerSentEvent(data: "a"), ServerSentEvent(data: "b"), ServerSentEvent(data: "c"),
+            ])
     }
 
     @Test("one leading BOM is skipped, even split across chunks; a second one is part of the field name")
     func byteOrderMark() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         #expect(try events(in: [Data(bom + Array("data: x\n\n".utf8))]) == [ServerSentEvent(data: "x")])
-        #expect(try events(in: [Data(bom[..<1]), Data(bom[1...] + Array("data: x\n\n".utf8))]) == [ServerSentEvent(data: "x")])
-        #expect(try events(in: [Data(bom + bom + Array("data: x\n\n".utf8))]).isEmpty, "\u{FEFF}data is not a known field")
+        #expect(
+            try events(in: [Data(bom[..<1]), Data(bom[1...] + Array("data: x\n\n".utf8))]) == [
+                ServerSentEvent(data: "x")
+            ])
+        #expect(
+            try events(in: [Data(bom + bom + Array("data: x\n\n".utf8))]).isEmpty, "\u{FEFF}data is not a known field")
     }
 
     @Test("a reconnection continues from the previous stream's last event ID")
@@ -101,7 +112,9 @@ struct ServerSentEventParserTests {
     @Test("a line or an event larger than the limit fails; the limit is what bounds memory")
     func sizeLimits() throws {
         var longLine = ServerSentEventParser(maximumEventSize: 16)
-        #expect(throws: RestingError.self) { _ = try longLine.parse(Data(("data: " + String(repeating: "x", count: 20)).utf8)) }
+        #expect(throws: RestingError.self) {
+            _ = try longLine.parse(Data(("data: " + String(repeating: "x", count: 20)).utf8))
+        }
         var manyLines = ServerSentEventParser(maximumEventSize: 16)
         #expect(throws: RestingError.self) {
             for _ in 0..<10 { _ = try manyLines.parse(Data("data: abc\n".utf8)) }
@@ -131,7 +144,9 @@ struct ServerSentEventParserTests {
         }
         var random = SystemRandomNumberGenerator()
         for _ in 0..<200 {
-            let cuts = (0..<Int.random(in: 1...8, using: &random)).map { _ in Int.random(in: 0...bytes.count, using: &random) }.sorted()
+            let cuts = (0..<Int.random(in: 1...8, using: &random)).map { _ in
+                Int.random(in: 0...bytes.count, using: &random)
+            }.sorted()
             let chunks = zip([0] + cuts, cuts + [bytes.count]).map { Data(bytes[$0..<$1]) }
             #expect(try events(in: chunks) == whole, "cuts at \(cuts)")
         }

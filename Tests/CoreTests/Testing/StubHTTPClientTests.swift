@@ -34,7 +34,9 @@ struct StubHTTPClientTests {
     @Test("an answer slower than the request's timeout fails as timedOut; the stub's idle timeout applies too")
     func timeouts() async throws {
         let slow = StubResponse.text("late").delayed(by: .seconds(30))
-        for (stub, timeout) in [(StubHTTPClient(), Duration.milliseconds(50)), (StubHTTPClient(idleTimeout: .milliseconds(50)), nil)] {
+        for (stub, timeout) in [
+            (StubHTTPClient(), Duration.milliseconds(50)), (StubHTTPClient(idleTimeout: .milliseconds(50)), nil),
+        ] {
             stub.register(.get, "/slow", slow)
             let request = HTTPRequest(method: .get, url: base.appendingPathComponent("slow"), timeout: timeout)
             let error = await #expect(throws: RestingError.self) { try await stub.send(request) { _ in } }
@@ -52,7 +54,9 @@ struct StubHTTPClientTests {
         stub.register(.get, "/b", .text("body", status: 204))
         stub.register(.get, "/c", .text("body", status: 304))
         for (method, path) in [(HTTPMethod.head, "a"), (.get, "b"), (.get, "c")] {
-            let response = try await stub.send(HTTPRequest(method: method, url: base.appendingPathComponent(path))) { _ in }
+            let response = try await stub.send(HTTPRequest(method: method, url: base.appendingPathComponent(path))) {
+                _ in
+            }
             #expect(response.body.isEmpty, "\(method) /\(path)")
         }
     }
@@ -86,13 +90,17 @@ struct StubHTTPClientTests {
         let file = Endpoint<Nothing, Nothing>(.get, "/files/{{name}}", encoding: .query)
 
         let downloaded = try await client.download(
-            RestingRequest(endpoint: file, pathVariables: ["name": "a.bin"]), to: directory.appendingPathComponent("a.bin")).value
+            RestingRequest(endpoint: file, pathVariables: ["name": "a.bin"]),
+            to: directory.appendingPathComponent("a.bin")
+        ).value
         #expect(downloaded.size == Int64(content.count) && downloaded.status == 200)
         #expect(try Data(contentsOf: downloaded.url) == content)
 
         let error = await restingError {
             try await client.download(
-                RestingRequest(endpoint: file, pathVariables: ["name": "missing.bin"]), to: directory.appendingPathComponent("m.bin")).value
+                RestingRequest(endpoint: file, pathVariables: ["name": "missing.bin"]),
+                to: directory.appendingPathComponent("m.bin")
+            ).value
         }
         guard case .httpError(let httpError) = error else {
             Issue.record("expected an HTTP error, got \(String(describing: error))")
@@ -109,12 +117,15 @@ struct StubHTTPClientTests {
             return .text("fallback for \(received.request.url.path)")
         }
         stub.register(.get, "/registered", .text("registered"))
-        let registered = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("registered"))) { _ in }
+        let registered = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("registered")))
+        { _ in }
         let other = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("other"))) { _ in }
         #expect(String(decoding: registered.body, as: UTF8.self) == "registered")
         #expect(String(decoding: other.body, as: UTF8.self) == "fallback for /other")
 
-        let waiting = Task { try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("wait"))) { _ in } }
+        let waiting = Task {
+            try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("wait"))) { _ in }
+        }
         waiting.cancel()
         let error = await #expect(throws: RestingError.self) { try await waiting.value }
         guard case .cancelled = error else {

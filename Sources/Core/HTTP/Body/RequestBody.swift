@@ -1,9 +1,10 @@
+import RestingMultipart
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingMultipart
 
 /// The body of an ``HTTPRequest``: nothing, bytes in memory, a file on disk, or a stream made on demand.
 ///

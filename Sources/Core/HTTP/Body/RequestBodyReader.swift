@@ -1,9 +1,10 @@
+import RestingMultipart
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingMultipart
 
 /// Reads a request body sequentially. One reader serves one attempt, on one thread at a time.
 public protocol RequestBodyReader: AnyObject {

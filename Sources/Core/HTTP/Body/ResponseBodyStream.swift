@@ -50,10 +50,12 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
 
     /// A body made of `chunks`, read in order: what stubs, mocks and tests answer with.
     public convenience init(chunks: [Data]) {
-        self.init(source: .sequence({
-            var remaining = chunks[...]
-            return ChunkReader(next: { remaining.popFirst() }, cancel: {})
-        }, cancel: nil))
+        self.init(
+            source: .sequence(
+                {
+                    var remaining = chunks[...]
+                    return ChunkReader(next: { remaining.popFirst() }, cancel: {})
+                }, cancel: nil))
     }
 
     /// A body read from `sequence` by a task of its own, at most `bufferSize` bytes ahead of the reader; its
@@ -68,8 +70,9 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     ) where Chunks.Element == Data {
         let (resumes, resume) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let pump = Locked<Task<Void, Never>?>(nil)
-        let buffer = StreamBuffer(limit: bufferSize, onResume: { resume.yield() },
-                                  onCancel: { pump.withLock { $0?.cancel() } })
+        let buffer = StreamBuffer(
+            limit: bufferSize, onResume: { resume.yield() },
+            onCancel: { pump.withLock { $0?.cancel() } })
         self.init(source: .buffer(buffer))
         let task = Task {
             var resumes = resumes.makeAsyncIterator()
@@ -89,7 +92,9 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             } catch is CancellationError {
                 buffer.finish(.cancelled)
             } catch {
-                buffer.finish(.transportFailed(TransportError(kind: .other, code: 0, domain: "\(Chunks.self)", message: "\(error)")))
+                buffer.finish(
+                    .transportFailed(
+                        TransportError(kind: .other, code: 0, domain: "\(Chunks.self)", message: "\(error)")))
             }
         }
         pump.withLock { $0 = task }
@@ -99,10 +104,12 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
 
     /// The same body, read through this new stream (which owns `stream` from now on).
     convenience init(wrapping stream: ResponseBodyStream) {
-        self.init(source: .sequence({
-            var inner = stream.makeAsyncIterator()
-            return ChunkReader(next: { try await inner.next() }, cancel: {})
-        }, cancel: stream.cancel))
+        self.init(
+            source: .sequence(
+                {
+                    var inner = stream.makeAsyncIterator()
+                    return ChunkReader(next: { try await inner.next() }, cancel: {})
+                }, cancel: stream.cancel))
     }
 
     deinit {
@@ -195,11 +202,13 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             return !iterated
         }
         guard first else {
-            return AsyncIterator(stream: self, reader: ChunkReader(next: { throw RestingError.bodyAlreadyConsumed }, cancel: {}))
+            return AsyncIterator(
+                stream: self, reader: ChunkReader(next: { throw RestingError.bodyAlreadyConsumed }, cancel: {}))
         }
         switch source {
         case .buffer(let buffer):
-            return AsyncIterator(stream: self, reader: ChunkReader(next: { try await buffer.take() }, cancel: buffer.cancel))
+            return AsyncIterator(
+                stream: self, reader: ChunkReader(next: { try await buffer.take() }, cancel: buffer.cancel))
         case .sequence(let makeReader, _):
             return AsyncIterator(stream: self, reader: makeReader())
         }
@@ -241,28 +250,35 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public func observed(
         onChunk: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable (RestingError?) -> Void
     ) -> ResponseBodyStream {
-        ResponseBodyStream(source: .sequence({
-            var inner = self.makeAsyncIterator()
-            let ended = Locked(false)
-            let end = { @Sendable (error: RestingError?) in
-                if ended.withLock({ ended in defer { ended = true }; return !ended }) { onEnd(error) }
-            }
-            return ChunkReader(
-                next: {
-                    do {
-                        guard let chunk = try await inner.next() else {
-                            end(nil)
-                            return nil
+        ResponseBodyStream(
+            source: .sequence(
+                {
+                    var inner = self.makeAsyncIterator()
+                    let ended = Locked(false)
+                    let end = { @Sendable (error: RestingError?) in
+                        if ended.withLock({ ended in
+                            defer { ended = true }
+                            return !ended
+                        }) {
+                            onEnd(error)
                         }
-                        onChunk(chunk)
-                        return chunk
-                    } catch {
-                        end(error as? RestingError ?? .cancelled)
-                        throw error
                     }
-                },
-                cancel: { end(.cancelled) })
-        }, cancel: cancel))
+                    return ChunkReader(
+                        next: {
+                            do {
+                                guard let chunk = try await inner.next() else {
+                                    end(nil)
+                                    return nil
+                                }
+                                onChunk(chunk)
+                                return chunk
+                            } catch {
+                                end(error as? RestingError ?? .cancelled)
+                                throw error
+                            }
+                        },
+                        cancel: { end(.cancelled) })
+                }, cancel: cancel))
     }
 }
 
@@ -296,4 +312,3 @@ final class ChunkReader {
         if !isDone { onCancel() }
     }
 }
-

@@ -17,7 +17,9 @@ package enum ContentRange {
 
     /// A byte position or length: decimal digits only (`Int64` would also take a sign).
     private static func position(_ text: some StringProtocol) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
         return Int64(text)
     }
 }

@@ -50,7 +50,9 @@ public final class DownloadSink {
         }
         let validator = PartialDownloadRecord.validator(of: headers)
         if target.offset > 0 {
-            if let expected = target.validator, let validator, validator != expected { throw .resumeRefused(.fileChanged) }
+            if let expected = target.validator, let validator, validator != expected {
+                throw .resumeRefused(.fileChanged)
+            }
             guard status == 206 else { throw .resumeRefused(.rangeIgnored(status: status)) }
             let contentRange = headers["Content-Range"] ?? ""
             guard ContentRange.firstByte(of: contentRange) == target.offset else {
@@ -101,7 +103,9 @@ public final class DownloadSink {
 
     private func open() throws(RestingError) {
         // Private until the app moves it elsewhere: a download may be anything the user fetched.
-        guard let opened = FileIO.openForWriting(target.file, truncate: false, mode: 0o600) else { throw failure("cannot open") }
+        guard let opened = FileIO.openForWriting(target.file, truncate: false, mode: 0o600) else {
+            throw failure("cannot open")
+        }
         descriptor = opened
         // Whatever lies past the offset came from an attempt that did not finish writing it in order.
         guard FileIO.truncate(descriptor, to: target.offset) else { throw failure("cannot position") }
@@ -112,7 +116,8 @@ public final class DownloadSink {
     private func recordValidator(_ validator: String?) {
         FileIO.remove(target.recordFile)
         guard let validator else { return }
-        try? JSONEncoder().encode(PartialDownloadRecord(validator: validator)).write(to: target.recordFile, options: .atomic)
+        try? JSONEncoder().encode(PartialDownloadRecord(validator: validator)).write(
+            to: target.recordFile, options: .atomic)
     }
 
     private func failure(_ action: String) -> RestingError {

@@ -27,7 +27,9 @@ public struct DownloadTarget: Sendable, Equatable {
     public static let defaultMaximumSize: Int64 = 16 * 1024 * 1024 * 1024
 
     /// A download into `file`, resumed from `offset` when it is not 0 and `validator` still matches.
-    public init(file: URL, offset: Int64 = 0, validator: String? = nil, maximumSize: Int64 = DownloadTarget.defaultMaximumSize) {
+    public init(
+        file: URL, offset: Int64 = 0, validator: String? = nil, maximumSize: Int64 = DownloadTarget.defaultMaximumSize
+    ) {
         self.file = file
         self.offset = offset
         self.validator = validator

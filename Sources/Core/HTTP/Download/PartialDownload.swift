@@ -14,7 +14,8 @@ struct PartialDownload {
     /// The target for the next attempt: continuing the partial file when it has bytes and a recorded
     /// validator (sent as `If-Range`), from scratch otherwise.
     func target(resuming: Bool, maximumSize: Int64 = DownloadTarget.defaultMaximumSize) -> DownloadTarget {
-        guard resuming, let saved = try? JSONDecoder().decode(PartialDownloadRecord.self, from: Data(contentsOf: record)),
+        guard resuming,
+            let saved = try? JSONDecoder().decode(PartialDownloadRecord.self, from: Data(contentsOf: record)),
             let size = FileIO.size(of: file), size > 0
         else {
             remove()

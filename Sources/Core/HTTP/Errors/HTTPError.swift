@@ -37,7 +37,9 @@ public struct HTTPError: Sendable, CustomStringConvertible {
     }
 
     /// Decodes the body as the API's typed error, throwing ``RestingError/decodingFailed(type:underlying:body:)``.
-    public func decodeBody<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(RestingError) -> T {
+    public func decodeBody<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(RestingError)
+        -> T
+    {
         do {
             return try decoder.decode(T.self, from: body)
         } catch {

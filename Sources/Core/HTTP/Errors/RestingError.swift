@@ -94,7 +94,8 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .offlineStorageFailed(let original, let reason):
             "transport failed: \(original); the request could not be kept offline either: \(reason)"
         case .bodyAlreadyConsumed: "the streamed response body was already read (it can be read once)"
-        case .streamElementTooLarge(let limit): "a line or event of the streamed response body is larger than the \(limit)-byte limit"
+        case .streamElementTooLarge(let limit):
+            "a line or event of the streamed response body is larger than the \(limit)-byte limit"
         }
     }
 }
