@@ -327,11 +327,3 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         Unmanaged.passUnretained(transfer).release()
     }
 }
-
-/// `curl_global_init`, once per process, before the first handle. Never cleaned up: other libraries in the
-/// process (FoundationNetworking) may still use libcurl at exit.
-enum CurlGlobal {
-    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
-
-    static func initialize() { _ = initialized }
-}

@@ -4,24 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Supplies the credential ``AuthInterceptor`` sends, and a new one when the server rejects it.
-///
-/// ```swift
-/// struct TokenStore: CredentialProvider {
-///     let session: SessionService
-///     func credential() async throws -> String { "Bearer \(try await session.accessToken())" }
-///     func refreshedCredential(after rejected: String) async throws -> String {
-///         "Bearer \(try await session.refreshAccessToken())"
-///     }
-/// }
-/// ```
-public protocol CredentialProvider: Sendable {
-    /// The header value to send, such as `Bearer abc`.
-    func credential() async throws -> String
-    /// A new header value after the server answered 401 to `rejected`; throw when none can be had.
-    func refreshedCredential(after rejected: String) async throws -> String
-}
-
 /// Adds a credential to every request and, when the server answers 401, refreshes it once for all the
 /// requests that were rejected at the same time, then sends each of them once more.
 ///
@@ -79,67 +61,5 @@ public struct AuthInterceptor: RestingInterceptor {
         }
         authorized.headers.replaceOrAdd(name: headerName, value: refreshed, sensitive: true)
         return try await execution(authorized)
-    }
-}
-
-/// The current credential, and at most one fetch or refresh of it in flight.
-private actor CredentialState {
-    private let provider: any CredentialProvider
-    private let onFailure: (@Sendable (any Error) async -> Void)?
-    private var credential: String?
-    private var pending: Task<String, any Error>?
-    /// The credential whose refresh failed last: its 401s are final until the provider gives another.
-    private var failedRefresh: String?
-
-    init(provider: any CredentialProvider, onFailure: (@Sendable (any Error) async -> Void)?) {
-        self.provider = provider
-        self.onFailure = onFailure
-    }
-
-    func current() async throws -> String {
-        if let credential { return credential }
-        return try await settle(pending ?? Task { [provider] in try await provider.credential() })
-    }
-
-    func refresh(rejected: String) async throws -> String {
-        if let credential, credential != rejected { return credential }  // already replaced by another refresh
-        if let pending { return try await pending.value }
-        guard rejected != failedRefresh else { throw RefreshAlreadyFailed() }
-        do {
-            let refreshed = try await settle(
-                Task { [provider] in try await provider.refreshedCredential(after: rejected) })
-            failedRefresh = nil
-            return refreshed
-        } catch {
-            failedRefresh = rejected
-            if credential == rejected { credential = nil }
-            await onFailure?(error)
-            throw error
-        }
-    }
-
-    /// Waits for `task` as the one fetch in flight, and keeps its result.
-    private func settle(_ task: Task<String, any Error>) async throws -> String {
-        pending = task
-        defer { if pending == task { pending = nil } }
-        let value = try await task.value
-        credential = value
-        return value
-    }
-}
-
-/// The refresh of this credential failed before; asking again would fail the same way.
-private struct RefreshAlreadyFailed: Error {}
-
-/// A credential that never changes and cannot be refreshed.
-struct FixedCredential: CredentialProvider {
-    let value: String
-
-    init(_ value: String) { self.value = value }
-
-    func credential() async throws -> String { value }
-
-    func refreshedCredential(after rejected: String) async throws -> String {
-        throw RestingError.unsupported(feature: "refreshing a fixed credential", transport: "AuthInterceptor")
     }
 }

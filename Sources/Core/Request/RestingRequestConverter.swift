@@ -1,0 +1,197 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The standard ``RequestConverter``: expands the path template, adds the providers' headers and path
+/// variables (the request's own values win), and encodes the body as the endpoint says.
+///
+/// ```swift
+/// let headerProvider = RestingHeaderProvider(providers: ["device-id": { deviceId }])
+/// let configuration = RestingRequestConverter.Configuration(contextPath: "/v2", headerProvider: headerProvider)
+/// let converter = RestingRequestConverter(configuration: configuration)
+/// ```
+///
+/// The result is `base URL + context path + expanded path`, with the base URL's own path kept
+/// (`https://h/api` + `/posts` is `https://h/api/posts`); an endpoint path that is an absolute `http(s)` URL
+/// is used as it is. A `Content-Type` set by the request or a provider is never replaced, except on
+/// `.multipartFormData` endpoints, whose `Content-Type` carries the body's boundary.
+public struct RestingRequestConverter: RequestConverter {
+    /// What the converter adds and how it encodes.
+    public struct Configuration: Sendable {
+        /// Encodes `.json` bodies; by default with sorted keys.
+        public var jsonEncoder: JSONEncoder
+        /// Used for `.query` and `.formURLEncoded` endpoints.
+        public var queryEncoder: URLQueryEncoder
+        /// Used for `.multipartFormData` endpoints.
+        public var multipartFormDataEncoder: MultipartFormDataEncoder
+        /// A path inserted between the base URL and every endpoint path, such as `/api/v2`.
+        public var contextPath: String
+        /// Headers added to every request that does not set them itself.
+        public var headerProvider: RestingHeaderProvider
+        /// Path variables for every request that does not set them itself.
+        public var pathVariableProvider: RestingPathVariableProvider
+
+        /// A `JSONEncoder` with sorted keys: Foundation's key order otherwise changes from one encoding to the next.
+        public static func stableJSONEncoder() -> JSONEncoder {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return encoder
+        }
+
+        /// A configuration; every part has a default.
+        ///
+        /// - Parameters:
+        ///   - jsonEncoder: Encodes `.json` bodies; by default sorts keys, so that a value's body is the same bytes on
+        ///     every run.
+        ///   - queryEncoder: Encodes `.query` and `.formURLEncoded` bodies.
+        ///   - multipartFormDataEncoder: Encodes `.multipartFormData` bodies.
+        ///   - contextPath: A path inserted between the base URL and every endpoint path.
+        ///   - headerProvider: Headers added to every request that does not set them itself.
+        ///   - pathVariableProvider: Path variables for every request that does not set them itself.
+        public init(
+            jsonEncoder: JSONEncoder = Configuration.stableJSONEncoder(),
+            queryEncoder: URLQueryEncoder = URLQueryEncoder(),
+            multipartFormDataEncoder: MultipartFormDataEncoder = MultipartFormDataEncoder(),
+            contextPath: String = "", headerProvider: RestingHeaderProvider = RestingHeaderProvider(),
+            pathVariableProvider: RestingPathVariableProvider = RestingPathVariableProvider()
+        ) {
+            self.jsonEncoder = jsonEncoder
+            self.queryEncoder = queryEncoder
+            self.multipartFormDataEncoder = multipartFormDataEncoder
+            self.contextPath = contextPath
+            self.headerProvider = headerProvider
+            self.pathVariableProvider = pathVariableProvider
+        }
+    }
+
+    /// What this converter adds and how it encodes.
+    public let configuration: Configuration
+
+    /// A converter with `configuration`.
+    public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+
+    /// Expands the path, adds the providers' values and encodes the body, as described above.
+    public func toHTTPRequest<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String
+    ) throws(RestingError) -> HTTPRequest {
+        let endpoint = request.endpoint
+        let encoded = try EncodedBody(request.body, encoding: endpoint.encoding, configuration: configuration)
+        guard endpoint.method.allowsRequestBody || encoded.body.isEmpty else {
+            throw .bodyNotAllowed(method: endpoint.method)
+        }
+        let url = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
+
+        var headers = configuration.headerProvider.headers()
+        for field in request.headers {
+            headers.replaceOrAdd(name: field.name, value: field.value, sensitive: field.isSensitive)
+        }
+        if let contentType = encoded.contentType {
+            // A multipart type names the body's own boundary, so no other Content-Type can describe it.
+            if endpoint.encoding == .multipartFormData {
+                headers.replaceOrAdd(name: "Content-Type", value: contentType)
+            } else if !headers.contains("Content-Type") {
+                headers.add(name: "Content-Type", value: contentType)
+            }
+        }
+        if endpoint.responseReading.expectsJSON, !headers.contains("Accept") {
+            headers.add(name: "Accept", value: "application/json")
+        }
+        return HTTPRequest(
+            method: endpoint.method, url: url, headers: headers, body: encoded.body, timeout: request.timeout,
+            attributes: endpoint.attributes.merging(request.attributes))
+    }
+
+    private func makeURL<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String, queryItems: [URLQueryItem]
+    ) throws(RestingError) -> URL {
+        // The provider's closures run only when the request lacks a variable the template needs.
+        var provided: [String: any PathVariableValue]?
+        let path = try request.endpoint.template.get().render { name in
+            if let value = request.pathVariables[name] { return value.description }
+            if provided == nil { provided = configuration.pathVariableProvider.variables() }
+            return provided?[name]?.description
+        }
+        var address: String
+        if Self.httpSchemeLength(path) != nil {
+            address = path
+        } else {
+            // A cheap shape check on every request; `URL(string:)` below validates the whole address.
+            guard let schemeLength = Self.httpSchemeLength(baseUrl), baseUrl.utf8.count > schemeLength else {
+                throw .invalidURL(baseUrl, reason: "the base URL needs an http(s) scheme and a host")
+            }
+            address = Self.joined(Self.joined(Self.trimmingTrailingSlash(baseUrl), configuration.contextPath), path)
+        }
+        if !queryItems.isEmpty {
+            address += (address.contains("?") ? "&" : "?") + URLQueryEncoder.percentEncoded(queryItems)
+        }
+        guard let url = URL(string: address), url.host != nil else {
+            throw .invalidURL(address, reason: "not a valid URL")
+        }
+        return url
+    }
+
+    /// 7 for `http://…`, 8 for `https://…` (any case), `nil` for anything else.
+    private static func httpSchemeLength(_ address: String) -> Int? {
+        let prefix = address.prefix(8).lowercased()
+        return prefix.hasPrefix("http://") ? 7 : prefix == "https://" ? 8 : nil
+    }
+
+    private static func trimmingTrailingSlash(_ text: String) -> String {
+        text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// `prefix` + `/` + `suffix`, with exactly one slash between them (none when `suffix` is empty).
+    private static func joined(_ prefix: String, _ suffix: String) -> String {
+        let trimmed = suffix.drop { $0 == "/" }
+        guard !trimmed.isEmpty || suffix.hasPrefix("/") else { return prefix }
+        return trimmingTrailingSlash(prefix) + "/" + trimmed
+    }
+}
+
+/// A request body encoded as an endpoint says: bytes and their content type, or query parameters.
+struct EncodedBody {
+    var body: RequestBody = .empty
+    var contentType: String?
+    var queryItems: [URLQueryItem] = []
+
+    init<Body: Encodable>(
+        _ value: Body, encoding: RequestEncoding, configuration: RestingRequestConverter.Configuration
+    ) throws(RestingError) {
+        guard !(value is Nothing) else { return }
+        do {
+            switch encoding {
+            case .query:
+                queryItems = try configuration.queryEncoder.encode(value)
+            case .json:
+                body = .bytes(try configuration.jsonEncoder.encode(value))
+                contentType = "application/json"
+            case .formURLEncoded:
+                let form = URLQueryEncoder.percentEncoded(try configuration.queryEncoder.encode(value))
+                body = .bytes(Data(form.utf8))
+                contentType = "application/x-www-form-urlencoded; charset=utf-8"
+            case .multipartFormData:
+                let form = try configuration.multipartFormDataEncoder.encode(value)
+                body = .multipart(form)
+                contentType = form.contentType
+            case .raw(let rawContentType):
+                switch value {
+                case let data as Data: body = .bytes(data)
+                case let text as String: body = .bytes(Data(text.utf8))
+                case let file as URL where file.isFileURL: body = .file(file)
+                default:
+                    throw RestingError.encodingFailed(
+                        reason: "a .raw endpoint takes a Data, String or file URL body, not \(Body.self)")
+                }
+                contentType = rawContentType
+            }
+        } catch let error as RestingError {
+            throw error
+        } catch MultipartError.fileUnreadable(let url, let reason) {
+            throw .bodyUnreadable(reason: "cannot read \(url.path): \(reason)")
+        } catch {
+            throw .encodingFailed(reason: "\(Body.self) as \(encoding): \(error)")
+        }
+    }
+}
