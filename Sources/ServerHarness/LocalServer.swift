@@ -7,8 +7,9 @@ import FoundationNetworking
 /// A bundled Python server — `image_server/server.py`, or the conformance suite's server — started on a free
 /// loopback port for the demo and the tests.
 ///
-/// The script prints `… listening on http://127.0.0.1:<port>` first. It is started with `--exit-with-stdin`: it exits when this process closes its standard input,
-/// which also happens when this process dies, so no server outlives the run that started it.
+/// The script prints `… listening on http://127.0.0.1:<port>` first. It is started with `--exit-with-stdin`: it exits
+/// when this process closes its standard input, which also happens when this process dies, so no server outlives the
+/// run that started it.
 // `@unchecked`: `process` and `input` are only touched in init, stop() and stopAndWait().
 public final class LocalServer: @unchecked Sendable {
     public enum StartError: Error, CustomStringConvertible {

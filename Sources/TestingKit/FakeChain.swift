@@ -32,8 +32,8 @@ public final class FakeChain: Sendable {
     /// A chain answering each request with `answer`.
     public init(answer: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse) { self.answer = answer }
 
-    /// The rest of the chain, to hand to ``/RestingCore/RestingInterceptor/intercept(request:execution:)``; every call is
-    /// recorded.
+    /// The rest of the chain, to hand to ``/RestingCore/RestingInterceptor/intercept(request:execution:)``; every call
+    /// is recorded.
     public var execution: InterceptorExecution {
         InterceptorExecution { [received, answer] request in
             received.withLock { $0.append(request) }

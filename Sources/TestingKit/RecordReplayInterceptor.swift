@@ -10,10 +10,9 @@ import RestingCore
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport, interceptors: [recorder])
 /// ```
 ///
-/// Exchanges are matched by method, URL and request body (a hash of the three names the file; JSON bodies
-/// match whatever their key order). Stored
-/// requests and responses go through a ``/RestingCore/RedactionPolicy``: credentials never reach the files, and a response
-/// body with a secret JSON key is stored, and replayed, with that value replaced.
+/// Exchanges are matched by method, URL and request body (a hash of the three names the file; JSON bodies match
+/// whatever their key order). Stored requests and responses go through a ``/RestingCore/RedactionPolicy``: credentials
+/// never reach the files, and a response body with a secret JSON key is stored, and replayed, with that value replaced.
 public struct RecordReplayInterceptor: RestingInterceptor {
     /// Whether the network, the fixtures or both answer.
     public enum Mode: Sendable {

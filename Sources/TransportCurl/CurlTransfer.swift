@@ -7,8 +7,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One exchange on an easy handle: sets the handle up from an ``/RestingCore/HTTPRequest``, receives libcurl's callbacks,
-/// and turns the outcome into a response.
+/// One exchange on an easy handle: sets the handle up from an ``/RestingCore/HTTPRequest``, receives libcurl's
+/// callbacks, and turns the outcome into a response.
 ///
 /// After submission every property is touched on the driver thread only (libcurl calls back on the thread
 /// that drives it); the submission queue's lock hands it over.

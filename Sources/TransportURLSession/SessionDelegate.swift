@@ -44,13 +44,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
-    /// Authentication is the interceptors' business (``/RestingCore/AuthInterceptor`` refreshes on a 401), so a 401 must
-    /// reach the caller as a response. FoundationNetworking on Linux holds back the completion of a 401 that
-    /// carries `WWW-Authenticate` and asks here instead; answering "default handling" without a stored
-    /// credential then waits forever, and any other answer cancels the task (or, for `.useCredential`,
-    /// re-sends it with a made-up Basic credential). The whole response has arrived by now (its body came
-    /// through the serial delegate queue before this call), so the exchange completes with it, and the task,
-    /// no longer needed, is cancelled.
+    /// Authentication is the interceptors' business (``/RestingCore/AuthInterceptor`` refreshes on a 401), so a 401
+    /// must reach the caller as a response. FoundationNetworking on Linux holds back the completion of a 401 that
+    /// carries `WWW-Authenticate` and asks here instead; answering "default handling" without a stored credential then
+    /// waits forever, and any other answer cancels the task (or, for `.useCredential`, re-sends it with a made-up Basic
+    /// credential). The whole response has arrived by now (its body came through the serial delegate queue before this
+    /// call), so the exchange completes with it, and the task, no longer needed, is cancelled.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void

@@ -7,11 +7,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Feeds a streamed body from URLSession into its ``/RestingCore/ResponseBodyStream`` with memory bounded by the stream's
-/// buffer, although URLSession cannot be paused: FoundationNetworking has no way to stop receiving (its
-/// `suspend()` removes the transfer from libcurl, which restarts it from the first byte on `resume()`, and
-/// pausing a receive is a `fatalError` in it). So when the reader falls behind, chunks go to an unlinked
-/// temporary file instead, and come back from it, in order, as the reader catches up.
+/// Feeds a streamed body from URLSession into its ``/RestingCore/ResponseBodyStream`` with memory bounded by the
+/// stream's buffer, although URLSession cannot be paused: FoundationNetworking has no way to stop receiving (its
+/// `suspend()` removes the transfer from libcurl, which restarts it from the first byte on `resume()`, and pausing a
+/// receive is a `fatalError` in it). So when the reader falls behind, chunks go to an unlinked temporary file instead,
+/// and come back from it, in order, as the reader catches up.
 ///
 /// The file never holds more than `spillLimit` bytes: past that the body fails with
 /// ``/RestingCore/RestingError/responseTooLarge(limit:)`` rather than fill the disk for a reader that stopped reading.

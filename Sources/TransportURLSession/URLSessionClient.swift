@@ -7,8 +7,8 @@ import FoundationNetworking
 
 /// An ``/RestingCore/HTTPClient`` on `URLSession` — FoundationNetworking on Linux.
 ///
-/// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on
-/// Linux); share it, or use ``shared``. Redirects are followed by ``/RestingCore/RedirectFollower`` like on every transport.
+/// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on Linux);
+/// share it, or use ``shared``. Redirects are followed by ``/RestingCore/RedirectFollower`` like on every transport.
 ///
 /// Bodies in memory are sent with a `Content-Length`; file and stream bodies (multipart forms included) are
 /// streamed from disk through an `InputStream` — on Linux always chunked, as FoundationNetworking cannot
@@ -17,9 +17,9 @@ import FoundationNetworking
 /// Responses larger than ``maximumResponseSize`` fail with ``/RestingCore/RestingError/responseTooLarge(limit:)``;
 /// downloads (``/RestingCore/HTTPRequest/downloadTarget``) stream to their file instead of memory.
 ///
-/// What FoundationNetworking on Linux cannot do — pinning, client certificates, proxies, Unix sockets,
-/// per-phase metrics (``/RestingCore/HTTPDataResponse/metrics`` is `nil`) — needs `CurlClient`; a proxy configured on the
-/// session fails with ``/RestingCore/RestingError/unsupported(feature:transport:)`` rather than being ignored.
+/// What FoundationNetworking on Linux cannot do — pinning, client certificates, proxies, Unix sockets, per-phase
+/// metrics (``/RestingCore/HTTPDataResponse/metrics`` is `nil`) — needs `CurlClient`; a proxy configured on the session
+/// fails with ``/RestingCore/RestingError/unsupported(feature:transport:)`` rather than being ignored.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -30,11 +30,11 @@ import FoundationNetworking
 /// Task cancellation cancels the data task; the call fails with ``/RestingCore/RestingError/cancelled``. Failures keep
 /// the `URLError` code in ``/RestingCore/TransportError/code``.
 ///
-/// **Streamed responses** (``/RestingCore/HTTPRequest/responseStreaming``) go up with their head; the body follows through
-/// a ``/RestingCore/ResponseBodyStream``. FoundationNetworking on Linux cannot stop receiving (its `suspend()` restarts the
-/// transfer from the first byte), so there is no back-pressure on the socket: when the reader falls behind
-/// its buffer, chunks wait in an unlinked temporary file (at most ``streamSpillLimit`` bytes, then the body
-/// fails with ``/RestingCore/RestingError/responseTooLarge(limit:)``) and memory stays bounded by the stream's buffer.
+/// **Streamed responses** (``/RestingCore/HTTPRequest/responseStreaming``) go up with their head; the body follows
+/// through a ``/RestingCore/ResponseBodyStream``. FoundationNetworking on Linux cannot stop receiving (its `suspend()`
+/// restarts the transfer from the first byte), so there is no back-pressure on the socket: when the reader falls behind
+/// its buffer, chunks wait in an unlinked temporary file (at most ``streamSpillLimit`` bytes, then the body fails with
+/// ``/RestingCore/RestingError/responseTooLarge(limit:)``) and memory stays bounded by the stream's buffer.
 /// `CurlClient` pauses its socket instead.
 ///
 /// - Warning: on Linux, a response with trailers after a chunked body makes FoundationNetworking trap
@@ -46,11 +46,13 @@ public final class URLSessionClient: HTTPClient {
 
     /// The session every request runs on; its delegate belongs to the client.
     public let session: URLSession
-    /// Redirects followed per request (by ``/RestingCore/RedirectFollower``, not by URLSession); 0 returns 3xx responses.
+    /// Redirects followed per request (by ``/RestingCore/RedirectFollower``, not by URLSession); 0 returns 3xx
+    /// responses.
     public let maximumRedirects: Int
     /// The largest response body kept in memory.
     public let maximumResponseSize: Int64
-    /// The slowest a response may arrive once its body has begun (see ``/RestingCore/MinimumTransferRate``); `nil` for none.
+    /// The slowest a response may arrive once its body has begun (see ``/RestingCore/MinimumTransferRate``); `nil` for
+    /// none.
     public let minimumTransferRate: MinimumTransferRate?
     /// The most of a streamed body kept on disk for a reader that fell behind.
     public let streamSpillLimit: Int64

@@ -6,7 +6,8 @@ import FoundationNetworking
 #endif
 
 /// Translations between RestingCore's types and Foundation's: an ``/RestingCore/HTTPRequest`` into a `URLRequest`, an
-/// `HTTPURLResponse`'s headers into ``/RestingCore/HTTPHeaders``, and a `URLError` into a ``/RestingCore/RestingError``.
+/// `HTTPURLResponse`'s headers into ``/RestingCore/HTTPHeaders``, and a `URLError` into a
+/// ``/RestingCore/RestingError``.
 ///
 /// ```swift
 /// let urlRequest = try URLSessionMapping.urlRequest(for: request)

@@ -2,8 +2,8 @@ import Foundation
 import RestingCore
 import RestingServerHarness
 
-/// The conformance server's routes in Swift, as the `fallback` responder of a ``/RestingCore/StubHTTPClient``, so that the
-/// stub runs the same checks as the transports with a wire.
+/// The conformance server's routes in Swift, as the `fallback` responder of a ``/RestingCore/StubHTTPClient``, so that
+/// the stub runs the same checks as the transports with a wire.
 ///
 /// It answers what `conformance_server.py` sends. Where that server misbehaves on the wire (resets, broken
 /// framing, garbage), the model answers with the typed failure a wire transport reports for it; its slow

@@ -4,8 +4,8 @@ import RestingServerHarness
 import RestingTestSupport
 import Testing
 
-/// The conformance suite every ``/RestingCore/HTTPClient`` passes, against the conformance server on 127.0.0.1 — the product
-/// `RestingTransportConformance`, for your own transport's tests as for ours.
+/// The conformance suite every ``/RestingCore/HTTPClient`` passes, against the conformance server on 127.0.0.1 — the
+/// product `RestingTransportConformance`, for your own transport's tests as for ours.
 ///
 /// ```swift
 /// @Test func myTransportConforms() async throws {

@@ -34,9 +34,9 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
     /// Bodies up to this size are kept inside the entry; larger ones stream to a file of their own.
     static let inlineBodyLimit = 64 * 1024
 
-    /// Sent as `Idempotency-Key` on replay, so that a server can drop a second delivery: the key the request
-    /// carried when it was first sent (the app's own, or the one ``RestingClient/perform(_:storingOfflineIn:ifDeliveryUncertain:)``
-    /// gave it), else ``id``.
+    /// Sent as `Idempotency-Key` on replay, so that a server can drop a second delivery: the key the request carried
+    /// when it was first sent (the app's own, or the one
+    /// ``RestingClient/perform(_:storingOfflineIn:ifDeliveryUncertain:)`` gave it), else ``id``.
     public var idempotencyKey: String {
         headers.first { $0.count == 2 && $0[0].caseInsensitiveEquals("Idempotency-Key") }?[1] ?? id
     }

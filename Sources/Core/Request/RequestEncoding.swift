@@ -6,8 +6,8 @@ public enum RequestEncoding: Sendable, Hashable {
     case json
     /// The body's fields as `application/x-www-form-urlencoded`, through the same encoder as `.query`.
     case formURLEncoded
-    /// The body's fields as `multipart/form-data`, through the converter's ``/RestingMultipart/MultipartFormDataEncoder``;
-    /// ``/RestingMultipart/MultipartFile`` fields stream from disk.
+    /// The body's fields as `multipart/form-data`, through the converter's
+    /// ``/RestingMultipart/MultipartFormDataEncoder``; ``/RestingMultipart/MultipartFile`` fields stream from disk.
     case multipartFormData
     /// The body is `Data` (or a `String`, sent as UTF-8, or a file `URL`, streamed from disk) and is sent as it
     /// is, with the given content type.

@@ -31,9 +31,10 @@ import Foundation
 /// - responses to `HEAD` and 1xx, 204 and 304 responses have no body;
 /// - a download's (``HTTPRequest/downloadTarget``) 2xx body is written to its file, so
 ///   ``RestingClient/download(_:to:resume:maximumSize:)`` works against the stub;
-/// - a response with a `Content-Encoding` other than `identity` fails with ``RestingError/unsupported(feature:transport:)``:
-///   a real transport would decode it and the stub cannot, and passing coded bytes on as the body would let a
-///   test pass that fails in production. Register the decoded body instead.
+/// - a response with a `Content-Encoding` other than `identity` fails with
+///   ``RestingError/unsupported(feature:transport:)``: a real transport would decode it and the stub cannot, and
+///   passing coded bytes on as the body would let a test pass that fails in production. Register the decoded body
+///   instead.
 ///
 /// A request with no registered route goes to the `fallback` responder when there is one, and otherwise
 /// fails with ``RestingError/transportFailed(_:)`` whose message lists what is registered:

@@ -18,7 +18,8 @@ package struct BodyBufferState: Sendable {
         case accepted
         /// The chunk goes straight to the reader waiting for it.
         case deliver
-        /// The buffer is full: the chunk was not taken; pause and offer it again after ``Take/chunk(_:resumeProducer:)`` says so.
+        /// The buffer is full: the chunk was not taken; pause and offer it again after
+        /// ``Take/chunk(_:resumeProducer:)`` says so.
         case full
         /// Nobody will read it (the reader cancelled, or the body already ended): stop the transfer.
         case discarded
@@ -44,7 +45,8 @@ package struct BodyBufferState: Sendable {
     }
 
     package enum Cancel: Equatable, Sendable {
-        /// Stop the producer; `resumeReader` when a reader was waiting and must be failed with ``RestingError/cancelled``.
+        /// Stop the producer; `resumeReader` when a reader was waiting and must be failed with
+        /// ``RestingError/cancelled``.
         case stopProducer(resumeReader: Bool)
         /// The body had already ended: nothing to stop.
         case nothing(resumeReader: Bool)

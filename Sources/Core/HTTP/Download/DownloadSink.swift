@@ -7,10 +7,10 @@ import Foundation
 /// Writes a response body to a ``DownloadTarget``'s file as it arrives: the one place where transports
 /// decide whether a body goes to the file, check that a resumed body continues the partial file, and write.
 ///
-/// A transport makes one sink per attempt, calls ``begin(status:headers:)`` once the status and headers are
-/// known (at the latest when the transfer ends), ``write(_:)-(UnsafeRawBufferPointer)`` for each chunk when it
-/// returned ``Destination/file``, and ``finish(status:headers:)`` on success or ``close()`` otherwise. It is used on one thread at a
-/// time.
+/// A transport makes one sink per attempt, calls ``begin(status:headers:)`` once the status and headers are known (at
+/// the latest when the transfer ends), ``write(_:)-(UnsafeRawBufferPointer)`` for each chunk when it returned
+/// ``Destination/file``, and ``finish(status:headers:)`` on success or ``close()`` otherwise. It is used on one thread
+/// at a time.
 ///
 /// ```swift
 /// let sink = request.downloadTarget.map(DownloadSink.init)
