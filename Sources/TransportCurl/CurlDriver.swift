@@ -100,7 +100,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         if isCurrentThread {
             start(transfer)
         } else if !post({ $0.submissions.append(transfer) }) {
-            transfer.continuation?.resume(throwing: RestingError.cancelled)
+            transfer.resume(with: .failure(.cancelled))
         }
     }
 

@@ -19,7 +19,7 @@ final class CurlTransfer: @unchecked Sendable {
     private let uploadLength: Int64?
 
     var lifecycle = TransferLifecycle()
-    var continuation: CheckedContinuation<HTTPDataResponse, any Error>?
+    var continuation: UnsafeContinuation<HTTPDataResponse, any Error>?
     private(set) var handle: EasyHandle?
 
     private var reader: (any RequestBodyReader)?
@@ -203,7 +203,7 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         }
         let line = UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
-        if line.starts(with: "HTTP/".utf8) {
+        if HeaderLine.isStatusLine(line) {
             // A new response begins (after a 100 Continue, say): forget the previous one's headers.
             headers = HTTPHeaders()
             headSeen = false

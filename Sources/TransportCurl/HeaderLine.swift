@@ -8,4 +8,10 @@ enum HeaderLine {
         }
         return bytes[first...last]
     }
+
+    /// Whether `line` starts a response (`HTTP/…`), byte by byte: this runs for every header line.
+    static func isStatusLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+            && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
+    }
 }

@@ -137,6 +137,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 extension String {
     /// Equality ignoring ASCII case, the comparison HTTP field names need, without allocating.
     package func caseInsensitiveEquals(_ other: String) -> Bool {
+        // Names of different lengths differ, and most comparisons stop here (a native string knows its length).
+        guard utf8.count == other.utf8.count else { return false }
         var mine = utf8.makeIterator()
         var theirs = other.utf8.makeIterator()
         while true {
