@@ -26,7 +26,7 @@ for module in "${MODULES[@]}"; do
         -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap \
         -minimum-access-level public -output-dir "$work/$module" >/dev/null
     python3 scripts/api_listing.py "$work/$module" >"$work/$module.txt"
-    if $linux; then
+    if [ "$mode" = record ] && $linux; then
         swift-api-digester -dump-sdk -module "$module" -target "$triple" -I "$modules_dir" \
             -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap \
             -avoid-location -avoid-tool-args -o "$work/$module.json" 2>/dev/null

@@ -32,10 +32,11 @@ archives=()
 for module in "${MODULES[@]}"; do
     catalog=() dependencies=()
     [ -d "Documentation/$module.docc" ] && catalog=("Documentation/$module.docc")
-    for built in "${archives[@]}"; do dependencies+=(--dependency "$built"); done
-    docc convert "${catalog[@]}" --additional-symbol-graph-dir "$GRAPHS/$module" \
+    for built in ${archives[@]+"${archives[@]}"}; do dependencies+=(--dependency "$built"); done
+    # (`${a[@]+"${a[@]}"}`: macOS's bash 3.2 calls an empty array unbound under `set -u`.)
+    docc convert ${catalog[@]+"${catalog[@]}"} --additional-symbol-graph-dir "$GRAPHS/$module" \
         --fallback-display-name "$module" --fallback-bundle-identifier "org.restingkit.$module" \
-        --enable-experimental-external-link-support "${dependencies[@]}" \
+        --enable-experimental-external-link-support ${dependencies[@]+"${dependencies[@]}"} \
         --transform-for-static-hosting --warnings-as-errors --output-path "$OUT/modules/$module.doccarchive"
     archives+=("$OUT/modules/$module.doccarchive")
 done
