@@ -19,7 +19,7 @@ final class CurlTransfer: @unchecked Sendable {
     private let uploadLength: Int64?
 
     var lifecycle = TransferLifecycle()
-    var continuation: UnsafeContinuation<HTTPDataResponse, any Error>?
+    var continuation: CheckedContinuation<HTTPDataResponse, any Error>?
     private(set) var handle: EasyHandle?
 
     private var reader: (any RequestBodyReader)?
