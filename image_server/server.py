@@ -360,7 +360,7 @@ class Handler(BaseHTTPRequestHandler):
             with self.server.waiting_lock:
                 self.server.waiting.add(tag)
         try:
-            time.sleep(min(delay_ms, 60_000) / 1000)
+            time.sleep(min(delay_ms, 180_000) / 1000)
         finally:
             if tag:
                 with self.server.waiting_lock:
