@@ -18,7 +18,7 @@ import RestingCore
 /// answers are cached and reused, and HTTP/2 is multiplexed over TLS. Redirects are followed by
 /// ``/RestingCore/RedirectFollower``, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
 /// bypassed by redirecting to another host). Keep one client for the life of your app.
-public final class CurlClient: HTTPClient {
+public final class CurlClient: HTTPClient, RequestValidatingHTTPClient {
     /// How this client connects, verifies and limits its transfers.
     public let configuration: Configuration
     private let driver: CurlDriver
@@ -36,7 +36,8 @@ public final class CurlClient: HTTPClient {
     /// The thread that drives libcurl, as a `TaskExecutor`. Tasks that prefer it — `Task(executorPreference:)`,
     /// `group.addTask(executorPreference:)` — run between transfers on that thread, which is what lets a
     /// request loop reach the speed of a plain C loop. Never block on it: a synchronous wait there stalls
-    /// every transfer of the client.
+    /// every transfer of the client. The thread lives as long as the client: tasks that still prefer the executor
+    /// after the client is released run on the global pool instead.
     public var executor: (any TaskExecutor)? { driver }
 
     /// ``CurlConfiguration/maximumRedirects``.

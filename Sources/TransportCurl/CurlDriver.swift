@@ -20,11 +20,25 @@ import Darwin
 /// wakes the thread only if it is asleep (the `isSleeping` flag is set and read under the same lock, so no
 /// wake-up is lost).
 final class CurlDriver: TaskExecutor, @unchecked Sendable {
-    private struct Mailbox {
+    /// What other threads post for the driver.
+    private struct Mail {
         var jobs: [UnownedJob] = []
         var submissions: [CurlTransfer] = []
         var cancellations: [CurlTransfer] = []
         var unpauses: [CurlTransfer] = []
+
+        var isEmpty: Bool { jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty }
+
+        mutating func removeAll() {
+            jobs.removeAll(keepingCapacity: true)
+            submissions.removeAll(keepingCapacity: true)
+            cancellations.removeAll(keepingCapacity: true)
+            unpauses.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private struct Mailbox {
+        var mail = Mail()
         var isSleeping = false
         var isStopping = false
         var hasStopped = false
@@ -35,6 +49,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     private let mailbox = Locked(Mailbox())
 
     // Touched by the driver thread only.
+    /// The mail being handled: swapped with the mailbox's, so that neither side allocates arrays per pass.
+    private var delivered = Mail()
     private var localJobs: [UnownedJob] = []
     private var idleHandles: [EasyHandle] = []
     private var activeTransfers = 0
@@ -88,7 +104,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             localJobs.append(job)
             return
         }
-        let delivered = post { mailbox in mailbox.jobs.append(job) }
+        let delivered = post { $0.mail.jobs.append(job) }
         if !delivered {
             // The driver has stopped: run late jobs elsewhere rather than lose their tasks.
             DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
@@ -99,19 +115,19 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     func submit(_ transfer: CurlTransfer) {
         if isCurrentThread {
             start(transfer)
-        } else if !post({ $0.submissions.append(transfer) }) {
+        } else if !post({ $0.mail.submissions.append(transfer) }) {
             transfer.resume(with: .failure(.cancelled))
         }
     }
 
     /// Asks the driver to cancel `transfer`, whatever state it is in.
     func cancel(_ transfer: CurlTransfer) {
-        _ = post { $0.cancellations.append(transfer) }
+        _ = post { $0.mail.cancellations.append(transfer) }
     }
 
     /// Asks the driver to let a paused streamed transfer receive again.
     func unpause(_ transfer: CurlTransfer) {
-        _ = post { $0.unpauses.append(transfer) }
+        _ = post { $0.mail.unpauses.append(transfer) }
     }
 
     /// Lets the thread finish its transfers and exit.
@@ -160,23 +176,18 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs the jobs and handles the transfers posted since the last look; returns whether to stop.
-    /// (The snapshot lives only here, so the driver never holds a record while it sleeps.)
     private func processMail() -> Bool {
-        let mail = mailbox.withLock { mailbox in
-            defer {
-                mailbox.jobs.removeAll(keepingCapacity: true)
-                mailbox.submissions.removeAll(keepingCapacity: true)
-                mailbox.cancellations.removeAll(keepingCapacity: true)
-                mailbox.unpauses.removeAll(keepingCapacity: true)
-            }
-            return mailbox
+        let isStopping = mailbox.withLock { mailbox in
+            swap(&mailbox.mail, &delivered)
+            return mailbox.isStopping
         }
-        for job in mail.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        for job in delivered.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         runLocalJobs()
-        for transfer in mail.submissions { start(transfer) }
-        for transfer in mail.cancellations { cancelOnDriver(transfer) }
-        for transfer in mail.unpauses { unpauseOnDriver(transfer) }
-        return mail.isStopping
+        for transfer in delivered.submissions { start(transfer) }
+        for transfer in delivered.cancellations { cancelOnDriver(transfer) }
+        for transfer in delivered.unpauses { unpauseOnDriver(transfer) }
+        delivered.removeAll()
+        return isStopping
     }
 
     private func runLocalJobs() {
@@ -189,11 +200,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
 
     private func sleepUntilWoken() {
         let sleeps = mailbox.withLock { mailbox in
-            let idle =
-                mailbox.jobs.isEmpty && mailbox.submissions.isEmpty && mailbox.cancellations.isEmpty
-                && mailbox.unpauses.isEmpty
-            mailbox.isSleeping = idle
-            return idle
+            mailbox.isSleeping = mailbox.mail.isEmpty
+            return mailbox.isSleeping
         }
         guard sleeps else { return }
         var timeout = -1
@@ -205,9 +213,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     /// Stops taking mail if nothing arrived since the last look; late jobs then run elsewhere.
     private func shutDownIfIdle() -> Bool {
         let stopped = mailbox.withLock { mailbox in
-            guard mailbox.jobs.isEmpty, mailbox.submissions.isEmpty, mailbox.cancellations.isEmpty,
-                mailbox.unpauses.isEmpty
-            else { return false }
+            guard mailbox.mail.isEmpty else { return false }
             mailbox.hasStopped = true
             return true
         }

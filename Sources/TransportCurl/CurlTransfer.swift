@@ -56,6 +56,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// All the response header bytes a server may send before the transfer fails.
     static let maximumHeaderBytes = 256 * 1024
     static let progressInterval = Duration.milliseconds(50)
+    static let typicalHeaderCount = 16
 
     /// The client's count of live transfers and double resumes.
     let census: TransferCensus
@@ -89,7 +90,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// `EasyHandle.make(for:)`). `userdata` is the transfer's retained pointer.
     func configure(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
         self.handle = handle
-        try handle.set(CURLOPT_URL, request.url.absoluteString, "URL")
+        let url = request.url.absoluteString
+        try handle.set(CURLOPT_URL, url, "URL")
         for option in [
             CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA, CURLOPT_READDATA,
             CURLOPT_SEEKDATA,
@@ -111,7 +113,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
         try handle.set(
-            CURLOPT_PIPEWAIT, request.url.scheme == "https" || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
+            CURLOPT_PIPEWAIT, url.httpSchemeLength == 8 || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
     }
 
     private func configureMethodAndBody(_ handle: EasyHandle) throws(RestingError) {
@@ -206,6 +208,8 @@ final class CurlTransfer: @unchecked Sendable {
         if HeaderLine.isStatusLine(line) {
             // A new response begins (after a 100 Continue, say): forget the previous one's headers.
             headers = HTTPHeaders()
+            // Most heads fit: one allocation rather than a regrowth (and a copy) at 1, 2, 4 and 8 fields.
+            headers.reserveCapacity(Self.typicalHeaderCount)
             headSeen = false
         } else if HeaderLine.trimmed(line[...]).isEmpty {
             headSeen = true
@@ -310,14 +314,17 @@ final class CurlTransfer: @unchecked Sendable {
     func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) -> Bool {
         // Header bytes count: the response has begun with its first one, and a head can drip too.
         let received = Int64(headerBytes) + downloaded
-        if received > 0, let minimumRate, rateFloor?.isTooSlow(received: received, at: .now) == true {
+        let judgesRate = received > 0 && rateFloor != nil
+        // libcurl calls this often, also when nothing moved; only a change or a rate to judge is worth the clock.
+        let moved = downloaded != lastReported.downloaded || uploaded != lastReported.uploaded
+        guard judgesRate || moved else { return true }
+        let now = ContinuousClock.now
+        if judgesRate, let minimumRate, rateFloor?.isTooSlow(received: received, at: now) == true {
             failure = minimumRate.failure(domain: CurlError.domain, code: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
             return false
         }
-        // libcurl calls this often, also when nothing moved; only a change is worth reading the clock for.
-        guard downloaded != lastReported.downloaded || uploaded != lastReported.uploaded else { return true }
+        guard moved else { return true }
         lastReported = (downloaded, uploaded)
-        let now = ContinuousClock.now
         guard now - lastProgressReport >= Self.progressInterval else { return true }
         lastProgressReport = now
         progress(

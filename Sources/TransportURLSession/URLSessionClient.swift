@@ -40,7 +40,7 @@ import FoundationNetworking
 /// - Warning: on Linux, a response with trailers after a chunked body makes FoundationNetworking trap
 ///   ("Transfer completed, but there's no response"), killing the process; nothing a delegate does avoids it.
 ///   Talk to servers you do not trust through `CurlClient`, which ignores trailers.
-public final class URLSessionClient: HTTPClient {
+public final class URLSessionClient: HTTPClient, RequestValidatingHTTPClient {
     /// A client on a session with the default configuration, created once.
     public static let shared = URLSessionClient()
 

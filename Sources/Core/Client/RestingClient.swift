@@ -51,6 +51,7 @@ public final class RestingClient: Sendable {
     /// How many calls may be in flight at once; the others wait in order.
     public let concurrency: ConcurrencyMode
     private let limiter: CallLimiter?
+    private let transportValidates: Bool
     let calls = CallRegistry()
 
     /// A client for the API at `baseUrl`.
@@ -79,6 +80,7 @@ public final class RestingClient: Sendable {
         self.acceptedStatusCodes = acceptedStatusCodes
         self.concurrency = concurrency
         limiter = concurrency.limit.map(CallLimiter.init(limit:))
+        transportValidates = httpClient is any RequestValidatingHTTPClient
     }
 
     /// Cancels every call of this client that has not settled, waiting or running; each fails with
@@ -138,7 +140,8 @@ public final class RestingClient: Sendable {
     /// Sends a converted request through the interceptors and the transport.
     func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         try await InterceptorChain(
-            interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient
+            interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient,
+            transportValidates: transportValidates
         )
         .proceed(request, progress: progress)
     }

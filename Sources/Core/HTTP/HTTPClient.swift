@@ -60,6 +60,11 @@ public protocol HTTPClient: Sendable {
     var maximumRedirects: Int { get }
 }
 
+/// A transport that validates every request itself (``HTTPRequest/validate()``) before sending it: the chain then
+/// leaves that to it rather than checking each request twice. Our transports and the stub are; a user's
+/// transport is checked by the chain.
+package protocol RequestValidatingHTTPClient: HTTPClient {}
+
 extension HTTPClient {
     public var executor: (any TaskExecutor)? { nil }
     /// 10, as the shipped transports by default.

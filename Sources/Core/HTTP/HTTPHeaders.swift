@@ -44,6 +44,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
+    /// Room for `capacity` fields without growing: for a transport that collects a response's head line by line.
+    package mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
+
     /// How many fields there are, repeats counted.
     public var count: Int { fields.count }
     /// Whether there are no fields.

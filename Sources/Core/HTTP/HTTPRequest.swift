@@ -57,8 +57,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// Checks what every transport relies on: an `http` or `https` URL (never `file:`, `gopher:` or any other
     /// scheme a transport might also speak), a token method, valid headers, no body on `GET`/`HEAD`.
     public func validate() throws(RestingError) {
-        guard let scheme = url.scheme, scheme.caseInsensitiveEquals("https") || scheme.caseInsensitiveEquals("http")
-        else {
+        guard url.absoluteString.httpSchemeLength != nil else {
             throw .invalidURL(RedactionPolicy.default.url(url), reason: "only http and https URLs can be requested")
         }
         guard method.isValidToken else { throw .invalidMethod(method.rawValue) }

@@ -7,6 +7,8 @@ struct InterceptorChain: Sendable {
     let interceptors: [any RestingInterceptor]
     let networkInterceptors: [any RestingInterceptor]
     let transport: any HTTPClient
+    /// Whether `transport` validates requests itself (see ``RequestValidatingHTTPClient``).
+    let transportValidates: Bool
 
     func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         try await Self.run(interceptors, from: 0, request) { request in
@@ -29,8 +31,8 @@ struct InterceptorChain: Sendable {
     }
 
     private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        // Our transports validate too (they are public entry points); this covers those that do not.
-        try request.validate()
+        // Our transports validate themselves (they are public entry points); this covers those that do not.
+        if !transportValidates { try request.validate() }
         do {
             return try await transport.send(request, progress: progress)
         } catch is CancellationError {

@@ -59,6 +59,15 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The path itself when the template has no variables.
+    var literalPath: String? {
+        switch parts.first {
+        case nil: ""
+        case .literal(let text): parts.count == 1 ? text : nil
+        case .segment, .segments: nil
+        }
+    }
+
     /// The path with every variable replaced by its encoded value from `value(name)`.
     public func render(_ value: (String) -> String?) throws(RestingError) -> String {
         var path = ""

@@ -68,6 +68,7 @@ public struct RestingRequestConverter: RequestConverter {
 
     /// What this converter adds and how it encodes.
     public let configuration: Configuration
+    private let literalURLs = LiteralURLCache()
 
     /// A converter with `configuration`.
     public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
@@ -106,19 +107,30 @@ public struct RestingRequestConverter: RequestConverter {
     private func makeURL<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String, queryItems: [URLQueryItem]
     ) throws(RestingError) -> URL {
+        let template = try request.endpoint.template.get()
+        if queryItems.isEmpty, let path = template.literalPath {
+            return try literalURLs.url(baseUrl: baseUrl, path: path) { () throws(RestingError) in
+                try makeURL(path: path, baseUrl: baseUrl, queryItems: [])
+            }
+        }
         // The provider's closures run only when the request lacks a variable the template needs.
         var provided: [String: any PathVariableValue]?
-        let path = try request.endpoint.template.get().render { name in
+        let path = try template.render { name in
             if let value = request.pathVariables[name] { return value.description }
             if provided == nil { provided = configuration.pathVariableProvider.variables() }
             return provided?[name]?.description
         }
+        return try makeURL(path: path, baseUrl: baseUrl, queryItems: queryItems)
+    }
+
+    /// The expanded `path` on `baseUrl` (or alone, when it is an absolute URL), with `queryItems`.
+    private func makeURL(path: String, baseUrl: String, queryItems: [URLQueryItem]) throws(RestingError) -> URL {
         var address: String
-        if Self.httpSchemeLength(path) != nil {
+        if path.httpSchemeLength != nil {
             address = path
         } else {
             // A cheap shape check on every request; `URL(string:)` below validates the whole address.
-            guard let schemeLength = Self.httpSchemeLength(baseUrl), baseUrl.utf8.count > schemeLength else {
+            guard let schemeLength = baseUrl.httpSchemeLength, baseUrl.utf8.count > schemeLength else {
                 throw .invalidURL(baseUrl, reason: "the base URL needs an http(s) scheme and a host")
             }
             address = Self.joined(Self.joined(Self.trimmingTrailingSlash(baseUrl), configuration.contextPath), path)
@@ -130,12 +142,6 @@ public struct RestingRequestConverter: RequestConverter {
             throw .invalidURL(address, reason: "not a valid URL")
         }
         return url
-    }
-
-    /// 7 for `http://…`, 8 for `https://…` (any case), `nil` for anything else.
-    private static func httpSchemeLength(_ address: String) -> Int? {
-        let prefix = address.prefix(8).lowercased()
-        return prefix.hasPrefix("http://") ? 7 : prefix == "https://" ? 8 : nil
     }
 
     private static func trimmingTrailingSlash(_ text: String) -> String {

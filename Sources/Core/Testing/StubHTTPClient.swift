@@ -42,7 +42,7 @@ import Foundation
 /// ```swift
 /// let echo = StubHTTPClient { received in .text("you sent \(received.body.count) bytes") }
 /// ```
-public final class StubHTTPClient: HTTPClient {
+public final class StubHTTPClient: HTTPClient, RequestValidatingHTTPClient {
     /// A request as the stub received it, with its body read.
     public struct ReceivedRequest: Sendable {
         /// The request as the stub received it.

@@ -142,6 +142,36 @@ struct InterceptorChainTests {
         #expect(stub.received.isEmpty)
     }
 
+    @Test("a transport that does not validate requests itself never receives an invalid one")
+    func theChainValidatesForTransportsThatDoNot() async throws {
+        final class Recorder: HTTPClient {
+            let received = Locked<[HTTPRequest]>([])
+            func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+                received.withLock { $0.append(request) }
+                return HTTPDataResponse(status: 200, body: try JSONEncoder().encode(samplePost), url: request.url)
+            }
+        }
+        struct Injector: RestingInterceptor {
+            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+                var request = request
+                request.headers["X-User"] = "me\r\nX-Admin: true"
+                return try await execution(request)
+            }
+        }
+        let transport = Recorder()
+        let client = RestingClient(baseUrl: baseURL, httpClient: transport, interceptors: [Injector()])
+        let error = await restingError { try await client.perform(RestingRequest(endpoint: getPost)).value }
+        guard case .invalidHeader("X-User", _) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
+        #expect(transport.received.withLock { $0.isEmpty })
+        // Without the injector the same transport is reached.
+        let plain = RestingClient(baseUrl: baseURL, httpClient: transport)
+        #expect(try await plain.perform(RestingRequest(endpoint: getPost)).value.body == samplePost)
+        #expect(transport.received.withLock { $0.count } == 1)
+    }
+
     @Test("calling execution after intercept returned is an error that names the interceptor")
     func lateExecutionNamesTheInterceptor() async throws {
         struct Escaping: RestingInterceptor {

@@ -26,6 +26,52 @@ struct RequestConverterTests {
         #expect(try convert(request).url.absoluteString == "https://cdn.example.org/files/a%20b")
     }
 
+    @Test("a path without variables is parsed once per base URL, and follows a change of base URL")
+    func literalPathsFollowTheBaseURL() throws {
+        let converter = RestingRequestConverter(configuration: .init(contextPath: "/v1"))
+        let request = RestingRequest(endpoint: createPost, body: newPost)
+        for _ in 0..<2 {
+            #expect(
+                try convert(request, converter, baseUrl: "https://a.example").url.absoluteString
+                    == "https://a.example/v1/posts")
+            #expect(
+                try convert(request, converter, baseUrl: "https://b.example/api/").url.absoluteString
+                    == "https://b.example/api/v1/posts")
+        }
+        // Query items make the address the request's own: never taken from (or kept in) the cache.
+        let search = Endpoint<[String: String], Nothing>(.get, "/search", encoding: .query)
+        let token = RestingRequest(endpoint: search, body: ["token": "secret"])
+        #expect(try convert(token, converter).url.absoluteString == "https://api.example.com/v1/search?token=secret")
+        #expect(
+            try convert(RestingRequest(endpoint: search, body: [:]), converter).url.absoluteString
+                == "https://api.example.com/v1/search")
+    }
+
+    @Test("the cache of parsed literal URLs stays bounded however many base URLs pass through it")
+    func literalURLCacheIsBounded() throws {
+        let cache = LiteralURLCache()
+        for index in 0..<(LiteralURLCache.capacity * 3) {
+            let address = "https://h\(index).example/posts"
+            let url = try cache.url(baseUrl: "https://h\(index).example", path: "/posts") { () throws(RestingError) in
+                guard let url = URL(string: address) else { throw .invalidURL(address, reason: "not a valid URL") }
+                return url
+            }
+            #expect(url.host == "h\(index).example")
+            #expect(cache.count <= LiteralURLCache.capacity)
+        }
+        // A failure is thrown, not cached: the next call builds again.
+        var attempts = 0
+        for _ in 0..<2 {
+            #expect(throws: RestingError.self) {
+                try cache.url(baseUrl: "x", path: "/y") { () throws(RestingError) -> URL in
+                    attempts += 1
+                    throw .invalidURL("x/y", reason: "not a valid URL")
+                }
+            }
+        }
+        #expect(attempts == 2)
+    }
+
     @Test("an invalid base URL is a typed error")
     func invalidBaseURL() {
         let request = RestingRequest(endpoint: getPost, pathVariables: ["post_id": 1])
