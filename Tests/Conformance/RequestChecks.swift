@@ -110,7 +110,7 @@ extension TransportConformance {
             ]
             + [
                 "file:///etc/passwd", "gopher://127.0.0.1:\(server.port)/", "dict://127.0.0.1:\(server.port)/",
-                "ftp://127.0.0.1/",
+                "ftp://127.0.0.1/", "http:127.0.0.1:\(server.port)/",
             ].map { link in
                 (
                     "a \(link) URL", HTTPRequest(method: .get, url: URL(string: link)!),
