@@ -30,12 +30,22 @@ enum URLSessionMapping {
     /// The response's headers, sorted by name: `HTTPURLResponse` keeps neither order nor repeats (it joins
     /// repeated fields with commas; `Set-Cookie` fields are split again, as each is one cookie).
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        let fields = response.allHeaderFields.flatMap { key, value -> [(String, String)] in
-            guard let name = key as? String else { return [] }
-            guard name.caseInsensitiveEquals("Set-Cookie") else { return [(name, "\(value)")] }
-            return SetCookie.splitJoinedFields("\(value)").map { (name, $0) }
+        // Each name is lowercased once, for the sort, rather than twice per comparison.
+        var fields: [(key: String, field: HTTPHeaders.Field)] = []
+        for (key, value) in response.allHeaderFields {
+            guard let name = key as? String else { continue }
+            let text = value as? String ?? "\(value)"
+            let sortKey = name.lowercased()
+            guard sortKey == "set-cookie" else {
+                fields.append((sortKey, HTTPHeaders.Field(name: name, value: text)))
+                continue
+            }
+            for cookie in SetCookie.splitJoinedFields(text) {
+                fields.append((sortKey, HTTPHeaders.Field(name: name, value: cookie)))
+            }
         }
-        return HTTPHeaders(fields.sorted { $0.0.lowercased() < $1.0.lowercased() })
+        fields.sort { $0.key < $1.key }
+        return HTTPHeaders(fields.map(\.field))
     }
 
     /// Parts of libcurl's messages for a reply that breaks HTTP's framing, as FoundationNetworking passes them on.

@@ -5,7 +5,7 @@ import Testing
 
 /// A session-cookie login as an app does it, identical on every transport: the cookie flows only through the
 /// jar (URLSession's own cookie handling is off), is set on a 302 hop and sent on the next.
-@Suite("Cookie sessions on every transport", .timeLimit(.minutes(2)))
+@Suite("Cookie sessions on every transport", .timeLimit(.minutes(5)))
 struct CookieFlowTests {
     struct Login: Encodable, Sendable {
         let user: String

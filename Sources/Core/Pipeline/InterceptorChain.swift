@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs a request through the application interceptors, in order, then follows redirects hop by hop
 /// through the network interceptors and the transport.
 ///
@@ -41,22 +43,45 @@ struct InterceptorChain: Sendable {
     }
 
     /// Runs `interceptors[index...]`, then `end`.
-    private static func run(
+    static func run(
         _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
         end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         guard index < interceptors.count else { return try await end(request) }
-        let interceptor = interceptors[index]
-        let hasReturned = Locked(false)
-        let execution = InterceptorExecution { next in
-            guard !hasReturned.withLock({ $0 }) else {
-                throw RestingError.interceptorMisuse(
-                    interceptor: String(describing: type(of: interceptor)),
-                    reason: "called execution after intercept(request:execution:) had returned")
-            }
-            return try await run(interceptors, from: index + 1, next, end: end)
-        }
-        defer { hasReturned.withLock { $0 = true } }
-        return try await interceptor.intercept(request: request, execution: execution)
+        let step = ChainStep(interceptors: interceptors, index: index, end: end)
+        defer { step.interceptorReturned() }
+        return try await interceptors[index].intercept(request: request, execution: InterceptorExecution(step))
     }
+}
+
+/// One interceptor's place in a pass through the chain: the rest of the chain its execution runs, and whether the
+/// interceptor has returned — after which calling that execution is a misuse. One object per interceptor and pass
+/// is all the chain allocates for it.
+final class ChainStep: Sendable {
+    private let interceptors: [any RestingInterceptor]
+    private let index: Int
+    private let end: @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+    /// An atomic rather than a lock: set once, read on each call of the execution, possibly from an escaped task.
+    private let hasReturned = Atomic<Bool>(false)
+
+    init(
+        interceptors: [any RestingInterceptor], index: Int,
+        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+    ) {
+        self.interceptors = interceptors
+        self.index = index
+        self.end = end
+    }
+
+    /// Runs the interceptors after this one, then the end of the chain.
+    func proceed(_ request: HTTPRequest) async throws -> HTTPDataResponse {
+        guard !hasReturned.load(ordering: .acquiring) else {
+            throw RestingError.interceptorMisuse(
+                interceptor: String(describing: type(of: interceptors[index])),
+                reason: "called execution after intercept(request:execution:) had returned")
+        }
+        return try await InterceptorChain.run(interceptors, from: index + 1, request, end: end)
+    }
+
+    func interceptorReturned() { hasReturned.store(true, ordering: .releasing) }
 }

@@ -50,7 +50,13 @@ extension RestingInterceptor {
 
 /// The rest of the interceptor chain, as handed to ``RestingInterceptor/intercept(request:execution:)``.
 public struct InterceptorExecution: Sendable {
-    private let proceed: @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+    /// What the execution runs: a closure (a test's fake chain), or the client's chain, without a closure.
+    private enum Next: Sendable {
+        case closure(@Sendable (HTTPRequest) async throws -> HTTPDataResponse)
+        case step(ChainStep)
+    }
+
+    private let next: Next
 
     /// A chain that answers with `proceed`: what a test hands to an interceptor to run it alone (RestingTesting's
     /// `FakeChain` builds one for you).
@@ -60,11 +66,17 @@ public struct InterceptorExecution: Sendable {
     /// let response = try await DeviceIdInjector(deviceId: "42").intercept(request: request, execution: execution)
     /// ```
     public init(_ proceed: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse) {
-        self.proceed = proceed
+        next = .closure(proceed)
     }
+
+    /// The rest of the client's chain after `step`.
+    init(_ step: ChainStep) { next = .step(step) }
 
     /// Sends `request` through the remaining interceptors and the transport.
     public func callAsFunction(_ request: HTTPRequest) async throws -> HTTPDataResponse {
-        try await proceed(request)
+        switch next {
+        case .closure(let proceed): try await proceed(request)
+        case .step(let step): try await step.proceed(request)
+        }
     }
 }

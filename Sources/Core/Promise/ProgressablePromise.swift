@@ -40,8 +40,7 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
         executorPreference: (any TaskExecutor)? = nil,
         _ operation: @escaping @Sendable (_ progress: @escaping ProgressHandler) async throws -> T
     ) {
-        let channel = ProgressChannel()
-        self.init(channel: channel, executor: executorPreference) { try await operation(channel.send) }
+        self.init(channel: ProgressChannel(), executor: executorPreference, operation: operation)
     }
 
     /// Starts `operation` at once; ``cancel()`` also runs what is added to `cancellationHooks`.
@@ -49,15 +48,14 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
         executorPreference: (any TaskExecutor)?, cancellationHooks: CancellationHooks?,
         _ operation: @escaping @Sendable (_ progress: @escaping ProgressHandler) async throws -> T
     ) {
-        let channel = ProgressChannel()
-        self.init(channel: channel, executor: executorPreference, cancellationHooks: cancellationHooks) {
-            try await operation(channel.send)
-        }
+        self.init(
+            channel: ProgressChannel(), executor: executorPreference, cancellationHooks: cancellationHooks,
+            operation: operation)
     }
 
     private init(
         channel: ProgressChannel, executor: (any TaskExecutor)?, cancellationHooks: CancellationHooks? = nil,
-        operation: @escaping @Sendable () async throws -> T
+        operation: @escaping @Sendable (_ progress: @escaping ProgressHandler) async throws -> T
     ) {
         progressChannel = channel
         self.executor = executor
@@ -65,7 +63,7 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
         task = Task(executorPreference: executor) {
             defer { channel.close() }
             do {
-                return try await operation()
+                return try await operation(channel.send)
             } catch is CancellationError {
                 throw RestingError.cancelled
             }
@@ -115,7 +113,7 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
     ) -> ProgressablePromise<U> {
         let channel = ProgressChannel()
         progressChannel.forward(to: channel)
-        return ProgressablePromise<U>(channel: channel, executor: executor) { try await body(channel) }
+        return ProgressablePromise<U>(channel: channel, executor: executor) { _ in try await body(channel) }
     }
 
     /// Continues with another promise made from the value; its progress flows on too.
