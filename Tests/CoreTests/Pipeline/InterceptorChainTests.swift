@@ -124,16 +124,10 @@ struct InterceptorChainTests {
 
     @Test("a header with CR/LF added by an interceptor is refused before it reaches the transport")
     func headerInjectionIsRefused() async throws {
-        struct Injector: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-                var request = request
-                request.headers["X-User"] = "me\r\nX-Admin: true"
-                return try await execution(request)
-            }
-        }
         let stub = StubHTTPClient()
         let error = await restingError {
-            try await makeClient(stub, interceptors: [Injector()]).perform(RestingRequest(endpoint: getPost)).value
+            try await makeClient(stub, interceptors: [HeaderInjector()]).perform(RestingRequest(endpoint: getPost))
+                .value
         }
         guard case .invalidHeader("X-User", _) = error else {
             Issue.record("got \(String(describing: error))")
@@ -151,15 +145,8 @@ struct InterceptorChainTests {
                 return HTTPDataResponse(status: 200, body: try JSONEncoder().encode(samplePost), url: request.url)
             }
         }
-        struct Injector: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-                var request = request
-                request.headers["X-User"] = "me\r\nX-Admin: true"
-                return try await execution(request)
-            }
-        }
         let transport = Recorder()
-        let client = RestingClient(baseUrl: baseURL, httpClient: transport, interceptors: [Injector()])
+        let client = RestingClient(baseUrl: baseURL, httpClient: transport, interceptors: [HeaderInjector()])
         let error = await restingError { try await client.perform(RestingRequest(endpoint: getPost)).value }
         guard case .invalidHeader("X-User", _) = error else {
             Issue.record("got \(String(describing: error))")
@@ -199,5 +186,14 @@ struct InterceptorChainTests {
         }
         #expect(name == "Escaping")
         #expect(stub.received.count == 1)
+    }
+}
+
+/// Adds a header whose value smuggles a second header in, as a hostile or buggy interceptor might.
+private struct HeaderInjector: RestingInterceptor {
+    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        var request = request
+        request.headers["X-User"] = "me\r\nX-Admin: true"
+        return try await execution(request)
     }
 }
