@@ -32,4 +32,24 @@ struct ExecutorTests {
         #expect(large.padding.count == 100_000)
         #expect(large.decodedOn != "RestingKit.curl", "a large body must not hold up the transport's thread")
     }
+
+    @Test(
+        "a released client's thread ends, and tasks that still prefer its executor run on the global pool",
+        .timeLimit(.minutes(5)))
+    func releasedClientsExecutorStillRunsTasks() async throws {
+        var transport: CurlClient? = try CurlClient()
+        let executor = try #require(transport?.executor)
+        #expect(await Task(executorPreference: executor) { currentThreadName() }.value == "RestingKit.curl")
+        transport = nil
+        // Until the thread has ended, tasks still run on it; a thread that never ends fails the time limit.
+        while await Task(executorPreference: executor, operation: { currentThreadName() }).value == "RestingKit.curl" {}
+        var sum = 0
+        for value in 1...200 {
+            sum += await Task(executorPreference: executor) { value }.value
+        }
+        #expect(sum == 200 * 201 / 2, "no task is lost")
+    }
 }
+
+/// The name of the thread the caller runs on (`Thread.current` is for synchronous code only).
+private func currentThreadName() -> String? { Thread.current.name }

@@ -4,6 +4,7 @@
 /// its promise settles. Observers are internal forwarders (to another channel, or into a stream that feeds
 /// a user's handler); they run under the lock, which keeps reports in order and is safe because forwarding
 /// only ever goes from a promise to the promises derived from it.
+///
 /// A struct around its locked state, so that a channel costs one allocation; copies share that state.
 package struct ProgressChannel: Sendable {
     private struct Observer {
