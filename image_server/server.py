@@ -180,6 +180,24 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "image_server/1.0"
     store: PostStore  # set on the class at start-up
 
+    announced_close = False
+
+    # A connection the server is about to close says so in the head: a client that is not told pools it, and its
+    # next request (an upload, say) runs into the close as a broken pipe.
+    def send_response(self, code, message=None):
+        self.announced_close = False
+        super().send_response(code, message)
+
+    def send_header(self, keyword, value):
+        if keyword.lower() == "connection" and value.lower() == "close":
+            self.announced_close = True
+        super().send_header(keyword, value)
+
+    def end_headers(self):
+        if self.close_connection and not self.announced_close:
+            self.send_header("Connection", "close")
+        super().end_headers()
+
     def log_message(self, format, *args):  # quiet: tests and the demo read stdout
         if self.server.verbose:
             sys.stderr.write("image_server: " + format % args + "\n")
