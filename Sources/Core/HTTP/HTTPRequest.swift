@@ -16,26 +16,58 @@ import Foundation
 /// ```
 public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The request method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { storage.method }
+        _modify { yield &uniqueStorage().method }
+    }
     /// The whole URL, query included.
-    public var url: URL
+    public var url: URL {
+        get { storage.url }
+        _modify { yield &uniqueStorage().url }
+    }
     /// Headers in the order they will be sent.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.headers }
+        _modify { yield &uniqueStorage().headers }
+    }
     /// The body; replayable, see ``RequestBody``.
-    public var body: RequestBody
+    public var body: RequestBody {
+        get { storage.body }
+        _modify { yield &uniqueStorage().body }
+    }
     /// The longest the whole exchange may take; `nil` leaves it to the transport's configuration.
-    public var timeout: Duration?
+    public var timeout: Duration? {
+        get { storage.timeout }
+        _modify { yield &uniqueStorage().timeout }
+    }
     /// Set for downloads: a 2xx body goes to this file instead of ``HTTPDataResponse/body``.
-    public var downloadTarget: DownloadTarget?
+    public var downloadTarget: DownloadTarget? {
+        get { storage.downloadTarget }
+        _modify { yield &uniqueStorage().downloadTarget }
+    }
     /// Set for streamed responses: the transport answers with the head as soon as it arrives and the body as
     /// ``HTTPDataResponse/bodyStream``. `timeout` then bounds the wait for the head only.
-    public var responseStreaming: ResponseStreaming?
+    public var responseStreaming: ResponseStreaming? {
+        get { storage.responseStreaming }
+        _modify { yield &uniqueStorage().responseStreaming }
+    }
     /// Options for the interceptors (never sent): see ``RequestAttributes``.
-    public var attributes: RequestAttributes
+    public var attributes: RequestAttributes {
+        get { storage.attributes }
+        _modify { yield &uniqueStorage().attributes }
+    }
     /// Whether redirects are followed (up to the transport's ``HTTPClient/maximumRedirects``); clear it to
     /// receive 3xx responses as they are. `RestingClient` clears it on each hop it follows itself for its
     /// network interceptors, so that the transport performs one exchange per hop.
-    public var followsRedirects: Bool
+    public var followsRedirects: Bool {
+        get { storage.followsRedirects }
+        _modify { yield &uniqueStorage().followsRedirects }
+    }
+
+    // The fields live in one copy-on-write box, so that a request is a single reference wherever it is
+    // passed: every interceptor's async frame holds the request, and 177 bytes of fields there (six of them
+    // reference-counted) made each call's task allocate frame memory from malloc instead of its own slab.
+    private var storage: Storage
 
     /// A request as the converter, an interceptor or a test makes it; validate it with ``validate()``.
     public init(
@@ -43,15 +75,14 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil, responseStreaming: ResponseStreaming? = nil,
         attributes: RequestAttributes = RequestAttributes(), followsRedirects: Bool = true
     ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.timeout = timeout
-        self.downloadTarget = downloadTarget
-        self.responseStreaming = responseStreaming
-        self.attributes = attributes
-        self.followsRedirects = followsRedirects
+        storage = Storage(
+            method: method, url: url, headers: headers, body: body, timeout: timeout, downloadTarget: downloadTarget,
+            responseStreaming: responseStreaming, attributes: attributes, followsRedirects: followsRedirects)
+    }
+
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
     }
 
     /// Checks what every transport relies on: an `http` or `https` URL (never `file:`, `gopher:` or any other
@@ -78,5 +109,44 @@ extension HTTPRequest {
     /// The URL's path as it goes on the wire, percent-encoding kept: what stubs and mocks match routes against.
     package var encodedPath: String {
         URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+    }
+}
+
+extension HTTPRequest {
+    // Mutated only through `uniqueStorage()`, that is while no other request shares it: a shared box is never
+    // written, which is what makes it safe to send.
+    private final class Storage: @unchecked Sendable {
+        var method: HTTPMethod
+        var url: URL
+        var headers: HTTPHeaders
+        var body: RequestBody
+        var timeout: Duration?
+        var downloadTarget: DownloadTarget?
+        var responseStreaming: ResponseStreaming?
+        var attributes: RequestAttributes
+        var followsRedirects: Bool
+
+        init(
+            method: HTTPMethod, url: URL, headers: HTTPHeaders, body: RequestBody, timeout: Duration?,
+            downloadTarget: DownloadTarget?, responseStreaming: ResponseStreaming?, attributes: RequestAttributes,
+            followsRedirects: Bool
+        ) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.timeout = timeout
+            self.downloadTarget = downloadTarget
+            self.responseStreaming = responseStreaming
+            self.attributes = attributes
+            self.followsRedirects = followsRedirects
+        }
+
+        func copy() -> Storage {
+            Storage(
+                method: method, url: url, headers: headers, body: body, timeout: timeout,
+                downloadTarget: downloadTarget, responseStreaming: responseStreaming, attributes: attributes,
+                followsRedirects: followsRedirects)
+        }
     }
 }
