@@ -74,15 +74,17 @@ public struct HTTPDataResponse: Sendable {
 
 extension HTTPDataResponse {
     // Mutated only through `uniqueStorage()`, that is while no other response shares it: a shared box is never
-    // written, which is what makes it safe to send.
+    // written, which is what makes it safe to send. Its fields skip the runtime's exclusivity check (one per
+    // read, otherwise): every access goes through the response's own accessors, so the compiler's static check
+    // of the response value already rules out overlapping ones.
     private final class Storage: @unchecked Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: Data
-        var bodyStream: ResponseBodyStream?
-        var url: URL?
-        var metrics: TransferMetrics?
-        var cacheStatus: CacheStatus?
+        @exclusivity(unchecked) var status: Int
+        @exclusivity(unchecked) var headers: HTTPHeaders
+        @exclusivity(unchecked) var body: Data
+        @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
+        @exclusivity(unchecked) var url: URL?
+        @exclusivity(unchecked) var metrics: TransferMetrics?
+        @exclusivity(unchecked) var cacheStatus: CacheStatus?
 
         init(
             status: Int, headers: HTTPHeaders, body: Data, bodyStream: ResponseBodyStream?, url: URL?,

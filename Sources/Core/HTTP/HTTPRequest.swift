@@ -114,17 +114,19 @@ extension HTTPRequest {
 
 extension HTTPRequest {
     // Mutated only through `uniqueStorage()`, that is while no other request shares it: a shared box is never
-    // written, which is what makes it safe to send.
+    // written, which is what makes it safe to send. Its fields skip the runtime's exclusivity check (one per
+    // read, otherwise): every access goes through the request's own accessors, so the compiler's static check
+    // of the request value already rules out overlapping ones.
     private final class Storage: @unchecked Sendable {
-        var method: HTTPMethod
-        var url: URL
-        var headers: HTTPHeaders
-        var body: RequestBody
-        var timeout: Duration?
-        var downloadTarget: DownloadTarget?
-        var responseStreaming: ResponseStreaming?
-        var attributes: RequestAttributes
-        var followsRedirects: Bool
+        @exclusivity(unchecked) var method: HTTPMethod
+        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var headers: HTTPHeaders
+        @exclusivity(unchecked) var body: RequestBody
+        @exclusivity(unchecked) var timeout: Duration?
+        @exclusivity(unchecked) var downloadTarget: DownloadTarget?
+        @exclusivity(unchecked) var responseStreaming: ResponseStreaming?
+        @exclusivity(unchecked) var attributes: RequestAttributes
+        @exclusivity(unchecked) var followsRedirects: Bool
 
         init(
             method: HTTPMethod, url: URL, headers: HTTPHeaders, body: RequestBody, timeout: Duration?,
