@@ -24,12 +24,16 @@ enum Stages {
     /// Rounds over which each stage's cheapest is kept.
     static let rounds = 20
 
-    /// CPU microseconds per call of `work`, run `total` times in a row.
+    /// Microseconds per call of `work`, run `total` times in a row. Elapsed time of the one task, which is the CPU
+    /// time it takes on its thread (the cheapest round has no other process in it): `getrusage` counts CPU time
+    /// in scheduler ticks, too coarse for a stage read as the difference of two rounds (it printed a negative
+    /// chain).
     static func cost(_ total: Int, _ work: () async throws -> Void) async rethrows -> Double {
         for _ in 0..<min(total / 10, 1000) { try await work() }  // warm caches and lazy metadata first
-        let before = Usage.now
+        let start = ContinuousClock.now
         for _ in 0..<total { try await work() }
-        return (Usage.now.seconds - before.seconds) / Double(total) * 1e6
+        let elapsed = (ContinuousClock.now - start).components
+        return (Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18) / Double(total) * 1e6
     }
 
     static func run(total: Int) async throws {
