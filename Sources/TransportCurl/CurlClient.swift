@@ -75,10 +75,11 @@ public final class CurlClient: HTTPClient, RequestValidatingHTTPClient {
         return try await withTaskCancellationHandler {
             // Checked, although `CurlTransfer.resume(with:)` resumes at most once: the unchecked kind hands over
             // through the concurrency runtime's atomics, which ThreadSanitizer cannot see (it reports a race).
-            try await withCheckedThrowingContinuation { continuation in
+            await withCheckedContinuation { continuation in
                 transfer.continuation = continuation
                 driver.submit(transfer)
             }
+            return try transfer.takeOutcome().get()
         } onCancel: {
             driver.cancel(transfer)
         }

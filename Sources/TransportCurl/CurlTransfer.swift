@@ -19,7 +19,12 @@ final class CurlTransfer: @unchecked Sendable {
     private let uploadLength: Int64?
 
     var lifecycle = TransferLifecycle()
-    var continuation: CheckedContinuation<HTTPDataResponse, any Error>?
+    /// Wakes the awaiting task; the outcome itself goes through ``handoff``.
+    var continuation: CheckedContinuation<Void, Never>?
+    /// The outcome on its way to the awaiting task, under a lock rather than as the continuation's value:
+    /// ThreadSanitizer does not see the concurrency runtime's hand-off when the transfer ends before the task has
+    /// suspended, and reported the fields of the response, made on this thread, as races.
+    private let handoff = Locked<Result<HTTPDataResponse, RestingError>?>(nil)
     private(set) var handle: EasyHandle?
 
     private var reader: (any RequestBodyReader)?
@@ -286,7 +291,16 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         self.continuation = nil
-        continuation.resume(with: outcome.mapError { $0 as any Error })
+        handoff.withLock { $0 = outcome }
+        continuation.resume()
+    }
+
+    /// What ``resume(with:)`` handed over, for the task it woke.
+    func takeOutcome() -> Result<HTTPDataResponse, RestingError> {
+        handoff.withLock { outcome in
+            defer { outcome = nil }
+            return outcome ?? .failure(.cancelled)
+        }
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {

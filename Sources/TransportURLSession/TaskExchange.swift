@@ -202,6 +202,12 @@ final class TaskExchange: Sendable {
         progress(report)
     }
 
+    /// Orders the awaiting task after the thread that resumed it, for ThreadSanitizer: responses are made under
+    /// the state's lock before their continuation is resumed, but the concurrency runtime's own hand-off of the
+    /// value is invisible to ThreadSanitizer when the task had not yet suspended, and it reported the response's
+    /// fields as races. Called by the task once it has its response.
+    func joinResumer() { state.withLock { _ in } }
+
     func complete(_ error: (any Error)?, response: URLResponse?) {
         // A streamed response with no body (a 204, a HEAD) goes up now.
         if streaming != nil, error == nil, let response { receiveHead(response) }
