@@ -34,6 +34,34 @@ struct ExecutorTests {
     }
 
     @Test(
+        "a cache store that blocks on I/O is called off the transport's thread (lookup, store, invalidation); one in memory on it",
+        arguments: [true, false])
+    func cacheStoreCalls(performsBlockingIO: Bool) async throws {
+        struct Resource: Decodable, Sendable { let key: String }
+        let server = try await LocalServer.sharedImageServer.value
+        let store = ThreadRecordingStore(performsBlockingIO: performsBlockingIO)
+        let client = RestingClient(
+            baseUrl: "http://127.0.0.1:\(server.port)", httpClient: try CurlClient(),
+            networkInterceptors: [HTTPCacheInterceptor(store: store)])
+        let key = UUID().uuidString
+        let get = RestingRequest(
+            endpoint: Endpoint<Nothing, Resource>(.get, "/cache/\(key)?max_age=60", encoding: .query))
+        let update = RestingRequest(endpoint: Endpoint<Nothing, Resource>(.post, "/cache/\(key)", encoding: .query))
+
+        #expect(try await client.perform(get).value.cacheStatus == .miss)
+        #expect(try await client.perform(get).value.cacheStatus == .hit)
+        _ = try await client.perform(update).value
+
+        let threads = store.threads
+        #expect(threads.count == 4, "a lookup and a store, a lookup, an invalidation: \(threads)")
+        if performsBlockingIO {
+            #expect(threads.allSatisfy { $0 != "RestingKit.curl" }, "\(threads)")
+        } else {
+            #expect(threads.allSatisfy { $0 == "RestingKit.curl" }, "no hop for a store in memory: \(threads)")
+        }
+    }
+
+    @Test(
         "a released client's thread ends, and tasks that still prefer its executor run on the global pool",
         .timeLimit(.minutes(5)))
     func releasedClientsExecutorStillRunsTasks() async throws {
@@ -48,6 +76,40 @@ struct ExecutorTests {
             sum += await Task(executorPreference: executor) { value }.value
         }
         #expect(sum == 200 * 201 / 2, "no task is lost")
+    }
+}
+
+/// A memory store that notes the thread of every call, and says it blocks on I/O when told to.
+private final class ThreadRecordingStore: HTTPCacheStore {
+    let performsBlockingIO: Bool
+    private let store = MemoryCacheStore()
+    private let recorded = Locked<[String?]>([])
+
+    init(performsBlockingIO: Bool) { self.performsBlockingIO = performsBlockingIO }
+
+    /// The thread of each call so far, in order.
+    var threads: [String?] { recorded.withLock { $0 } }
+
+    func response(for key: String) -> CachedResponse? {
+        record()
+        return store.response(for: key)
+    }
+    func store(_ response: CachedResponse, for key: String) {
+        record()
+        store.store(response, for: key)
+    }
+    func removeResponse(for key: String) {
+        record()
+        store.removeResponse(for: key)
+    }
+    func removeAll() {
+        record()
+        store.removeAll()
+    }
+
+    private func record() {
+        let thread = currentThreadName()
+        recorded.withLock { $0.append(thread) }
     }
 }
 

@@ -89,6 +89,9 @@ public final class DiskCacheStore: HTTPCacheStore {
         }
     }
 
+    /// `true`: every call reads or writes a file, so ``HTTPCacheInterceptor`` makes them off a transport's thread.
+    public var performsBlockingIO: Bool { true }
+
     /// Bytes of entries on disk now.
     public var size: Int { index.withLock { $0.total } }
 

@@ -73,7 +73,7 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         guard request.method == .get, request.downloadTarget == nil else {
             let response = try await execution(request)
             if !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) {
-                invalidate(after: response, to: request)
+                await invalidate(after: response, to: request)
             }
             return response
         }
@@ -82,7 +82,7 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         let key = Self.key(for: request.url)
         let stored =
             policy == .reloadIgnoringCache || requestDirectives.noStore
-            ? nil : store.response(for: key).flatMap { $0.matchesVary(of: request) ? $0 : nil }
+            ? nil : await withStore { $0.response(for: key) }.flatMap { $0.matchesVary(of: request) ? $0 : nil }
         let requestTime = now()
 
         if let stored {
@@ -118,7 +118,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         let responseTime = now()
         if response.status == 304, validated != nil, let stored {
             let updated = merging(response, into: stored, requestTime: requestTime, responseTime: responseTime)
-            if isStorable(updated.headers, status: updated.status, requestDirectives) { store.store(updated, for: key) }
+            if isStorable(updated.headers, status: updated.status, requestDirectives) {
+                await withStore { $0.store(updated, for: key) }
+            }
             return answer(updated, for: request, status: .revalidated, age: nil)
         }
         var fresh = response
@@ -136,7 +138,8 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         if let stream = response.bodyStream {
             fresh.bodyStream = storing(stream, key: key, entry: entry)
         } else if response.body.count <= maximumEntrySize {
-            store.store(entry(response.body), for: key)
+            let body = response.body
+            await withStore { $0.store(entry(body), for: key) }
         }
         return fresh
     }
@@ -201,18 +204,29 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     }
 
     /// Forgets what an unsafe method to `request.url` made stale (RFC 9111 §4.4).
-    private func invalidate(after response: HTTPDataResponse, to request: HTTPRequest) {
-        store.removeResponse(for: Self.key(for: request.url))
+    private func invalidate(after response: HTTPDataResponse, to request: HTTPRequest) async {
+        var keys = [Self.key(for: request.url)]
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name],
                 let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
                 Origin.same(url, request.url)
             else { continue }
-            store.removeResponse(for: Self.key(for: url))
+            keys.append(Self.key(for: url))
+        }
+        await withStore { [keys] store in
+            for key in keys { store.removeResponse(for: key) }
         }
     }
 
-    /// `stream`, storing its body once the reader has taken it whole (and within `maximumEntrySize`).
+    /// Runs `access` on the store: on the global concurrent executor when the store blocks on I/O, since this
+    /// chain may run on a transport's thread, which every other transfer waits on while it is busy.
+    private func withStore<Value: Sendable>(_ access: @Sendable (any HTTPCacheStore) -> Value) async -> Value {
+        guard store.performsBlockingIO else { return access(store) }
+        return await withTaskExecutorPreference(globalConcurrentExecutor) { access(store) }
+    }
+
+    /// `stream`, storing its body once the reader has taken it whole (and within `maximumEntrySize`): the store
+    /// is called by the task that reads the stream to its end.
     private func storing(_ stream: ResponseBodyStream, key: String, entry: @escaping @Sendable (Data) -> CachedResponse)
         -> ResponseBodyStream
     {

@@ -12,4 +12,13 @@ public protocol HTTPCacheStore: Sendable {
     func removeResponse(for key: String)
     /// Forgets every response.
     func removeAll()
+    /// Whether calls wait on files (or anything slower than memory). ``HTTPCacheInterceptor`` then makes them on
+    /// the global concurrent executor, never on the executor its chain runs on — a transport's thread, which
+    /// may be driving every other transfer. `false` by default; ``DiskCacheStore`` says `true`.
+    var performsBlockingIO: Bool { get }
+}
+
+extension HTTPCacheStore {
+    /// `false`: a store is taken to answer from memory unless it says otherwise.
+    public var performsBlockingIO: Bool { false }
 }

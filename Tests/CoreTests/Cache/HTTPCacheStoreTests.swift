@@ -45,6 +45,15 @@ struct HTTPCacheStoreTests {
         #expect(store.size == 0)
     }
 
+    @Test(
+        "the disk store says it blocks on I/O (the cache calls it off a transport's thread); the memory store does not")
+    func blockingIO() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try DiskCacheStore(directory: directory).performsBlockingIO)
+        #expect(!MemoryCacheStore().performsBlockingIO)
+    }
+
     @Test("the disk store evicts the least recently used, and its entries and use order survive reopening")
     func diskEvictionAndReopen() throws {
         let directory = temporaryDirectory()
