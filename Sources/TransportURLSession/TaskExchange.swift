@@ -205,7 +205,7 @@ final class TaskExchange: Sendable {
     /// Orders the awaiting task after the thread that resumed it, for ThreadSanitizer: responses are made under
     /// the state's lock before their continuation is resumed, but the concurrency runtime's own hand-off of the
     /// value is invisible to ThreadSanitizer when the task had not yet suspended, and it reported the response's
-    /// fields as races. Called by the task once it has its response.
+    /// fields as races. Called by the task once it has its response or its error.
     func joinResumer() { state.withLock { _ in } }
 
     func complete(_ error: (any Error)?, response: URLResponse?) {

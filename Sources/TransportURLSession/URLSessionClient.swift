@@ -143,11 +143,10 @@ public final class URLSessionClient: HTTPClient, RequestValidatingHTTPClient {
         var urlRequest = urlRequest
         if urlRequest.httpBody == nil, !request.body.isEmpty { urlRequest.httpBodyStream = exchange.makeBodyStream() }
         return try await withTaskCancellationHandler { [urlRequest] in
-            let response = try await withCheckedThrowingContinuation { continuation in
+            defer { exchange.joinResumer() }
+            return try await withCheckedThrowingContinuation { continuation in
                 exchange.start(session: session, delegate: delegate, request: urlRequest, continuation: continuation)
             }
-            exchange.joinResumer()
-            return response
         } onCancel: {
             exchange.cancel()
         }
