@@ -15,57 +15,53 @@ import Foundation
 public struct HTTPDataResponse: Sendable {
     /// The status code.
     public var status: Int {
-        get { storage.status }
-        _modify { yield &uniqueStorage().status }
+        get { box.fields.status }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.status }
     }
     /// The headers, in the order received (URLSession sorts them by name).
     public var headers: HTTPHeaders {
-        get { storage.headers }
-        _modify { yield &uniqueStorage().headers }
+        get { box.fields.headers }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.headers }
     }
     /// The whole body, for a buffered response (the default).
     public var body: Data {
-        get { storage.body }
-        _modify { yield &uniqueStorage().body }
+        get { box.fields.body }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.body }
     }
     /// The body as it arrives, for a streamed response; `nil` for a buffered one.
     public var bodyStream: ResponseBodyStream? {
-        get { storage.bodyStream }
-        _modify { yield &uniqueStorage().bodyStream }
+        get { box.fields.bodyStream }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.bodyStream }
     }
     /// The URL that answered, after redirects, when the transport knows it.
     public var url: URL? {
-        get { storage.url }
-        _modify { yield &uniqueStorage().url }
+        get { box.fields.url }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.url }
     }
     /// Timings and sizes of the exchange, for transports that can measure them.
     public var metrics: TransferMetrics? {
-        get { storage.metrics }
-        _modify { yield &uniqueStorage().metrics }
+        get { box.fields.metrics }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.metrics }
     }
     /// How an HTTP cache answered, when one did (see `HTTPCacheInterceptor`); `nil` when no cache was asked.
     public var cacheStatus: CacheStatus? {
-        get { storage.cacheStatus }
-        _modify { yield &uniqueStorage().cacheStatus }
+        get { box.fields.cacheStatus }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.cacheStatus }
     }
 
     // One copy-on-write box, as in `HTTPRequest`: a response passes back through every interceptor's async
     // frame, and its 203 bytes of fields (the metrics alone 146) there cost each call malloc'ed frame memory.
-    private var storage: Storage
+    private var box: CopyOnWriteBox<Fields>
 
     /// A response as a transport or an interceptor makes it.
     public init(
         status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
         metrics: TransferMetrics? = nil, bodyStream: ResponseBodyStream? = nil, cacheStatus: CacheStatus? = nil
     ) {
-        storage = Storage(
+        let fields = Fields(
             status: status, headers: headers, body: body, bodyStream: bodyStream, url: url, metrics: metrics,
             cacheStatus: cacheStatus)
-    }
-
-    private mutating func uniqueStorage() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
+        box = CopyOnWriteBox(fields)
     }
 
     /// Whether the status is in 200...299.
@@ -73,36 +69,14 @@ public struct HTTPDataResponse: Sendable {
 }
 
 extension HTTPDataResponse {
-    // Mutated only through `uniqueStorage()`, that is while no other response shares it: a shared box is never
-    // written, which is what makes it safe to send. Its fields skip the runtime's exclusivity check (one per
-    // read, otherwise): every access goes through the response's own accessors, so the compiler's static check
-    // of the response value already rules out overlapping ones.
-    private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var status: Int
-        @exclusivity(unchecked) var headers: HTTPHeaders
-        @exclusivity(unchecked) var body: Data
-        @exclusivity(unchecked) var bodyStream: ResponseBodyStream?
-        @exclusivity(unchecked) var url: URL?
-        @exclusivity(unchecked) var metrics: TransferMetrics?
-        @exclusivity(unchecked) var cacheStatus: CacheStatus?
-
-        init(
-            status: Int, headers: HTTPHeaders, body: Data, bodyStream: ResponseBodyStream?, url: URL?,
-            metrics: TransferMetrics?, cacheStatus: CacheStatus?
-        ) {
-            self.status = status
-            self.headers = headers
-            self.body = body
-            self.bodyStream = bodyStream
-            self.url = url
-            self.metrics = metrics
-            self.cacheStatus = cacheStatus
-        }
-
-        func copy() -> Storage {
-            Storage(
-                status: status, headers: headers, body: body, bodyStream: bodyStream, url: url, metrics: metrics,
-                cacheStatus: cacheStatus)
-        }
+    /// What the `CopyOnWriteBox` holds.
+    private struct Fields: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+        var bodyStream: ResponseBodyStream?
+        var url: URL?
+        var metrics: TransferMetrics?
+        var cacheStatus: CacheStatus?
     }
 }

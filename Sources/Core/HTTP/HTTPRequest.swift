@@ -17,57 +17,57 @@ import Foundation
 public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The request method.
     public var method: HTTPMethod {
-        get { storage.method }
-        _modify { yield &uniqueStorage().method }
+        get { box.fields.method }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.method }
     }
     /// The whole URL, query included.
     public var url: URL {
-        get { storage.url }
-        _modify { yield &uniqueStorage().url }
+        get { box.fields.url }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.url }
     }
     /// Headers in the order they will be sent.
     public var headers: HTTPHeaders {
-        get { storage.headers }
-        _modify { yield &uniqueStorage().headers }
+        get { box.fields.headers }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.headers }
     }
     /// The body; replayable, see ``RequestBody``.
     public var body: RequestBody {
-        get { storage.body }
-        _modify { yield &uniqueStorage().body }
+        get { box.fields.body }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.body }
     }
     /// The longest the whole exchange may take; `nil` leaves it to the transport's configuration.
     public var timeout: Duration? {
-        get { storage.timeout }
-        _modify { yield &uniqueStorage().timeout }
+        get { box.fields.timeout }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.timeout }
     }
     /// Set for downloads: a 2xx body goes to this file instead of ``HTTPDataResponse/body``.
     public var downloadTarget: DownloadTarget? {
-        get { storage.downloadTarget }
-        _modify { yield &uniqueStorage().downloadTarget }
+        get { box.fields.downloadTarget }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.downloadTarget }
     }
     /// Set for streamed responses: the transport answers with the head as soon as it arrives and the body as
     /// ``HTTPDataResponse/bodyStream``. `timeout` then bounds the wait for the head only.
     public var responseStreaming: ResponseStreaming? {
-        get { storage.responseStreaming }
-        _modify { yield &uniqueStorage().responseStreaming }
+        get { box.fields.responseStreaming }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.responseStreaming }
     }
     /// Options for the interceptors (never sent): see ``RequestAttributes``.
     public var attributes: RequestAttributes {
-        get { storage.attributes }
-        _modify { yield &uniqueStorage().attributes }
+        get { box.fields.attributes }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.attributes }
     }
     /// Whether redirects are followed (up to the transport's ``HTTPClient/maximumRedirects``); clear it to
     /// receive 3xx responses as they are. `RestingClient` clears it on each hop it follows itself for its
     /// network interceptors, so that the transport performs one exchange per hop.
     public var followsRedirects: Bool {
-        get { storage.followsRedirects }
-        _modify { yield &uniqueStorage().followsRedirects }
+        get { box.fields.followsRedirects }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.followsRedirects }
     }
 
     // The fields live in one copy-on-write box, so that a request is a single reference wherever it is
     // passed: every interceptor's async frame holds the request, and 177 bytes of fields there (six of them
     // reference-counted) made each call's task allocate frame memory from malloc instead of its own slab.
-    private var storage: Storage
+    private var box: CopyOnWriteBox<Fields>
 
     /// A request as the converter, an interceptor or a test makes it; validate it with ``validate()``.
     public init(
@@ -75,14 +75,10 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil, responseStreaming: ResponseStreaming? = nil,
         attributes: RequestAttributes = RequestAttributes(), followsRedirects: Bool = true
     ) {
-        storage = Storage(
+        let fields = Fields(
             method: method, url: url, headers: headers, body: body, timeout: timeout, downloadTarget: downloadTarget,
             responseStreaming: responseStreaming, attributes: attributes, followsRedirects: followsRedirects)
-    }
-
-    private mutating func uniqueStorage() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
+        box = CopyOnWriteBox(fields)
     }
 
     /// Checks what every transport relies on: an `http` or `https` URL (never `file:`, `gopher:` or any other
@@ -113,42 +109,16 @@ extension HTTPRequest {
 }
 
 extension HTTPRequest {
-    // Mutated only through `uniqueStorage()`, that is while no other request shares it: a shared box is never
-    // written, which is what makes it safe to send. Its fields skip the runtime's exclusivity check (one per
-    // read, otherwise): every access goes through the request's own accessors, so the compiler's static check
-    // of the request value already rules out overlapping ones.
-    private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var method: HTTPMethod
-        @exclusivity(unchecked) var url: URL
-        @exclusivity(unchecked) var headers: HTTPHeaders
-        @exclusivity(unchecked) var body: RequestBody
-        @exclusivity(unchecked) var timeout: Duration?
-        @exclusivity(unchecked) var downloadTarget: DownloadTarget?
-        @exclusivity(unchecked) var responseStreaming: ResponseStreaming?
-        @exclusivity(unchecked) var attributes: RequestAttributes
-        @exclusivity(unchecked) var followsRedirects: Bool
-
-        init(
-            method: HTTPMethod, url: URL, headers: HTTPHeaders, body: RequestBody, timeout: Duration?,
-            downloadTarget: DownloadTarget?, responseStreaming: ResponseStreaming?, attributes: RequestAttributes,
-            followsRedirects: Bool
-        ) {
-            self.method = method
-            self.url = url
-            self.headers = headers
-            self.body = body
-            self.timeout = timeout
-            self.downloadTarget = downloadTarget
-            self.responseStreaming = responseStreaming
-            self.attributes = attributes
-            self.followsRedirects = followsRedirects
-        }
-
-        func copy() -> Storage {
-            Storage(
-                method: method, url: url, headers: headers, body: body, timeout: timeout,
-                downloadTarget: downloadTarget, responseStreaming: responseStreaming, attributes: attributes,
-                followsRedirects: followsRedirects)
-        }
+    /// What the `CopyOnWriteBox` holds.
+    private struct Fields: Sendable {
+        var method: HTTPMethod
+        var url: URL
+        var headers: HTTPHeaders
+        var body: RequestBody
+        var timeout: Duration?
+        var downloadTarget: DownloadTarget?
+        var responseStreaming: ResponseStreaming?
+        var attributes: RequestAttributes
+        var followsRedirects: Bool
     }
 }
