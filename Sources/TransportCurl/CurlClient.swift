@@ -73,8 +73,9 @@ public final class CurlClient: HTTPClient, RequestValidatingHTTPClient {
             request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
             minimumRate: configuration.minimumTransferRate, census: census, driver: driver)
         return try await withTaskCancellationHandler {
-            // Checked, although `CurlTransfer.resume(with:)` resumes at most once: the unchecked kind hands over
-            // through the concurrency runtime's atomics, which ThreadSanitizer cannot see (it reports a race).
+            // Only a wake-up: the outcome crosses threads under `CurlTransfer`'s lock. Checked, although
+            // `CurlTransfer.resume(with:)` resumes at most once: ThreadSanitizer reports the unchecked kind's own
+            // hand-off, through the concurrency runtime's atomics, as a race.
             await withCheckedContinuation { continuation in
                 transfer.continuation = continuation
                 driver.submit(transfer)

@@ -138,8 +138,7 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         if let stream = response.bodyStream {
             fresh.bodyStream = storing(stream, key: key, entry: entry)
         } else if response.body.count <= maximumEntrySize {
-            let body = response.body
-            await withStore { $0.store(entry(body), for: key) }
+            await withStore { $0.store(entry(response.body), for: key) }
         }
         return fresh
     }
