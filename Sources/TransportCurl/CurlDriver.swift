@@ -58,11 +58,15 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     private var pendingFlushes: [CurlTransfer] = []
 
     /// Marks the driver's own thread, so that `enqueue` can tell it needs no lock and no wake-up.
-    private static let threadKey: pthread_key_t = {
+    private static let sharedThreadKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
     }()
+
+    /// ``sharedThreadKey``, read once: `enqueue` asks for it on every job, and a static's lazy initialiser costs
+    /// a `swift_once` check each time.
+    private let threadKey = CurlDriver.sharedThreadKey
 
     init(configuration: CurlConfiguration) throws(RestingError) {
         CurlGlobal.initialize()
@@ -93,7 +97,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     }
 
     private var isCurrentThread: Bool {
-        pthread_getspecific(Self.threadKey) == Unmanaged.passUnretained(self).toOpaque()
+        pthread_getspecific(threadKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 
     // MARK: From any thread
@@ -158,7 +162,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     static let threadName = "RestingKit.curl"
 
     private func run() {
-        pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
+        pthread_setspecific(threadKey, Unmanaged.passUnretained(self).toOpaque())
         while true {
             let isStopping = processMail()
             var running: Int32 = 0

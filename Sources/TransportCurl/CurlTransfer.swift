@@ -11,57 +11,59 @@ import Foundation
 /// callbacks, and turns the outcome into a response.
 ///
 /// After submission every property is touched on the driver thread only (libcurl calls back on the thread
-/// that drives it); the submission queue's lock hands it over.
+/// that drives it); the submission queue's lock hands it over. That confinement is also why the state the
+/// callbacks touch is `@exclusivity(unchecked)`: no two accesses can overlap, and the run-time checks (a
+/// thread-local access set per read and write) cost more than the callbacks' own work.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     private let progress: ProgressHandler
     private let maximumResponseSize: Int64
     private let uploadLength: Int64?
 
-    var lifecycle = TransferLifecycle()
+    @exclusivity(unchecked) var lifecycle = TransferLifecycle()
     /// Wakes the awaiting task; the outcome itself goes through ``handoff``.
-    var continuation: CheckedContinuation<Void, Never>?
+    @exclusivity(unchecked) var continuation: CheckedContinuation<Void, Never>?
     /// The outcome on its way to the awaiting task, under a lock rather than as the continuation's value:
     /// ThreadSanitizer does not see the concurrency runtime's hand-off when the transfer ends before the task has
     /// suspended, and reported the fields of the response, made on this thread, as races.
     private let handoff = Locked<Result<HTTPDataResponse, RestingError>?>(nil)
-    private(set) var handle: EasyHandle?
+    @exclusivity(unchecked) private(set) var handle: EasyHandle?
 
-    private var reader: (any RequestBodyReader)?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var headers = HTTPHeaders()
-    private var headerBytes = 0
+    @exclusivity(unchecked) private var reader: (any RequestBodyReader)?
+    @exclusivity(unchecked) private var headers = HTTPHeaders()
+    @exclusivity(unchecked) private var headerBytes = 0
     /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
-    private var headSeen = false
-    private var body = Data()
+    @exclusivity(unchecked) private var headSeen = false
+    @exclusivity(unchecked) private var body = Data()
     /// Where a download's 2xx body goes instead of `body`.
     private let sink: DownloadSink?
     /// A failure a callback decided on (body unreadable, response too large), which wins over the CURLcode.
-    private var failure: RestingError?
-    private var lastProgressReport = ContinuousClock.now - .seconds(1)
+    @exclusivity(unchecked) private var failure: RestingError?
+    @exclusivity(unchecked) private var lastProgressReport: MonotonicInstant?
     private let minimumRate: MinimumTransferRate?
     /// Fed from the progress callback, which libcurl calls at least once a second, stalled or not.
-    private var rateFloor: TransferRateFloor?
-    private var lastReported: (downloaded: Int64, uploaded: Int64) = (0, 0)
+    @exclusivity(unchecked) private var rateFloor: TransferRateFloor?
+    @exclusivity(unchecked) private var lastReported: (downloaded: Int64, uploaded: Int64) = (0, 0)
     /// Set when the request asks for a streamed body: the head goes up as soon as it arrives.
     private let streaming: ResponseStreaming?
     /// The producer's end of a streamed body, once its head has gone up.
-    private var bodyStream: ResponseBodyStream.Continuation?
+    @exclusivity(unchecked) private var bodyStream: ResponseBodyStream.Continuation?
     /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
     /// unpauses it.
-    var isPaused = false
+    @exclusivity(unchecked) var isPaused = false
     /// Body bytes gathered from libcurl's 16 KiB writes into one larger chunk for the reader, handed over when it
     /// is large enough or at the end of the driver's pass (so that nothing waits for more to come).
-    private var pendingBody = Data()
+    @exclusivity(unchecked) private var pendingBody = Data()
     /// Whether the driver will flush ``pendingBody`` after its current pass.
-    var isAwaitingFlush = false
+    @exclusivity(unchecked) var isAwaitingFlush = false
     /// Where the body stream's reader sends its resume and cancel requests.
     private let driver: CurlDriver
 
     /// All the response header bytes a server may send before the transfer fails.
-    static let maximumHeaderBytes = 256 * 1024
-    static let progressInterval = Duration.milliseconds(50)
-    static let typicalHeaderCount = 16
+    static var maximumHeaderBytes: Int { 256 * 1024 }
+    /// At most one progress report per 50 ms, in nanoseconds.
+    static var progressIntervalNanoseconds: Int64 { 50_000_000 }
+    static var typicalHeaderCount: Int { 16 }
 
     /// The client's count of live transfers and double resumes.
     let census: TransferCensus
@@ -147,19 +149,20 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {
+        if let source = handle.headerListSource, source.method == request.method, source.headers == request.headers {
+            return
+        }
+        var list: UnsafeMutablePointer<curl_slist>?
+        func append(_ line: String) { list = line.withCString { curl_slist_append(list, $0) } }
         // libcurl frames the body itself; a caller's framing headers could only contradict it.
         for field in request.headers where !HTTPHeaders.isFraming(field.name) {
             // "Name;" is libcurl's way of sending a header with an empty value.
-            append(header: field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+            append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         // No `Expect: 100-continue` round trip before uploads, and no form Content-Type invented for a POST.
-        append(header: "Expect:")
-        if request.method == .post, !request.headers.contains("Content-Type") { append(header: "Content-Type:") }
-        try handle.set(CURLOPT_HTTPHEADER, pointer: headerList, "headers")
-    }
-
-    private func append(header: String) {
-        headerList = header.withCString { curl_slist_append(headerList, $0) }
+        append("Expect:")
+        if request.method == .post, !request.headers.contains("Content-Type") { append("Content-Type:") }
+        try handle.replaceHeaderList(with: list, from: request.headers, method: request.method)
     }
 
     // MARK: libcurl callbacks (driver thread)
@@ -225,9 +228,10 @@ final class CurlTransfer: @unchecked Sendable {
             // A trailer, after a chunked body: never merged into the head, where it could supply a
             // `Location` or a `Retry-After` that the checks of the head have already passed.
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            let name = String(decoding: HeaderLine.trimmed(line[..<colon]), as: UTF8.self)
+            let nameBytes = HeaderLine.trimmed(line[..<colon])
+            let name = String(decoding: nameBytes, as: UTF8.self)
             let value = String(decoding: HeaderLine.trimmed(line[(colon + 1)...]), as: UTF8.self)
-            if name.caseInsensitiveEquals("Content-Length") {
+            if HeaderLine.isContentLength(nameBytes) {
                 // Two different lengths leave the body's end to a guess (RFC 9112 §6.3): refuse the response.
                 if let earlier = headers["Content-Length"], earlier != value {
                     failure = Self.malformed("conflicting Content-Length headers")
@@ -332,14 +336,16 @@ final class CurlTransfer: @unchecked Sendable {
         // libcurl calls this often, also when nothing moved; only a change or a rate to judge is worth the clock.
         let moved = downloaded != lastReported.downloaded || uploaded != lastReported.uploaded
         guard judgesRate || moved else { return true }
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         if judgesRate, let minimumRate, rateFloor?.isTooSlow(received: received, at: now) == true {
             failure = minimumRate.failure(domain: CurlError.domain, code: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
             return false
         }
         guard moved else { return true }
         lastReported = (downloaded, uploaded)
-        guard now - lastProgressReport >= Self.progressInterval else { return true }
+        if let lastProgressReport, now.nanoseconds - lastProgressReport.nanoseconds < Self.progressIntervalNanoseconds {
+            return true
+        }
         lastProgressReport = now
         progress(
             TransferProgress(
@@ -409,7 +415,5 @@ final class CurlTransfer: @unchecked Sendable {
         sink?.close()
         reader?.close()
         reader = nil
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
     }
 }

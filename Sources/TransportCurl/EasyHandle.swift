@@ -14,6 +14,11 @@ final class EasyHandle {
     let maximumResponseSize: Int64
     /// Whether the last transfer lifted the limit, so the next one must restore it.
     var responseSizeLimitLifted = false
+    /// The request headers libcurl sends, kept from transfer to transfer while they stay the same — the usual
+    /// case, one API with the same headers on every call — since libcurl copies each line into two allocations.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// What ``headerList`` was made from.
+    private(set) var headerListSource: (headers: HTTPHeaders, method: HTTPMethod)?
 
     init?(configuration: CurlConfiguration) {
         guard let raw = curl_easy_init() else { return nil }
@@ -29,11 +34,27 @@ final class EasyHandle {
     deinit {
         curl_easy_cleanup(raw)
         errorBuffer.deallocate()
+        curl_slist_free_all(headerList)
     }
 
     /// Ready for the next transfer: the last one's error text is forgotten, its options stay.
     func prepareForReuse() {
         errorBuffer[0] = 0
+    }
+
+    /// Sends `list`, made from `headers` for a `method` request, from now on; frees the previous list.
+    func replaceHeaderList(with list: UnsafeMutablePointer<curl_slist>?, from headers: HTTPHeaders, method: HTTPMethod)
+        throws(RestingError)
+    {
+        do {
+            try set(CURLOPT_HTTPHEADER, pointer: list, "headers")
+        } catch {
+            curl_slist_free_all(list)
+            throw error
+        }
+        curl_slist_free_all(headerList)
+        headerList = list
+        headerListSource = (headers, method)
     }
 
     /// libcurl's own explanation of the last failure, if it wrote one.

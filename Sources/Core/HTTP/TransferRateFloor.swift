@@ -6,22 +6,28 @@
 /// if floor.isTooSlow(received: total, at: .now) { fail() }
 /// ```
 package struct TransferRateFloor: Sendable {
-    private let rate: MinimumTransferRate
-    /// Where the current window began, and how much had been received then; `nil` before the first byte.
-    private var windowStart: (instant: ContinuousClock.Instant, received: Int64)?
+    private let bytesPerWindow: Int64
+    private let windowNanoseconds: Int64
+    /// Where the current window began, `nil` before the first byte.
+    private var windowStart: MonotonicInstant?
+    /// How much had been received when the current window began.
+    private var receivedAtWindowStart: Int64 = 0
 
-    package init(_ rate: MinimumTransferRate) { self.rate = rate }
+    package init(_ rate: MinimumTransferRate) {
+        bytesPerWindow = rate.bytes
+        windowNanoseconds = rate.window.wholeNanoseconds
+    }
 
     /// Records that `received` bytes have arrived in all by `now`; true when a whole window has passed with
     /// fewer than the rate's bytes in it.
-    package mutating func isTooSlow(received: Int64, at now: ContinuousClock.Instant) -> Bool {
+    package mutating func isTooSlow(received: Int64, at now: MonotonicInstant) -> Bool {
         guard let start = windowStart else {
-            if received > 0 { windowStart = (now, received) }
+            if received > 0 { (windowStart, receivedAtWindowStart) = (now, received) }
             return false
         }
-        guard now - start.instant >= rate.window else { return false }
-        if received - start.received < rate.bytes { return true }
-        windowStart = (now, received)
+        guard now.nanoseconds - start.nanoseconds >= windowNanoseconds else { return false }
+        if received - receivedAtWindowStart < bytesPerWindow { return true }
+        (windowStart, receivedAtWindowStart) = (now, received)
         return false
     }
 }

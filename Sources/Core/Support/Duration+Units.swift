@@ -11,6 +11,15 @@ extension Duration {
         return sumOverflowed ? (seconds < 0 ? .min : .max) : sum
     }
 
+    /// Whole nanoseconds (the rest dropped), saturating like ``wholeMilliseconds``.
+    package var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (nanoseconds, overflowed) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflowed else { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflowed) = nanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return sumOverflowed ? (seconds < 0 ? .min : .max) : sum
+    }
+
     /// Whole seconds, rounded up, saturating like ``wholeMilliseconds``.
     package var wholeSecondsRoundedUp: Int {
         let (seconds, attoseconds) = components

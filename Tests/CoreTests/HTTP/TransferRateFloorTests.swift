@@ -7,7 +7,7 @@ import Testing
 struct TransferRateFloorTests {
     /// The floor's verdict ("too slow?") after each (bytes received in all, seconds since the start) step.
     private func verdicts(_ steps: [(received: Int64, second: Int)]) -> [Bool] {
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         var floor = TransferRateFloor(MinimumTransferRate(bytes: 100, window: .seconds(10)))
         return steps.map { floor.isTooSlow(received: $0.received, at: start + .seconds($0.second)) }
     }
