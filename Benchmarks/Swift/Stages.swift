@@ -10,14 +10,26 @@ import RestingCurl
 ///
 /// The transport's own share comes from `make bench` (`curl-transport` against the C loops).
 enum Stages {
+    static let baseUrl = "http://127.0.0.1:8080"
+    /// The address every stage's request goes to (a literal, so it always parses).
+    static let url = URL(string: baseUrl + "/post.json")!
     static let body = Data(#"{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}"#.utf8)
 
-    /// Answers at once with the benchmark's body: the pipeline without a transport, on `executor`.
+    /// Answers at once with the benchmark's body: the pipeline without a transport, on `executor`. The response
+    /// is made once, so that the stages measure the pipeline and not a stand-in transport's work (a real one's
+    /// is in `make bench`'s transport rows).
     struct InstantTransport: HTTPClient {
         let executor: (any TaskExecutor)?
+        private let response: HTTPDataResponse
+
+        init(executor: (any TaskExecutor)?, url: URL) {
+            self.executor = executor
+            response = HTTPDataResponse(
+                status: 200, headers: ["Content-Type": "application/json"], body: Stages.body, url: url)
+        }
+
         func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-            HTTPDataResponse(
-                status: 200, headers: ["Content-Type": "application/json"], body: Stages.body, url: request.url)
+            response
         }
     }
 
@@ -50,7 +62,7 @@ enum Stages {
         let transport = try CurlClient()
         let executor = transport.executor
         let client = RestingClient(
-            baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor),
+            baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
             interceptors: [PassThrough(), PassThrough(), PassThrough()])
         let request = RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/post.json", encoding: .query))
         try await Task(executorPreference: executor) {
@@ -64,15 +76,15 @@ enum Stages {
         let request = RestingRequest(endpoint: endpoint)
         let converter = RestingRequestConverter()
         let decoder = JSONDecoder()
-        let bare = RestingClient(baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor))
+        let bare = RestingClient(baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url))
         let chained = RestingClient(
-            baseUrl: "http://127.0.0.1:8080", httpClient: InstantTransport(executor: executor),
+            baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
             interceptors: [PassThrough(), PassThrough(), PassThrough()])
 
         // The stages take turns, round after round, and each keeps its cheapest round: this machine's speed
         // changes from one second to the next, and a slow spell would otherwise land on one stage only.
         let stages: [() async throws -> Void] = [
-            { _ = try converter.toHTTPRequest(request, baseUrl: "http://127.0.0.1:8080") },
+            { _ = try converter.toHTTPRequest(request, baseUrl: baseUrl) },
             { _ = try decoder.decode(Post.self, from: body) },
             { _ = try await ProgressablePromise(executorPreference: executor) { _ in 1 }.value },
             { _ = try await bare.perform(request).value },
