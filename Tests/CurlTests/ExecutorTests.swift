@@ -45,7 +45,7 @@ struct ExecutorTests {
             networkInterceptors: [HTTPCacheInterceptor(store: store)])
         let key = UUID().uuidString
         let get = RestingRequest(
-            endpoint: Endpoint<Nothing, Resource>(.get, "/cache/\(key)?max_age=60", encoding: .query))
+            endpoint: Endpoint<Nothing, Resource>(.get, "/cache/\(key)?max_age=3600", encoding: .query))
         let update = RestingRequest(endpoint: Endpoint<Nothing, Resource>(.post, "/cache/\(key)", encoding: .query))
 
         #expect(try await client.perform(get).value.cacheStatus == .miss)

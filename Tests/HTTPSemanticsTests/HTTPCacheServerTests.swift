@@ -42,8 +42,8 @@ struct HTTPCacheServerTests {
     func freshHit(_ transport: Transport) async throws {
         let key = UUID().uuidString
         let client = try await client(transport, HTTPCacheInterceptor(store: MemoryCacheStore()))
-        let first = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=60"))).value
-        let second = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=60"))).value
+        let first = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=3600"))).value
+        let second = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=3600"))).value
         #expect(first.body == second.body && first.cacheStatus == .miss && second.cacheStatus == .hit)
         #expect(try await hits(key, transport) == Hits(requests: 1, conditional: 0, notModified: 0))
     }
@@ -68,7 +68,7 @@ struct HTTPCacheServerTests {
     func vary(_ transport: Transport) async throws {
         let key = UUID().uuidString
         let client = try await client(transport, HTTPCacheInterceptor(store: MemoryCacheStore()))
-        let endpoint = resource(key, "max_age=60&vary=Accept-Language")
+        let endpoint = resource(key, "max_age=3600&vary=Accept-Language")
         for language in ["fr", "fr", "de", "de", "fr"] {
             let response = try await client.perform(
                 RestingRequest(endpoint: endpoint, headers: ["Accept-Language": language])
@@ -85,16 +85,16 @@ struct HTTPCacheServerTests {
         let secret = UUID().uuidString
         let client = try await client(transport, HTTPCacheInterceptor(store: MemoryCacheStore()))
         for _ in 0..<2 {
-            _ = try await client.perform(RestingRequest(endpoint: resource(secret, "no_store=1&max_age=60"))).value
+            _ = try await client.perform(RestingRequest(endpoint: resource(secret, "no_store=1&max_age=3600"))).value
         }
         #expect(try await hits(secret, transport).requests == 2)
 
         let key = UUID().uuidString
-        _ = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=60"))).value
+        _ = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=3600"))).value
         _ = try await client.perform(
-            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.post, "/cache/\(key)?max_age=60", encoding: .json))
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.post, "/cache/\(key)?max_age=3600", encoding: .json))
         ).value
-        let after = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=60"))).value
+        let after = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=3600"))).value
         #expect(after.body.version == 2 && after.cacheStatus == .miss, "the update is seen at once")
         #expect(try await hits(key, transport).requests == 2)
     }
@@ -105,7 +105,7 @@ struct HTTPCacheServerTests {
         let client = try await client(transport, HTTPCacheInterceptor(store: MemoryCacheStore()))
         do {
             _ = try await client.perform(
-                RestingRequest(endpoint: resource(key, "max_age=60"), headers: ["Cache-Control": "only-if-cached"])
+                RestingRequest(endpoint: resource(key, "max_age=3600"), headers: ["Cache-Control": "only-if-cached"])
             ).value
             Issue.record("expected a 504")
         } catch RestingError.httpError(let error) {
@@ -146,10 +146,10 @@ struct HTTPCacheServerTests {
         // Each response costs about 2.5 KB with its headers: two fit, not three.
         let client = try await client(transport, HTTPCacheInterceptor(store: MemoryCacheStore(capacity: 6_000)))
         for key in keys + [keys[0]] {
-            _ = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=60&size=2000"))).value
+            _ = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=3600&size=2000"))).value
         }
         #expect(try await hits(keys[0], transport).requests == 2, "evicted by the third, fetched again")
-        _ = try await client.perform(RestingRequest(endpoint: resource(keys[2], "max_age=60&size=2000"))).value
+        _ = try await client.perform(RestingRequest(endpoint: resource(keys[2], "max_age=3600&size=2000"))).value
         #expect(try await hits(keys[2], transport).requests == 1, "the most recent stayed")
     }
 
@@ -160,7 +160,7 @@ struct HTTPCacheServerTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = UUID().uuidString
         let client = try await client(transport, HTTPCacheInterceptor(store: try DiskCacheStore(directory: directory)))
-        let first = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=60"))).value
+        let first = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=3600"))).value
         let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
             $0.hasSuffix(".entry")
         }
@@ -169,7 +169,7 @@ struct HTTPCacheServerTests {
         var bytes = [UInt8](try Data(contentsOf: file))
         bytes[bytes.count / 2] ^= 0xFF
         try Data(bytes).write(to: file)
-        let second = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=60"))).value
+        let second = try await client.perform(RestingRequest(endpoint: resource(key, "max_age=3600"))).value
         #expect(second.body == first.body && second.cacheStatus == .miss)
         #expect(try await hits(key, transport).requests == 2)
     }
@@ -180,7 +180,7 @@ struct HTTPCacheServerTests {
     func concurrentColdGets(_ transport: Transport) async throws {
         let key = UUID().uuidString
         let client = try await client(transport, HTTPCacheInterceptor(store: MemoryCacheStore()))
-        let endpoint = resource(key, "max_age=60&etag=1")
+        let endpoint = resource(key, "max_age=3600&etag=1")
         let bodies = try await withThrowingTaskGroup(of: Resource.self) { group in
             for _ in 0..<100 {
                 group.addTask { try await client.perform(RestingRequest(endpoint: endpoint)).value.body }
