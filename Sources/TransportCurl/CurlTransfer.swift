@@ -18,7 +18,7 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     private let progress: ProgressHandler
     private let maximumResponseSize: Int64
-    private let uploadLength: Int64?
+    let uploadLength: Int64?
 
     @exclusivity(unchecked) var lifecycle = TransferLifecycle()
     /// Wakes the awaiting task; the outcome itself goes through ``handoff``.
@@ -27,16 +27,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// ThreadSanitizer does not see the concurrency runtime's hand-off when the transfer ends before the task has
     /// suspended, and reported the fields of the response, made on this thread, as races.
     private let handoff = Locked<Result<HTTPDataResponse, RestingError>?>(nil)
-    @exclusivity(unchecked) private(set) var handle: EasyHandle?
+    @exclusivity(unchecked) var handle: EasyHandle?
 
-    @exclusivity(unchecked) private var reader: (any RequestBodyReader)?
+    @exclusivity(unchecked) var reader: (any RequestBodyReader)?
     @exclusivity(unchecked) private var headers = HTTPHeaders()
     @exclusivity(unchecked) private var headerBytes = 0
     /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
     @exclusivity(unchecked) private var headSeen = false
     @exclusivity(unchecked) private var body = Data()
     /// Where a download's 2xx body goes instead of `body`.
-    private let sink: DownloadSink?
+    let sink: DownloadSink?
     /// A failure a callback decided on (body unreadable, response too large), which wins over the CURLcode.
     @exclusivity(unchecked) private var failure: RestingError?
     @exclusivity(unchecked) private var lastProgressReport: MonotonicInstant?
@@ -45,7 +45,7 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) private var rateFloor: TransferRateFloor?
     @exclusivity(unchecked) private var lastReported: (downloaded: Int64, uploaded: Int64) = (0, 0)
     /// Set when the request asks for a streamed body: the head goes up as soon as it arrives.
-    private let streaming: ResponseStreaming?
+    let streaming: ResponseStreaming?
     /// The producer's end of a streamed body, once its head has gone up.
     @exclusivity(unchecked) private var bodyStream: ResponseBodyStream.Continuation?
     /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
@@ -61,8 +61,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// All the response header bytes a server may send before the transfer fails.
     static var maximumHeaderBytes: Int { 256 * 1024 }
-    /// At most one progress report per 50 ms, in nanoseconds.
-    static var progressIntervalNanoseconds: Int64 { 50_000_000 }
+    /// At most one progress report per interval.
+    static var progressInterval: Duration { .milliseconds(50) }
     static var typicalHeaderCount: Int { 16 }
 
     /// The client's count of live transfers and double resumes.
@@ -89,80 +89,6 @@ final class CurlTransfer: @unchecked Sendable {
     deinit {
         releaseRequestResources()
         census.record { $0.live -= 1 }
-    }
-
-    // MARK: Setting up the handle
-
-    /// Sets this transfer's options on `handle`, which already carries the client-wide ones (see
-    /// `EasyHandle.make(for:)`). `userdata` is the transfer's retained pointer.
-    func configure(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
-        self.handle = handle
-        let url = request.url.absoluteString
-        try handle.set(CURLOPT_URL, url, "URL")
-        for option in [
-            CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA, CURLOPT_READDATA,
-            CURLOPT_SEEKDATA,
-        ] {
-            try handle.set(option, pointer: userdata, "callback data")
-        }
-        try configureMethodAndBody(handle)
-        try configureHeaders(handle)
-        // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
-        // its head only, which `CurlClient` enforces.
-        let timeout =
-            streaming != nil ? 0 : request.timeout.map(EasyHandle.timeoutMilliseconds) ?? handle.defaultTimeout
-        try handle.set(CURLOPT_TIMEOUT_MS, timeout, "timeout")
-        let liftsLimit = sink != nil || streaming != nil
-        if liftsLimit != handle.responseSizeLimitLifted {
-            try handle.set(
-                CURLOPT_MAXFILESIZE_LARGE, offset: liftsLimit ? 0 : handle.maximumResponseSize, "maximum response size")
-            handle.responseSizeLimitLifted = liftsLimit
-        }
-        // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
-        try handle.set(
-            CURLOPT_PIPEWAIT, url.httpSchemeLength == 8 || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
-    }
-
-    private func configureMethodAndBody(_ handle: EasyHandle) throws(RestingError) {
-        let hasBody = !request.body.isEmpty
-        if hasBody { reader = try request.body.makeReader() }
-        // Back to a plain GET first: a reused handle keeps the previous request's method options.
-        try handle.set(CURLOPT_HTTPGET, 1, "GET")
-        try handle.set(CURLOPT_CUSTOMREQUEST, pointer: nil, "method")
-        // Unknown lengths (-1) are sent chunked.
-        let length = uploadLength ?? -1
-        switch request.method {
-        case .get:
-            break
-        case .head:
-            try handle.set(CURLOPT_NOBODY, 1, "HEAD")
-        case .post:
-            try handle.set(CURLOPT_POST, 1, "POST")
-            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: length, "body length")
-        default:
-            if hasBody || request.method == .put || request.method == .patch {
-                try handle.set(CURLOPT_UPLOAD, 1, "upload")
-                try handle.set(CURLOPT_INFILESIZE_LARGE, offset: length, "body length")
-            }
-            if request.method != .put { try handle.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue, "method") }
-        }
-    }
-
-    private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {
-        if let source = handle.headerListSource, source.method == request.method, source.headers == request.headers {
-            return
-        }
-        var list: UnsafeMutablePointer<curl_slist>?
-        func append(_ line: String) { list = line.withCString { curl_slist_append(list, $0) } }
-        // libcurl frames the body itself; a caller's framing headers could only contradict it.
-        for field in request.headers where !HTTPHeaders.isFraming(field.name) {
-            // "Name;" is libcurl's way of sending a header with an empty value.
-            append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
-        }
-        // No `Expect: 100-continue` round trip before uploads, and no form Content-Type invented for a POST.
-        append("Expect:")
-        if request.method == .post, !request.headers.contains("Content-Type") { append("Content-Type:") }
-        try handle.replaceHeaderList(with: list, from: request.headers, method: request.method)
     }
 
     // MARK: libcurl callbacks (driver thread)
@@ -343,9 +269,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         guard moved else { return true }
         lastReported = (downloaded, uploaded)
-        if let lastProgressReport, now.nanoseconds - lastProgressReport.nanoseconds < Self.progressIntervalNanoseconds {
-            return true
-        }
+        if let lastProgressReport, now - lastProgressReport < Self.progressInterval { return true }
         lastProgressReport = now
         progress(
             TransferProgress(

@@ -6,17 +6,13 @@
 /// if floor.isTooSlow(received: total, at: .now) { fail() }
 /// ```
 package struct TransferRateFloor: Sendable {
-    private let bytesPerWindow: Int64
-    private let windowNanoseconds: Int64
+    private let rate: MinimumTransferRate
     /// Where the current window began, `nil` before the first byte.
     private var windowStart: MonotonicInstant?
     /// How much had been received when the current window began.
     private var receivedAtWindowStart: Int64 = 0
 
-    package init(_ rate: MinimumTransferRate) {
-        bytesPerWindow = rate.bytes
-        windowNanoseconds = rate.window.wholeNanoseconds
-    }
+    package init(_ rate: MinimumTransferRate) { self.rate = rate }
 
     /// Records that `received` bytes have arrived in all by `now`; true when a whole window has passed with
     /// fewer than the rate's bytes in it.
@@ -25,8 +21,8 @@ package struct TransferRateFloor: Sendable {
             if received > 0 { (windowStart, receivedAtWindowStart) = (now, received) }
             return false
         }
-        guard now.nanoseconds - start.nanoseconds >= windowNanoseconds else { return false }
-        if received - receivedAtWindowStart < bytesPerWindow { return true }
+        guard now - start >= rate.window else { return false }
+        if received - receivedAtWindowStart < rate.bytes { return true }
         (windowStart, receivedAtWindowStart) = (now, received)
         return false
     }

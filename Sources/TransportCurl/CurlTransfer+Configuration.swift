@@ -1,0 +1,78 @@
+import CCurl
+import RestingCore
+
+// Setting an easy handle up for one transfer, from its request: on the driver thread, before the handle is added
+// to the multi handle.
+extension CurlTransfer {
+    /// Sets this transfer's options on `handle`, which already carries the client-wide ones (see
+    /// `EasyHandle.make(for:)`). `userdata` is the transfer's retained pointer.
+    func configure(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
+        self.handle = handle
+        let url = request.url.absoluteString
+        try handle.set(CURLOPT_URL, url, "URL")
+        for option in [
+            CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA, CURLOPT_READDATA,
+            CURLOPT_SEEKDATA,
+        ] {
+            try handle.set(option, pointer: userdata, "callback data")
+        }
+        try configureMethodAndBody(handle)
+        try configureHeaders(handle)
+        // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
+        // its head only, which `CurlClient` enforces.
+        let timeout =
+            streaming != nil ? 0 : request.timeout.map(EasyHandle.timeoutMilliseconds) ?? handle.defaultTimeout
+        try handle.set(CURLOPT_TIMEOUT_MS, timeout, "timeout")
+        let liftsLimit = sink != nil || streaming != nil
+        if liftsLimit != handle.responseSizeLimitLifted {
+            try handle.set(
+                CURLOPT_MAXFILESIZE_LARGE, offset: liftsLimit ? 0 : handle.maximumResponseSize, "maximum response size")
+            handle.responseSizeLimitLifted = liftsLimit
+        }
+        // Waiting for a connection to multiplex on only makes sense where HTTP/2 can be negotiated.
+        try handle.set(
+            CURLOPT_PIPEWAIT, url.httpSchemeLength == 8 || handle.multiplexesPlainHTTP ? 1 : 0, "multiplexing")
+    }
+
+    private func configureMethodAndBody(_ handle: EasyHandle) throws(RestingError) {
+        let hasBody = !request.body.isEmpty
+        if hasBody { reader = try request.body.makeReader() }
+        // Back to a plain GET first: a reused handle keeps the previous request's method options.
+        try handle.set(CURLOPT_HTTPGET, 1, "GET")
+        try handle.set(CURLOPT_CUSTOMREQUEST, pointer: nil, "method")
+        // Unknown lengths (-1) are sent chunked.
+        let length = uploadLength ?? -1
+        switch request.method {
+        case .get:
+            break
+        case .head:
+            try handle.set(CURLOPT_NOBODY, 1, "HEAD")
+        case .post:
+            try handle.set(CURLOPT_POST, 1, "POST")
+            try handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: length, "body length")
+        default:
+            if hasBody || request.method == .put || request.method == .patch {
+                try handle.set(CURLOPT_UPLOAD, 1, "upload")
+                try handle.set(CURLOPT_INFILESIZE_LARGE, offset: length, "body length")
+            }
+            if request.method != .put { try handle.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue, "method") }
+        }
+    }
+
+    private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {
+        if let source = handle.headerListSource, source.method == request.method, source.headers == request.headers {
+            return
+        }
+        var list: UnsafeMutablePointer<curl_slist>?
+        func append(_ line: String) { list = line.withCString { curl_slist_append(list, $0) } }
+        // libcurl frames the body itself; a caller's framing headers could only contradict it.
+        for field in request.headers where !HTTPHeaders.isFraming(field.name) {
+            // "Name;" is libcurl's way of sending a header with an empty value.
+            append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        // No `Expect: 100-continue` round trip before uploads, and no form Content-Type invented for a POST.
+        append("Expect:")
+        if request.method == .post, !request.headers.contains("Content-Type") { append("Content-Type:") }
+        try handle.replaceHeaderList(with: list, from: request.headers, method: request.method)
+    }
+}
