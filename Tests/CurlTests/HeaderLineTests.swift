@@ -39,4 +39,37 @@ struct HeaderLineTests {
         #expect(!isStatus("HTTP"))
         #expect(!isStatus("X-HTTP/1.1: no\r\n"))
     }
+
+    @Test("on 20 000 random lines, the byte-level checks agree with the obvious String ones")
+    func randomLinesAgreeWithReference() {
+        // Bytes a server could send, weighted towards the ones these checks look at.
+        let alphabet = Array("Content-Length: \t\r\ncONTENT-lENGTH_x:".utf8) + [0x00, 0x7F, 0x80, 0xFF]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<20_000 {
+            var bytes: [UInt8]
+            if round.isMultiple(of: 2) {
+                // Near-misses of the name: random case, and now and then one byte replaced.
+                bytes = "content-length".utf8.map { Bool.random(using: &generator) ? $0 & ~0x20 : $0 }
+                if Int.random(in: 0..<3, using: &generator) == 0,
+                    let index = bytes.indices.randomElement(using: &generator)
+                {
+                    bytes[index] = alphabet.randomElement(using: &generator) ?? 0
+                }
+            } else {
+                bytes = (0..<Int.random(in: 0...20, using: &generator)).map { _ in
+                    alphabet.randomElement(using: &generator) ?? 0
+                }
+            }
+            bytes.withUnsafeBufferPointer { line in
+                let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+                let expectedStart = bytes.firstIndex { !isSpace($0) } ?? bytes.count
+                let expectedEnd = (bytes.lastIndex { !isSpace($0) }).map { $0 + 1 } ?? expectedStart
+                #expect(Array(HeaderLine.trimmed(line[...])) == Array(bytes[expectedStart..<expectedEnd]), "\(bytes)")
+                let isContentLength =
+                    bytes.count == 14 && bytes.allSatisfy { $0 < 0x80 }
+                    && String(decoding: bytes, as: UTF8.self).lowercased() == "content-length"
+                #expect(HeaderLine.isContentLength(line[...]) == isContentLength, "\(bytes)")
+            }
+        }
+    }
 }
