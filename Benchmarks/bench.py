@@ -7,6 +7,8 @@ Clients, measured in the same run and interleaved round by round (ratios are med
   curl-transport    CurlClient.send alone (no converter, interceptors or decoding), on its executor
   curl-executor     RestingClient + CurlClient, request loops on the client's executor
   curl-pool         the same, request loops on the global concurrent pool
+  curl-send, curl-send-pool  the same two, each call awaited with RestingClient.send (in the calling task,
+                    without a promise) instead of perform(_:).value
   decode-floor      the C loop in Swift (same options) + JSONDecoder on every body: the ceiling of any pipeline
                     that decodes, so the limit for the curl-executor and curl-pool ratios
   raw-urlsession    URLSession data(for:) + JSONDecoder                              baseline for urlsession
@@ -32,7 +34,8 @@ from benchlib import free_port, nginx, run
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 CONCURRENCY = [1, 8, 32]
-REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000, "decode-floor": 20000,
+REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000,
+            "curl-send": 20000, "curl-send-pool": 20000, "decode-floor": 20000,
             "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000}
 ONLY_AT = {"curl-cached": 8}  # clients measured at one concurrency only
 # The RESULT lines, in the order others read them: name ({c} = in flight), client, baseline. #15's targets come last:
@@ -51,6 +54,9 @@ RESULTS = [
     ("curl_get_pool_c{c}_ratio_vs_decode_floor", "curl-pool", "decode-floor"),
     ("curl_transport_get_c{c}_ratio_vs_c_same_options", "curl-transport", "c-same-options"),
     ("urlsession_get_c{c}_ratio_vs_delegate_floor", "urlsession", "raw-urlsession-delegate"),
+    ("curl_send_get_c{c}_ratio_vs_decode_floor", "curl-send", "decode-floor"),
+    ("curl_send_get_pool_c{c}_ratio_vs_decode_floor", "curl-send-pool", "decode-floor"),
+    ("curl_send_get_c{c}_ratio_vs_perform", "curl-send", "curl-executor"),
 ]
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
@@ -133,7 +139,8 @@ def ratio(results, client, baseline, concurrency):
 
 
 def report(results):
-    baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c", "decode-floor": "c",
+    baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c",
+                 "curl-send": "curl-executor", "curl-send-pool": "curl-pool", "decode-floor": "c",
                  "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
                  "curl-cached": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")

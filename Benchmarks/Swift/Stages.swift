@@ -89,6 +89,7 @@ enum Stages {
             { _ = try await ProgressablePromise(executorPreference: executor) { _ in 1 }.value },
             { _ = try await bare.perform(request).value },
             { _ = try await chained.perform(request).value },
+            { _ = try await chained.send(request) },
         ]
         var cheapest = Array(repeating: Double.infinity, count: stages.count)
         for _ in 0..<rounds {
@@ -96,14 +97,15 @@ enum Stages {
                 cheapest[index] = min(cheapest[index], try await cost(total / rounds, stage))
             }
         }
-        let (converting, decoding, promising, pipeline, withChain) = (
-            cheapest[0], cheapest[1], cheapest[2], cheapest[3], cheapest[4]
+        let (converting, decoding, promising, pipeline, withChain, sent) = (
+            cheapest[0], cheapest[1], cheapest[2], cheapest[3], cheapest[4], cheapest[5]
         )
         let rows = [
             ("converter", converting), ("decode (JSONDecoder)", decoding), ("promise (create + await)", promising),
             ("chain of 3 no-op interceptors", withChain - pipeline),
             ("rest: status check, response, call bookkeeping", pipeline - converting - decoding - promising),
             ("whole pipeline without a transport", withChain),
+            ("the same awaited with send (no promise)", sent),
         ]
         for (stage, microseconds) in rows {
             print(stage.padding(toLength: 48, withPad: " ", startingAt: 0) + String(format: "%6.2f", microseconds))

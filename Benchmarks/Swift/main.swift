@@ -10,7 +10,8 @@ import FoundationNetworking
 
 // One benchmark run, printing "requests seconds cpu_seconds voluntary_switches" like c/multi_get.c.
 //   RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]
-// Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), curl-cached (its fresh cache hits), raw-urlsession,
+// Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), curl-send, curl-send-pool (the same
+//        awaited with RestingClient.send), curl-cached (its fresh cache hits), raw-urlsession,
 //        transport-executor (CurlClient.send alone), decode-floor (a synchronous loop that only decodes),
 //        raw-urlsession-delegate (data tasks through a minimal session delegate),
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing).
@@ -128,6 +129,12 @@ case "curl-executor", "curl-pool":
     try await measure(concurrency: concurrency, total: total, executor: mode == "curl-executor" ? client.executor : nil)
     {
         _ = try await client.perform(request).value
+    }
+case "curl-send", "curl-send-pool":
+    // The same pipeline awaited in the calling task, without a promise.
+    let client = pipeline(try CurlClient())
+    try await measure(concurrency: concurrency, total: total, executor: mode == "curl-send" ? client.executor : nil) {
+        _ = try await client.send(request)
     }
 case "curl-cached":
     // Fresh hits through the whole pipeline: the cache is warmed by the first call, then never leaves the process.

@@ -46,4 +46,45 @@ struct CancellationStressTests {
         #expect(census.doubleResumes == 0)
         #expect(census.live == 0, "every transfer record is freed once its call settled")
     }
+
+    @Test(
+        "cancelAll racing sends: each completes or fails .cancelled, no task is cancelled after its send returned, no transfer leaks"
+    )
+    func cancelAllRacingSends() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let transport = try CurlClient()
+        let client = RestingClient(baseUrl: "http://127.0.0.1:\(server.port)", httpClient: transport)
+        let request = RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/bytes/2048", encoding: .query))
+        var outcomes = (completed: 0, cancelled: 0)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<40 {
+            let callers = (0..<8).map { _ in
+                Task {
+                    let outcome = await Result(catching: { try await client.send(request) })
+                    return (outcome, cancelledOnReturn: Task.isCancelled)
+                }
+            }
+            for _ in 0..<Int.random(in: 0..<4, using: &generator) { await Task.yield() }
+            client.cancelAll()
+            for caller in callers {
+                let (outcome, cancelledOnReturn) = await caller.value
+                switch outcome {
+                case .success(let response):
+                    #expect(response.status == 200 && response.body.count == 2048)
+                    outcomes.completed += 1
+                case .failure(RestingError.cancelled):
+                    outcomes.cancelled += 1
+                case .failure(let error):
+                    Issue.record("a send failed with \(error)")
+                }
+                #expect(caller.isCancelled == cancelledOnReturn, "cancelAll never reaches a task after its send")
+            }
+        }
+        #expect(outcomes.completed + outcomes.cancelled == 320)
+        let fence = try await client.send(request)  // the driver reads its mail in order, as above
+        #expect(fence.status == 200)
+        let census = await Task(executorPreference: transport.executor) { transport.census.current }.value
+        #expect(census.doubleResumes == 0)
+        #expect(census.live == 0, "every transfer record is freed once its call settled")
+    }
 }

@@ -85,7 +85,7 @@ struct ReadmeExamples {
         #expect(restingClient.baseUrl == "http://127.0.0.1:9000")
     }
 
-    @Test("basic example: create a post with done/catch, and with await")
+    @Test("basic example: create a post with done/catch, with await, and with send")
     func basicExample() async throws {
         let restingClient = RestingClient(baseUrl: baseUrl)
         let output = try await run {
@@ -107,8 +107,13 @@ struct ReadmeExamples {
             let post = try await restingClient.perform(request).value.body
             print("Created post with id: \(post.id)")
             // end snippet
+            // snippet: basic-send
+            let created = try await restingClient.send(request)
+            print("Created post with id: \(created.body.id), status \(created.status)")
+            // end snippet
         }
-        await output.wait { $0.filter { $0.hasPrefix("Created post with id: ") }.count == 2 }
+        await output.wait { $0.filter { $0.hasPrefix("Created post with id: ") }.count == 3 }
+        #expect(output.all.contains { $0.hasPrefix("Created post with id: ") && $0.hasSuffix(", status 201") })
         #expect(!output.all.contains { $0.hasPrefix("An error occurred") })
         #expect(output.all.contains { $0.hasPrefix("Headers: ") && $0.contains("application/json") })
     }

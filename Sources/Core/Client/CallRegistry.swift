@@ -16,6 +16,15 @@ final class CallRegistry: Sendable {
         }
     }
 
+    /// Reserves and registers in one step, for a call that cannot settle before it is registered.
+    func add(cancel: @escaping @Sendable () -> Void) -> UInt64 {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            state.cancels[state.nextID] = cancel
+            return state.nextID
+        }
+    }
+
     func register(_ id: UInt64, cancel: @escaping @Sendable () -> Void) {
         state.withLock { state in
             if state.settledEarly.remove(id) == nil { state.cancels[id] = cancel }

@@ -50,7 +50,7 @@ public final class RestingClient: Sendable {
     public let acceptedStatusCodes: Range<Int>
     /// How many calls may be in flight at once; the others wait in order.
     public let concurrency: ConcurrencyMode
-    private let limiter: CallLimiter?
+    let limiter: CallLimiter?
     private let transportValidates: Bool
     let calls = CallRegistry()
 
@@ -103,20 +103,25 @@ public final class RestingClient: Sendable {
         if let streamed = request.endpoint.responseReading.streaming {
             return performStreaming(request, as: streamed)
         }
-        return call { progress in
-            let httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
-            // A mock or a custom transport may answer with a stream even so: read it whole.
-            let response = try await self.exchange(httpRequest, progress: progress).buffered()
-            guard self.acceptedStatusCodes.contains(response.status) else {
-                throw RestingError.httpError(HTTPError(response))
-            }
-            let body = try await self.decode(
-                ResponseType.self, from: response.body, decoder: request.endpoint.decoder ?? self.decoder,
-                reading: request.endpoint.responseReading)
-            return HTTPResponse(
-                status: response.status, headers: response.headers, body: body, url: response.url,
-                metrics: response.metrics, cacheStatus: response.cacheStatus)
+        return call { progress in try await self.respond(to: request, progress: progress) }
+    }
+
+    /// The pipeline of a call whose body is read whole: converts, exchanges, checks the status and decodes.
+    func respond<RequestType, ResponseType>(
+        to request: RestingRequest<RequestType, ResponseType>, progress: @escaping ProgressHandler
+    ) async throws -> HTTPResponse<ResponseType> {
+        let httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
+        // A mock or a custom transport may answer with a stream even so: read it whole.
+        let response = try await exchange(httpRequest, progress: progress).buffered()
+        guard acceptedStatusCodes.contains(response.status) else {
+            throw RestingError.httpError(HTTPError(response))
         }
+        let body = try await decode(
+            ResponseType.self, from: response.body, decoder: request.endpoint.decoder ?? decoder,
+            reading: request.endpoint.responseReading)
+        return HTTPResponse(
+            status: response.status, headers: response.headers, body: body, url: response.url,
+            metrics: response.metrics, cacheStatus: response.cacheStatus)
     }
 
     /// Runs `work` as one call of this client: counted for ``cancelAll()``, held back by the concurrency
