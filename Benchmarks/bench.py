@@ -140,7 +140,7 @@ def ratio(results, client, baseline, concurrency):
 
 def report(results):
     baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c",
-                 "curl-send": "curl-executor", "curl-send-pool": "curl-pool", "decode-floor": "c",
+                 "curl-send": "c", "curl-send-pool": "c", "decode-floor": "c",
                  "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
                  "curl-cached": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")

@@ -113,6 +113,7 @@ struct ConcurrencyModeTests {
             }
         }
         #expect(transport.started.all.count == 2, "the three queued calls never started")
+        #expect(client.calls.count == 0, "settled calls leave nothing in the registry")
         // The client still works afterwards.
         let later = client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": 9]))
         await transport.started.wait { $0.count == 3 }

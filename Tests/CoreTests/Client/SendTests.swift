@@ -158,6 +158,7 @@ struct SendTests {
             return
         }
         #expect(taskCancelled, "cancelAll cancels the task the call ran in")
+        #expect(client.calls.count == 0, "a settled send leaves nothing in the registry")
     }
 
     @Test("a send that has returned is out of cancelAll's reach: the task that made it goes on uncancelled")
