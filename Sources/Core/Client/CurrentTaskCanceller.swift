@@ -7,7 +7,9 @@ struct CurrentTaskCanceller: Sendable {
     private let task = Locked(withUnsafeCurrentTask { $0 })
 
     func cancel() {
-        // Under the lock, so that the call cannot detach — and return — while its task is being cancelled.
+        // Under the lock, so that the call cannot detach — and return — while its task is being cancelled. This
+        // runs the task's cancellation handlers, the one call out from under a `Locked`; none of them can reach
+        // this canceller again: `cancelAll()` has taken it out of the registry, and only the call detaches.
         task.withLock { $0?.cancel() }
     }
 

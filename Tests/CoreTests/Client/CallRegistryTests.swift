@@ -29,7 +29,7 @@ struct CallRegistryTests {
         #expect(registry.count == 0)
     }
 
-    @Test("calls added, settled and cancelled in any order leave only the running ones")
+    @Test("of calls added, some settled and the rest cancelled, then settled, the registry holds only running ones")
     func manyCalls() {
         let registry = CallRegistry()
         let running = (0..<10).map { _ in registry.add {} }
