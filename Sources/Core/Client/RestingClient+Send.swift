@@ -35,10 +35,8 @@ extension RestingClient {
         }
         do {
             try Task.checkCancellation()  // a task cancelled already starts no transfer
-            if let limiter { try await limiter.acquire() }
-            defer { limiter?.release() }
-            return try await withTaskExecutorPreference(executor) {
-                try await respond(to: request, progress: { _ in })
+            return try await holdingASlot {
+                try await withTaskExecutorPreference(executor) { try await respond(to: request, progress: { _ in }) }
             }
         } catch is CancellationError {
             throw RestingError.cancelled

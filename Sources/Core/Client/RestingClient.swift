@@ -50,7 +50,7 @@ public final class RestingClient: Sendable {
     public let acceptedStatusCodes: Range<Int>
     /// How many calls may be in flight at once; the others wait in order.
     public let concurrency: ConcurrencyMode
-    let limiter: CallLimiter?
+    private let limiter: CallLimiter?
     private let transportValidates: Bool
     let calls = CallRegistry()
 
@@ -134,13 +134,21 @@ public final class RestingClient: Sendable {
         let promise = ProgressablePromise(executorPreference: executor, cancellationHooks: cancellationHooks) {
             progress in
             defer { self.calls.settle(id) }
-            if let limiter = self.limiter { try await limiter.acquire() }
-            defer { self.limiter?.release() }
-            return try await work(progress)
+            return try await self.holdingASlot { try await work(progress) }
         }
         calls.register(id, cancel: promise.cancel)
         return promise
     }
+
+    /// Runs `work` once the concurrency limit has a slot for it, and frees the slot after.
+    func holdingASlot<Value>(_ work: () async throws -> Value) async throws -> Value {
+        if let limiter { try await limiter.acquire() }
+        defer { limiter?.release() }
+        return try await work()
+    }
+
+    /// How many calls wait for a slot of the concurrency limit (for tests).
+    var queuedCount: Int { limiter?.queuedCount ?? 0 }
 
     /// Sends a converted request through the interceptors and the transport.
     func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {

@@ -1,22 +1,17 @@
 extension Duration {
     /// The whole milliseconds in this duration, for APIs that take a count of them; saturates at `Int.max`
     /// (and `Int.min`) instead of trapping, so that no duration a caller or a server chooses can crash.
-    package var wholeMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        let (milliseconds, overflowed) = Int(truncatingIfNeeded: seconds).multipliedReportingOverflow(by: 1000)
-        guard !overflowed, Int64(Int.max) >= seconds, Int64(Int.min) <= seconds else {
-            return seconds < 0 ? .min : .max
-        }
-        let (sum, sumOverflowed) = milliseconds.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
-        return sumOverflowed ? (seconds < 0 ? .min : .max) : sum
-    }
+    package var wholeMilliseconds: Int { Int(clamping: whole(perSecond: 1000)) }
 
     /// Whole nanoseconds (the rest dropped), saturating like ``wholeMilliseconds``.
-    package var wholeNanoseconds: Int64 {
+    package var wholeNanoseconds: Int64 { whole(perSecond: 1_000_000_000) }
+
+    /// Whole units of `1 / perSecond` seconds, the rest dropped; saturating at `Int64.max` and `Int64.min`.
+    private func whole(perSecond: Int64) -> Int64 {
         let (seconds, attoseconds) = components
-        let (nanoseconds, overflowed) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (units, overflowed) = seconds.multipliedReportingOverflow(by: perSecond)
         guard !overflowed else { return seconds < 0 ? .min : .max }
-        let (sum, sumOverflowed) = nanoseconds.addingReportingOverflow(attoseconds / 1_000_000_000)
+        let (sum, sumOverflowed) = units.addingReportingOverflow(attoseconds / (1_000_000_000_000_000_000 / perSecond))
         return sumOverflowed ? (seconds < 0 ? .min : .max) : sum
     }
 

@@ -178,14 +178,14 @@ struct SendTests {
         let first = Task { try await client.send(RestingRequest(endpoint: endpoint, pathVariables: ["n": 1])) }
         await transport.started.wait { $0.count == 1 }
         let second = Task { try await client.send(RestingRequest(endpoint: endpoint, pathVariables: ["n": 2])) }
-        while client.limiter?.queuedCount != 1 { await Task.yield() }
+        while client.queuedCount != 1 { await Task.yield() }
         transport.releaseAll()
         _ = try await first.value
         await transport.started.wait { $0.count == 2 }
         #expect(transport.mostInFlight == 1)
 
         let third = Task { try await client.send(RestingRequest(endpoint: endpoint, pathVariables: ["n": 3])) }
-        while client.limiter?.queuedCount != 1 { await Task.yield() }
+        while client.queuedCount != 1 { await Task.yield() }
         client.cancelAll()
         transport.releaseAll()
         for caller in [second, third] {
