@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
         // Starts and stops the bundled image_server for the demo and the tests, and checks digests of what went
         // through it; not part of any product.
-        .target(name: "RestingServerHarness", path: "Sources/ServerHarness"),
+        .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
         .executableTarget(
             name: "RestingKitDemo", dependencies: ["RestingKit", "RestingCurl", "RestingServerHarness"],
             path: "Sources/Demo"),

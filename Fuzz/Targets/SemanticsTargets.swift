@@ -44,11 +44,16 @@ extension FuzzTarget {
         }
     }
 
-    /// A disk cache entry file: any bytes decode to nothing or to an entry that encodes back to itself.
+    /// A disk cache entry file (after the first NUL: before it, the key it is asked for): any bytes decode to
+    /// nothing or to an entry that encodes back to itself, under that key only, with no key or URL in clear.
     static let cacheEntry = FuzzTarget(name: "cache-entry") { input, violation in
-        guard let (key, response) = CacheEntryCoding.decode(input) else { return }
-        guard let again = CacheEntryCoding.encode(response, key: key), let decoded = CacheEntryCoding.decode(again),
-            decoded.key == key, decoded.response == response
+        let (keyBytes, file) = input.halves
+        let key = keyBytes.isEmpty ? "https://h.example/a?token=secret" : keyBytes.text
+        guard let response = CacheEntryCoding.decode(file, key: key) else { return }
+        guard let again = CacheEntryCoding.encode(response, key: key),
+            CacheEntryCoding.decode(again, key: key) == response
         else { return violation("a decoded entry did not survive encoding again") }
+        if CacheEntryCoding.decode(again, key: key + "x") != nil { violation("an entry answered another key") }
+        if key.utf8.count > 8, again.range(of: Data(key.utf8)) != nil { violation("the key was written in clear") }
     }
 }

@@ -10,13 +10,15 @@ import Foundation
 ///
 /// Decoding checks the magic, that the lengths add up to the file's exact size, and the checksum: anything
 /// else is `nil`, and the store drops the file.
+///
+/// The meta holds the SHA-256 digest of the entry's key, never the key itself: a URL (a signed one, a token in
+/// its query) is not written in clear. The URL is given back from the key the entry is asked for.
 package enum CacheEntryCoding {
     static let magic: [UInt8] = Array("RKC1".utf8)
     private static let headerLength = 4 + 4 + 8
 
     private struct Meta: Codable {
-        var key: String
-        var url: String
+        var keyDigest: String
         var status: Int
         var headers: [[String]]
         var requestTime: Double
@@ -26,7 +28,7 @@ package enum CacheEntryCoding {
 
     package static func encode(_ response: CachedResponse, key: String) -> Data? {
         let meta = Meta(
-            key: key, url: response.url.absoluteString, status: response.status,
+            keyDigest: digest(of: key), status: response.status,
             headers: response.headers.map { [$0.name, $0.value] },
             requestTime: response.requestTime.timeIntervalSince1970,
             responseTime: response.responseTime.timeIntervalSince1970,
@@ -41,7 +43,8 @@ package enum CacheEntryCoding {
         return data
     }
 
-    package static func decode(_ data: Data) -> (key: String, response: CachedResponse)? {
+    /// The entry in `data` if it is whole and was stored for `key`; its URL is the key's (``url(ofKey:)``).
+    package static func decode(_ data: Data, key: String) -> CachedResponse? {
         let bytes = [UInt8](data)
         guard bytes.count >= headerLength + 8, Array(bytes[0..<4]) == magic else { return nil }
         let metaLength = Int(read(bytes, at: 4, count: 4))
@@ -53,13 +56,22 @@ package enum CacheEntryCoding {
         let bodyEnd = bodyStart + Int(bodyLength)
         guard read(bytes, at: bodyEnd, count: 8) == fnv1a(bytes[headerLength..<bodyEnd]),
             let meta = try? JSONDecoder().decode(Meta.self, from: Data(bytes[headerLength..<bodyStart])),
-            meta.headers.allSatisfy({ $0.count == 2 }), let url = URL(string: meta.url)
+            meta.headers.allSatisfy({ $0.count == 2 }), meta.keyDigest == digest(of: key), let url = url(ofKey: key)
         else { return nil }
         let response = CachedResponse(
             url: url, status: meta.status, headers: HTTPHeaders(meta.headers.map { ($0[0], $0[1]) }),
             body: Data(bytes[bodyStart..<bodyEnd]), requestTime: Date(timeIntervalSince1970: meta.requestTime),
             responseTime: Date(timeIntervalSince1970: meta.responseTime), varyingRequestHeaders: meta.vary)
-        return (meta.key, response)
+        return response
+    }
+
+    /// The SHA-256 of `key`, as lowercase hex: an entry's name and what its meta holds instead of the key.
+    package static func digest(of key: String) -> String { SHA256.hex(Data(key.utf8)) }
+
+    /// The URL a key was made from (``HTTPCacheInterceptor/key(for:)-(URL)``: the URL, then optionally a space
+    /// and the credentials' digest).
+    static func url(ofKey key: String) -> URL? {
+        URL(string: String(key.prefix { $0 != " " }))
     }
 
     /// 64-bit FNV-1a: a checksum against damage (not against an attacker, who could write the file whole).

@@ -20,7 +20,8 @@ public struct CachedResponse: Sendable, Equatable {
     /// When that response was received.
     public var responseTime: Date
     /// The values the request had for each header the response's `Vary` names (lowercased names; a header the
-    /// request lacked is absent). A later request is served this response only if its values are the same.
+    /// request lacked is absent; a credential's value as a `sha256:` digest). A later request is served this
+    /// response only if its values are the same.
     public var varyingRequestHeaders: [String: String]
 
     /// A response to keep, with the times of its exchange and the request header values its `Vary` names.
@@ -48,12 +49,15 @@ public struct CachedResponse: Sendable, Equatable {
             .filter { !$0.isEmpty }
     }
 
-    /// The values `request` has for the headers named in `names`.
+    /// The values `request` has for the headers named in `names`; a credential's (`Vary: Authorization`,
+    /// `Vary: Cookie`) as a digest, so that no store ever holds it.
     static func varyingHeaders(of request: HTTPRequest, names: [String]) -> [String: String] {
         var values: [String: String] = [:]
         for name in names where name != "*" {
-            let fields = request.headers.values(for: name)
-            if !fields.isEmpty { values[name] = fields.map(\.trimmingWhitespace).joined(separator: ", ") }
+            let fields = request.headers.filter { $0.name.caseInsensitiveEquals(name) }
+            guard !fields.isEmpty else { continue }
+            let value = fields.map(\.value.trimmingWhitespace).joined(separator: ", ")
+            values[name] = fields.contains(where: \.carriesCredential) ? CredentialDigest.replacing(value) : value
         }
         return values
     }

@@ -8,8 +8,8 @@ import Foundation
 
 /// A store in a private directory (mode 0700), surviving restarts, bounded by `capacity` bytes on disk.
 ///
-/// Each entry is one file, written to a temporary name and renamed into place, so a reader sees a whole entry
-/// or none; each carries its lengths and a checksum, so one damaged on disk (truncated, flipped, written by
+/// Each entry is one file, named and keyed by a SHA-256 digest of its key (no URL, signed or not, is written
+/// in clear), written to a temporary name and renamed into place, so a reader sees a whole entry or none; each carries its lengths and a checksum, so one damaged on disk (truncated, flipped, written by
 /// something else) is dropped — removed and treated as a miss — never served. Least recently used entries are
 /// evicted past the capacity; use order survives a restart through the files' modification times.
 ///
@@ -20,12 +20,18 @@ public final class DiskCacheStore: HTTPCacheStore {
     private let directory: DurableDirectory
     private let index: Locked<LRUIndex>
     static let fileExtension = ".entry"
+    /// Whether responses to credentialed requests are kept (see ``HTTPCacheStore/storesCredentialedResponses``).
+    public let storesCredentialedResponses: Bool
 
     /// Opens (or creates) the store in `directory`; entries beyond `capacity` (if it shrank) are evicted.
     /// - Parameters:
     ///   - directory: The store's own folder, made (mode 0700) if missing; nothing else should write there.
     ///   - capacity: Bytes of entry files kept; default 50 MiB.
-    public init(directory: URL, capacity: Int = 50 << 20) throws {
+    ///   - storesCredentialedResponses: Whether responses to requests that carried credentials are kept too
+    ///     (each identity under its own key; the credentials themselves never reach the disk). `false` by
+    ///     default: what one user fetched does not outlive the process on disk.
+    public init(directory: URL, capacity: Int = 50 << 20, storesCredentialedResponses: Bool = false) throws {
+        self.storesCredentialedResponses = storesCredentialedResponses
         let store = try DurableDirectory(directory)
         var index = LRUIndex(capacity: capacity)
         let files = try store.names().filter { $0.hasSuffix(Self.fileExtension) }.map { name in
@@ -47,14 +53,13 @@ public final class DiskCacheStore: HTTPCacheStore {
         let name = Self.fileName(for: key)
         return index.withLock { index in
             guard index.contains(name) else { return nil }
-            guard let data = try? directory.read(name), let entry = CacheEntryCoding.decode(data) else {
+            guard let data = try? directory.read(name), let entry = CacheEntryCoding.decode(data, key: key) else {
                 index.remove(name)
                 try? directory.remove(name, flushed: false)
                 return nil
             }
-            guard entry.key == key else { return nil }  // another key with the same hash
             index.touch(name)
-            return entry.response
+            return entry
         }
     }
 
@@ -63,7 +68,12 @@ public final class DiskCacheStore: HTTPCacheStore {
         guard let data = CacheEntryCoding.encode(response, key: key) else { return }
         index.withLock { index in
             let evicted = index.insert(name, cost: data.count)
-            guard !evicted.contains(name) else { return }  // larger than the whole store
+            guard !evicted.contains(name) else {
+                // Larger than the whole store: not kept, and the response it replaces is gone too (from disk as
+                // well, or a restart would serve the superseded response again).
+                try? directory.remove(name, flushed: false)
+                return
+            }
             do {
                 try directory.write(data, as: name, flushed: false)
             } catch {
@@ -95,8 +105,6 @@ public final class DiskCacheStore: HTTPCacheStore {
     /// Bytes of entries on disk now.
     public var size: Int { index.withLock { $0.total } }
 
-    /// The file of `key`: its 64-bit FNV-1a hash, so a URL never becomes a path.
-    static func fileName(for key: String) -> String {
-        String(CacheEntryCoding.fnv1a(Array(key.utf8)), radix: 16) + fileExtension
-    }
+    /// The file of `key`: its SHA-256 digest, so a URL never becomes a path nor is written in clear.
+    static func fileName(for key: String) -> String { CacheEntryCoding.digest(of: key) + fileExtension }
 }

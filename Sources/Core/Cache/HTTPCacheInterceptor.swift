@@ -28,7 +28,15 @@ import Foundation
 ///   its own validators is passed on untouched.
 /// - **Invalidates** the URL (and its `Location` / `Content-Location` on the same origin) when an unsafe method
 ///   (`POST`, `PUT`, `PATCH`, `DELETE`, …) to it succeeds.
-/// - Never stores `Set-Cookie`: a hit does not set a cookie again.
+/// - **Never crosses a credential.** A response is stored under a key that holds a digest of the credentials
+///   its request carried (``key(for:)``: `Authorization`, `Cookie`, every field that carries one), so it is
+///   never served to a request with other credentials or none. A store on disk keeps no response to a
+///   credentialed request unless it opts in (``HTTPCacheStore/storesCredentialedResponses``); nothing stored
+///   holds a credential (`Vary` on a credential header keeps a digest of its value), `Set-Cookie` (a hit never
+///   sets a cookie again, a `304`'s neither) or a sensitive response header. Put the cache after whatever adds
+///   credentials (it sees only the headers a request has when it reaches it).
+/// - A live event stream (`text/event-stream`) is never stored, and a reconnection (`Last-Event-ID`) never
+///   answered from the cache.
 /// - `only-if-cached` (or ``CachePolicy/returnCacheDontLoad``) with nothing usable answers a `504`
 ///   (``CacheStatus/unavailable``), as RFC 9111 §5.2.1.7 says.
 /// - **`stale-if-error`** (RFC 5861): when the server cannot be reached or answers 500, 502, 503 or 504, a
@@ -62,15 +70,26 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         self.now = now
     }
 
-    /// The key a request's response is stored under.
+    /// The key an anonymous request's response is stored under: its URL.
     public static func key(for url: URL) -> String { url.absoluteString }
+
+    /// The key `request`'s response is stored under: its URL, and for a request that carries credentials a
+    /// SHA-256 digest of them (never the credentials themselves), so that each identity has its own entries.
+    public static func key(for request: HTTPRequest) -> String {
+        key(for: request.url, credentials: CredentialDigest(of: request.headers))
+    }
+
+    private static func key(for url: URL, credentials: CredentialDigest?) -> String {
+        guard let credentials else { return key(for: url) }
+        return key(for: url) + " credentials:" + credentials.hex
+    }
 
     /// The methods that change nothing on the server (RFC 9110 §9.2.1); any other invalidates its URL.
     static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace]
 
     /// Answers from the cache when it may, revalidates when it must, and stores what the network returns.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-        guard request.method == .get, request.downloadTarget == nil else {
+        guard request.method == .get, request.downloadTarget == nil, !request.headers.contains("Last-Event-ID") else {
             let response = try await execution(request)
             if !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) {
                 await invalidate(after: response, to: request)
@@ -79,7 +98,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         }
         let policy = request.attributes.cachePolicy
         let requestDirectives = CacheControl(request.headers)
-        let key = Self.key(for: request.url)
+        let credentials = CredentialDigest(of: request.headers)
+        let key = Self.key(for: request.url, credentials: credentials)
+        let storable = credentials == nil || store.storesCredentialedResponses
         let stored =
             policy == .reloadIgnoringCache || requestDirectives.noStore
             ? nil : await withStore { $0.response(for: key) }.flatMap { $0.matchesVary(of: request) ? $0 : nil }
@@ -118,18 +139,16 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         let responseTime = now()
         if response.status == 304, validated != nil, let stored {
             let updated = merging(response, into: stored, requestTime: requestTime, responseTime: responseTime)
-            if isStorable(updated.headers, status: updated.status, requestDirectives) {
+            if storable, isStorable(updated.headers, status: updated.status, requestDirectives) {
                 await withStore { $0.store(updated, for: key) }
             }
             return answer(updated, for: request, status: .revalidated, age: nil)
         }
         var fresh = response
         fresh.cacheStatus = .miss
-        guard isStorable(response.headers, status: response.status, requestDirectives) else { return fresh }
+        guard storable, isStorable(response.headers, status: response.status, requestDirectives) else { return fresh }
         let varying = CachedResponse.varyingHeaders(of: request, names: CachedResponse.varyNames(response.headers))
-        var storedHeaders = response.headers
-        // A hit must not set a cookie again (a session the user has since left would come back).
-        storedHeaders.remove(name: "Set-Cookie")
+        let storedHeaders = Self.storableHeaders(response.headers)
         let entry: @Sendable (Data) -> CachedResponse = { [storedHeaders] body in
             CachedResponse(
                 url: request.url, status: response.status, headers: storedHeaders, body: body,
@@ -174,17 +193,28 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     ) -> CachedResponse {
         var updated = stored
         let kept: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range"]
-        for name in Set(notModified.headers.map { $0.name.lowercased() }) where !kept.contains(name) {
+        let confirming = Self.storableHeaders(notModified.headers)
+        for name in Set(confirming.map { $0.name.lowercased() }) where !kept.contains(name) {
             updated.headers.remove(name: name)
-            for value in notModified.headers.values(for: name) { updated.headers.add(name: name, value: value) }
+            for value in confirming.values(for: name) { updated.headers.add(name: name, value: value) }
         }
         updated.requestTime = requestTime
         updated.responseTime = responseTime
         return updated
     }
 
+    /// `headers` without what a stored response must never hold: `Set-Cookie` (a hit would set a cookie again,
+    /// bringing back a session the user has since left) and every other field that carries a credential.
+    private static func storableHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var storable = headers
+        storable.removeCredentials()
+        return storable
+    }
+
     private func isStorable(_ headers: HTTPHeaders, status: Int, _ requestDirectives: CacheControl) -> Bool {
         let directives = CacheControl(headers)
+        // A live event stream is not a representation: a reconnection must reach the server.
+        guard !(headers["Content-Type"] ?? "").lowercased().hasPrefix("text/event-stream") else { return false }
         guard !directives.noStore, !requestDirectives.noStore, (200..<600).contains(status), status != 206,
             status != 304,
             !CachedResponse.varyNames(headers).contains("*")
@@ -204,7 +234,7 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
 
     /// Forgets what an unsafe method to `request.url` made stale (RFC 9111 §4.4).
     private func invalidate(after response: HTTPDataResponse, to request: HTTPRequest) async {
-        var keys = [Self.key(for: request.url)]
+        var keys = [Self.key(for: request.url), Self.key(for: request)]
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name],
                 let url = URL(string: value, relativeTo: request.url)?.absoluteURL,

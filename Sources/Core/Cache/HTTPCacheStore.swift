@@ -16,9 +16,16 @@ public protocol HTTPCacheStore: Sendable {
     /// the global concurrent executor, never on the executor its chain runs on — a transport's thread, which
     /// may be driving every other transfer. `false` by default; ``DiskCacheStore`` says `true`.
     var performsBlockingIO: Bool { get }
+    /// Whether responses to requests that carried credentials may be kept here (under a key that holds a digest
+    /// of them, so each identity has its own). A store that outlives the process should say `false` unless the
+    /// app opted in: a response for one user would otherwise survive sign-out on disk. `false` by default;
+    /// ``MemoryCacheStore`` says `true`, ``DiskCacheStore`` what it was told.
+    var storesCredentialedResponses: Bool { get }
 }
 
 extension HTTPCacheStore {
     /// `false`: a store is taken to answer from memory unless it says otherwise.
     public var performsBlockingIO: Bool { false }
+    /// `false`: a store keeps no response to a credentialed request unless it says it may.
+    public var storesCredentialedResponses: Bool { false }
 }

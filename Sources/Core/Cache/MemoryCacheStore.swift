@@ -44,4 +44,7 @@ public final class MemoryCacheStore: HTTPCacheStore {
 
     /// Bytes held now.
     public var size: Int { state.withLock { $0.index.total } }
+
+    /// `true`: entries live no longer than the process, each identity under its own key.
+    public var storesCredentialedResponses: Bool { true }
 }

@@ -9,7 +9,9 @@
 /// ```
 ///
 /// A `Cookie` header the request already has is kept, the jar's cookies appended. The header is marked
-/// sensitive: logs, cURL descriptions and recordings redact it, and a redirect to another origin drops it.
+/// sensitive and bound to the request URL's origin: logs, cURL descriptions and recordings redact it, and it
+/// never reaches another origin. `Set-Cookie` fields are stored for the URL that answered them (the last hop's,
+/// when the transport followed a redirect), never for the first request's.
 public struct CookieInterceptor: RestingInterceptor {
     /// Where cookies are kept between calls.
     public let jar: any CookieJar
@@ -24,11 +26,14 @@ public struct CookieInterceptor: RestingInterceptor {
         if !cookies.isEmpty {
             let pairs = cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
             let value = request.headers["Cookie"].map { "\($0); \(pairs)" } ?? pairs
-            request.headers.replaceOrAdd(name: "Cookie", value: value, sensitive: true)
+            // The jar chose these cookies for this URL: they are bound to its origin, whatever happens next.
+            request.headers.replaceOrAdd(name: "Cookie", value: value, sensitive: true, origin: Origin(request.url))
         }
         let response = try await execution(request)
         let fields = response.headers.values(for: "Set-Cookie")
-        if !fields.isEmpty { try await jar.receive(setCookieFields: fields, from: request.url) }
+        // The site that set them is the one that answered: after a redirect the transport followed (this
+        // interceptor among application interceptors), that is the last hop's, not the first request's.
+        if !fields.isEmpty { try await jar.receive(setCookieFields: fields, from: response.url ?? request.url) }
         return response
     }
 }

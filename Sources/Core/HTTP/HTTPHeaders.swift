@@ -12,6 +12,11 @@
 ///
 /// Values are not checked when added; ``validate()`` runs before a request reaches a transport and rejects
 /// invalid names and any CR, LF or NUL, so a header can never smuggle another one.
+///
+/// **Sensitivity sticks to the name.** Once a field is marked sensitive, every field of that name set later in
+/// the same list is sensitive too, however it is set (the subscript, ``replaceOrAdd(name:value:sensitive:origin:)``
+/// without `sensitive:`, a request's own header over a provider's): a credential can lose its protection only by
+/// building a new list without it.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One header field.
     public struct Field: Sendable, Hashable {
@@ -22,12 +27,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         /// Whether the value is a credential although its name is not one of ``SensitiveHeaders/names``: it
         /// is then dropped on a redirect to another origin and redacted wherever it is printed, like them.
         public var isSensitive: Bool
+        /// The origin this field's credential was issued for; `nil` means the origin the call was addressed
+        /// to (``HTTPRequest/credentialOrigin``). A field that carries a credential is sent only to its
+        /// origin: the last link before the transport drops it from a request to any other (the credential
+        /// boundary). Set it for a credential that belongs to a particular site, such as a cookie.
+        public var origin: Origin?
 
-        /// A field; a sensitive one is redacted in logs and dropped on a redirect to another origin.
-        public init(name: String, value: String, isSensitive: Bool = false) {
+        /// A field; a sensitive one is redacted in logs and kept within its origin.
+        public init(name: String, value: String, isSensitive: Bool = false, origin: Origin? = nil) {
             self.name = name
             self.value = value
             self.isSensitive = isSensitive
+            self.origin = origin
         }
 
         /// Whether this field carries a credential: marked so, or named like one (``SensitiveHeaders``).
@@ -35,11 +46,16 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     private var fields: [Field]
+    /// Names (as first marked) that were ever marked sensitive in this list: later fields of the name are too.
+    private var sensitiveNames: [String] = []
 
     /// No fields.
     public init() { fields = [] }
     /// These fields, in this order.
-    public init(_ fields: [Field]) { self.fields = fields }
+    public init(_ fields: [Field]) {
+        self.fields = []
+        for field in fields { append(field) }
+    }
     /// A field for each name and value, in this order.
     public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
@@ -72,26 +88,54 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
 
     /// Appends a field, keeping any existing ones of the same name (for `Set-Cookie`-like headers).
-    /// `sensitive` marks a credential whose name RestingKit cannot know (see ``Field/isSensitive``).
-    public mutating func add(name: String, value: String, sensitive: Bool = false) {
-        fields.append(Field(name: name, value: value, isSensitive: sensitive))
+    /// `sensitive` marks a credential whose name RestingKit cannot know (see ``Field/isSensitive``); `origin`
+    /// binds it to a site other than the call's (see ``Field/origin``).
+    public mutating func add(name: String, value: String, sensitive: Bool = false, origin: Origin? = nil) {
+        append(Field(name: name, value: value, isSensitive: sensitive, origin: origin))
     }
 
     /// Replaces every field named `name` with one field at the position of the first, or appends it.
-    /// `sensitive` marks a credential whose name RestingKit cannot know (see ``Field/isSensitive``).
-    public mutating func replaceOrAdd(name: String, value: String, sensitive: Bool = false) {
+    /// `sensitive` marks a credential whose name RestingKit cannot know (see ``Field/isSensitive``); a name
+    /// already marked stays marked without it. `origin` binds the new value (see ``Field/origin``).
+    public mutating func replaceOrAdd(name: String, value: String, sensitive: Bool = false, origin: Origin? = nil) {
         guard let first = fields.firstIndex(where: { $0.name.caseInsensitiveEquals(name) }) else {
-            return add(name: name, value: value, sensitive: sensitive)
+            return add(name: name, value: value, sensitive: sensitive, origin: origin)
         }
+        if sensitive { markSensitive(name) }
         fields[first].value = value
-        fields[first].isSensitive = sensitive
+        fields[first].isSensitive = sensitive || fields[first].isSensitive || isMarkedSensitive(name)
+        fields[first].origin = origin
         fields = fields.enumerated()
             .filter { index, field in index <= first || !field.name.caseInsensitiveEquals(name) }
             .map(\.element)
     }
 
-    /// Removes every field of this name, in any case.
+    /// Appends `field`, sensitive if its name was ever marked so in this list (and marking it if it is).
+    private mutating func append(_ field: Field) {
+        var field = field
+        if field.isSensitive {
+            markSensitive(field.name)
+        } else if isMarkedSensitive(field.name) {
+            field.isSensitive = true
+        }
+        fields.append(field)
+    }
+
+    private mutating func markSensitive(_ name: String) {
+        if !isMarkedSensitive(name) { sensitiveNames.append(name) }
+    }
+
+    private func isMarkedSensitive(_ name: String) -> Bool {
+        // Usually empty: most requests carry no credential that is not named like one.
+        !sensitiveNames.isEmpty && sensitiveNames.contains { $0.caseInsensitiveEquals(name) }
+    }
+
+    /// Removes every field of this name, in any case. A name marked sensitive stays marked: set again, it is
+    /// sensitive again.
     public mutating func remove(name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+
+    /// Removes every field for which `shouldBeRemoved` is true (the credential boundary's filter).
+    package mutating func removeAll(where shouldBeRemoved: (Field) -> Bool) { fields.removeAll(where: shouldBeRemoved) }
 
     /// Whether `name` frames the message on the wire (`Content-Length`, `Transfer-Encoding`, `Expect`):
     /// transports decide those from the body they send, and never pass a caller's on, so the length a server
@@ -110,7 +154,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Adds every field of `other` whose name is not present yet (used to lay defaults under explicit values).
     public mutating func addMissing(from other: HTTPHeaders) {
-        for field in other where !contains(field.name) { fields.append(field) }
+        for field in other where !contains(field.name) { append(field) }
     }
 
     /// Throws ``RestingError/invalidHeader(name:reason:)`` for a name that is not an RFC 9110 token or a

@@ -56,6 +56,30 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         get { box.fields.attributes }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.attributes }
     }
+    /// The origin this call's credentials were issued for: the origin of the URL the request was made with
+    /// (by the converter, for a call), kept when ``url`` changes — by a redirect, a followed link, a
+    /// reconnection, a replay or an interceptor. A credential field without an ``HTTPHeaders/Field/origin`` of
+    /// its own belongs to it, and the credential boundary — the last link before the transport, after every
+    /// interceptor — drops every credential field whose origin is not the request URL's, so a credential can
+    /// never reach a site it was not issued for, whichever path took the request there.
+    ///
+    /// Set it only to move a whole call, credentials included, to another site on purpose (an app interceptor
+    /// that sends every call to a staging host, a link to a host the app trusts):
+    ///
+    /// ```swift
+    /// request.url = stagingURL
+    /// request.credentialOrigin = Origin(stagingURL)
+    /// ```
+    public var credentialOrigin: Origin? {
+        get {
+            switch box.fields.credentialScope {
+            case .addressed(let url): Origin(url)
+            case .explicit(let origin): origin
+            }
+        }
+        set { CopyOnWriteBox.unique(&box).fields.credentialScope = .explicit(newValue) }
+    }
+
     /// Whether redirects are followed (up to the transport's ``HTTPClient/maximumRedirects``); clear it to
     /// receive 3xx responses as they are. `RestingClient` clears it on each hop it follows itself for its
     /// network interceptors, so that the transport performs one exchange per hop.
@@ -77,7 +101,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     ) {
         let fields = Fields(
             method: method, url: url, headers: headers, body: body, timeout: timeout, downloadTarget: downloadTarget,
-            responseStreaming: responseStreaming, attributes: attributes, followsRedirects: followsRedirects)
+            responseStreaming: responseStreaming, attributes: attributes, followsRedirects: followsRedirects,
+            credentialScope: .addressed(url))
         box = CopyOnWriteBox(fields)
     }
 
@@ -120,5 +145,13 @@ extension HTTPRequest {
         var responseStreaming: ResponseStreaming?
         var attributes: RequestAttributes
         var followsRedirects: Bool
+        var credentialScope: CredentialScope
+    }
+
+    /// Where ``credentialOrigin`` comes from: the URL the request was made with (its origin is worked out only
+    /// when a credential is about to be checked, never for a call that carries none), or a value set.
+    private enum CredentialScope: Sendable {
+        case addressed(URL)
+        case explicit(Origin?)
     }
 }

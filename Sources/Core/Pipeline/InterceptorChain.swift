@@ -1,5 +1,6 @@
 /// Runs a request through the application interceptors, in order, then follows redirects hop by hop
-/// through the network interceptors and the transport.
+/// through the network interceptors and the transport; every request that reaches the transport passes the
+/// ``CredentialBoundary`` first.
 ///
 /// Without network interceptors the transport follows redirects itself (the same ``RedirectFollower``), which
 /// saves a hop through the chain for every request.
@@ -31,6 +32,8 @@ struct InterceptorChain: Sendable {
     }
 
     private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        var request = request
+        CredentialBoundary.enforce(on: &request)
         // Our transports validate themselves (they are public entry points); this covers those that do not.
         if !transportValidates { try request.validate() }
         do {

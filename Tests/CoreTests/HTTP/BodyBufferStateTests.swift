@@ -105,4 +105,21 @@ struct BodyBufferStateTests {
         _ = ended.finish(nil)
         #expect(ended.cancel() == .nothing(resumeReader: false), "a body that ended has no producer to stop")
     }
+
+    @Test("a reader slower than the producer never lets the buffer drain, and the buffer still lets go of what it took")
+    func slowReaderKeepsOnlyTheUnreadChunks() {
+        var buffer = BodyBufferState(limit: 40)
+        var offered = 0
+        // The producer refills the buffer after every take, so that it never empties (the reader is always behind).
+        for _ in 0..<10_000 {
+            while buffer.offer(chunk) != .full { offered += 1 }
+            guard case .chunk = buffer.take() else {
+                Issue.record("expected a chunk")
+                return
+            }
+            #expect(buffer.retainedBytes <= 40 + chunk.count, "after \(offered) chunks offered")
+            if buffer.retainedBytes > 40 + chunk.count { return }
+        }
+        #expect(offered > 10_000)
+    }
 }

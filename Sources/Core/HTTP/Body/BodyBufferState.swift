@@ -64,6 +64,9 @@ package struct BodyBufferState: Sendable {
 
     package init(limit: Int) { self.limit = max(1, limit) }
 
+    /// Bytes of the chunks the buffer still holds: its memory, which taken chunks no longer count in.
+    package var retainedBytes: Int { chunks.reduce(0) { $0 + $1.count } }
+
     /// Whether the body has ended (completely, with an error, or by cancellation).
     package var hasEnded: Bool { end != nil || isCancelled }
 
@@ -105,10 +108,17 @@ package struct BodyBufferState: Sendable {
     package mutating func take() -> Take {
         if firstChunk < chunks.count {
             let chunk = chunks[firstChunk]
+            // The taken chunk's bytes belong to the reader now: the buffer lets go of them at once, or a reader
+            // slower than the network (which never lets the buffer drain) would keep the whole body alive.
+            chunks[firstChunk] = Data()
             firstChunk += 1
             bufferedBytes -= chunk.count
             if firstChunk == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
+                firstChunk = 0
+            } else if firstChunk >= 64, firstChunk * 2 >= chunks.count {
+                // The emptied slots at the front are dropped in batches: amortised O(1) per chunk.
+                chunks.removeFirst(firstChunk)
                 firstChunk = 0
             }
             return .chunk(chunk, resumeProducer: resumesProducer())

@@ -1,8 +1,9 @@
 import Foundation
+import RestingCore
 import RestingServerHarness
 import Testing
 
-@Suite("Harness: SHA-256")
+@Suite("SHA-256")
 struct SHA256Tests {
     @Test("matches the FIPS 180-4 test vectors")
     func vectors() {

@@ -1,15 +1,19 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
-/// SHA-256 (FIPS 180-4), for the demo and the tests to check that bytes went through a transfer unchanged
-/// (image_server reports the digest of what it stored). Not constant-time; not for secrets.
+/// SHA-256 (FIPS 180-4): what the HTTP cache keys and stores in place of a credential (a digest, never the
+/// value), and what the demo and the tests check transferred bytes with (image_server reports the digest of
+/// what it stored). Not constant-time.
 ///
 /// ```swift
 /// var hasher = SHA256()
 /// hasher.update(chunk)            // as often as needed
 /// let hex = hasher.finalizeHex()
-/// SHA256.hex(ofFile: url)        // a file, read in 1 MiB chunks
 /// ```
-public struct SHA256 {
+package struct SHA256 {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -29,25 +33,16 @@ public struct SHA256 {
     private var length: UInt64 = 0
     private var schedule = [UInt32](repeating: 0, count: 64)
 
-    public init() {}
+    package init() {}
 
     /// The digest of `data` as lowercase hex.
-    public static func hex(_ data: Data) -> String {
+    package static func hex(_ data: Data) -> String {
         var hasher = SHA256()
         hasher.update(data)
         return hasher.finalizeHex()
     }
 
-    /// The digest of the file at `url` as lowercase hex, read a chunk at a time.
-    public static func hex(ofFile url: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
-        return hasher.finalizeHex()
-    }
-
-    public mutating func update(_ data: Data) {
+    package mutating func update(_ data: Data) {
         length += UInt64(data.count)
         data.withUnsafeBytes { bytes in
             var offset = 0
@@ -69,7 +64,7 @@ public struct SHA256 {
     }
 
     /// The digest of everything given to ``update(_:)``, as lowercase hex.
-    public mutating func finalizeHex() -> String {
+    package mutating func finalizeHex() -> String {
         let bitLength = length * 8
         var tail: [UInt8] = [0x80]
         while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
@@ -77,7 +72,13 @@ public struct SHA256 {
             tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
         }
         update(Data(tail))
-        return state.map { String(format: "%08x", $0) }.joined()
+        let hex = Array("0123456789abcdef".utf8)
+        var digits: [UInt8] = []
+        digits.reserveCapacity(64)
+        for word in state {
+            for shift in stride(from: 28, through: 0, by: -4) { digits.append(hex[Int((word >> UInt32(shift)) & 0xF)]) }
+        }
+        return String(decoding: digits, as: UTF8.self)
     }
 
     private mutating func compress(_ block: UnsafeRawBufferPointer) {

@@ -1,0 +1,24 @@
+/// The one place that decides whether a credential may leave for an origin: the last link of every call's
+/// chain, after every application and network interceptor, right before the transport.
+///
+/// A header field carries a credential when its name says so (``SensitiveHeaders``) or it was marked sensitive
+/// (``HTTPHeaders/Field/isSensitive``). Each is bound to an origin — its own ``HTTPHeaders/Field/origin``
+/// (a cookie's site), or else the call's ``HTTPRequest/credentialOrigin`` (where the call was addressed) — and
+/// leaves only for that origin: a request to any other has it removed here, whoever added it and however the
+/// request got there (a redirect, a followed link, a reconnection, a replay, an interceptor that copies headers
+/// or re-adds a token on another hop).
+///
+/// Features keep their own checks where they give a clearer error (pagination refuses a link to another
+/// origin), but none is needed for safety: a feature that forgets one still cannot leak.
+enum CredentialBoundary {
+    /// `request` without the credential fields its URL's origin may not receive.
+    static func enforce(on request: inout HTTPRequest) {
+        // Most calls carry no credential: nothing to work out, not even an origin.
+        guard request.headers.contains(where: \.carriesCredential) else { return }
+        let destination = Origin(request.url)
+        let callOrigin = request.credentialOrigin
+        request.headers.removeAll { field in
+            field.carriesCredential && (destination == nil || (field.origin ?? callOrigin) != destination)
+        }
+    }
+}

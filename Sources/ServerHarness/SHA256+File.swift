@@ -1,0 +1,13 @@
+import Foundation
+import RestingCore
+
+extension SHA256 {
+    /// The digest of the file at `url` as lowercase hex, read a chunk at a time.
+    package static func hex(ofFile url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
+        return hasher.finalizeHex()
+    }
+}
