@@ -39,11 +39,16 @@ extension FuzzTarget {
         }
     }
 
-    /// Any bytes in the offline store decode to an entry that rebuilds a request, or fail cleanly.
-    static let offlineEntry = FuzzTarget(name: "offline-entry") { input, _ in
+    /// Any bytes in the offline store decode to an entry that rebuilds a request, or fail cleanly; an entry whose
+    /// names are safe names no body file but its own, a plain name inside the store.
+    static let offlineEntry = FuzzTarget(name: "offline-entry") { input, violation in
         guard let entry = try? JSONDecoder().decode(OfflineEntry.self, from: input) else { return }
         _ = entry.idempotencyKey
-        _ = try? RestingRequestConverter().toHTTPRequest(
-            entry.request(body: entry.body ?? Data()), baseUrl: "https://api.example.com")
+        if entry.namesAreSafe, let bodyFile = entry.bodyFile, bodyFile.contains("/") || bodyFile.hasPrefix(".") {
+            violation("an entry with safe names points at \(bodyFile.debugDescription)")
+        }
+        guard let request = entry.request(body: entry.body ?? Data(), attributeKeys: OfflineQueue.libraryAttributeKeys)
+        else { return }
+        _ = try? RestingRequestConverter().toHTTPRequest(request, baseUrl: entry.baseUrl ?? "https://api.example.com")
     }
 }

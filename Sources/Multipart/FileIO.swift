@@ -43,6 +43,21 @@ package enum FileIO {
 
     private static func descriptor(_ result: Int32) -> Int32? { result >= 0 ? result : nil }
 
+    /// Whether `url` itself is a symbolic link (`lstat(2)`: the link, not its target).
+    package static func isSymbolicLink(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// Takes an exclusive `flock(2)` on `descriptor` without waiting: `false` when someone else holds one (another
+    /// open file description, in this process or another). Released when the descriptor is closed.
+    package static func lockExclusively(_ descriptor: Int32) -> Bool {
+        while true {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+
     /// `close(2)`; the descriptor is gone whatever it returns.
     package static func close(_ descriptor: Int32) {
         #if canImport(Glibc)

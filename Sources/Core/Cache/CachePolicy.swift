@@ -1,6 +1,6 @@
 /// How one request uses the ``HTTPCacheInterceptor`` (Malibu's `cachePolicy`), set through
 /// ``RequestAttributes/cachePolicy``.
-public enum CachePolicy: Sendable, Hashable {
+public enum CachePolicy: String, Sendable, Hashable, Codable {
     /// RFC 9111: fresh responses from the cache, stale ones revalidated, the rest fetched. The default.
     case useProtocol
     /// Always fetch, ignoring what is stored (pull-to-refresh); the answer is stored as usual.
@@ -13,7 +13,10 @@ public enum CachePolicy: Sendable, Hashable {
     case returnCacheDontLoad
 }
 
-private enum CachePolicyKey: RequestAttributeKey { static let defaultValue = CachePolicy.useProtocol }
+enum CachePolicyKey: PersistentRequestAttributeKey {
+    static let defaultValue = CachePolicy.useProtocol
+    static let name = "resting.cachePolicy"
+}
 
 extension RequestAttributes {
     /// How ``HTTPCacheInterceptor`` treats this request; default ``CachePolicy/useProtocol``.

@@ -106,11 +106,25 @@ public final class RestingClient: Sendable {
         return call { progress in try await self.respond(to: request, progress: progress) }
     }
 
+    /// ``perform(_:)`` for a call that continues or replays another (a page, an offline entry): converted
+    /// against the base URL that call had, then `continuing` adjusts the converted request (the next page's URL)
+    /// — its ``HTTPRequest/credentialOrigin`` stays the converted one's unless `continuing` moves it on purpose.
+    package func perform<RequestType, ResponseType>(
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
+        continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil
+    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+        call { progress in
+            try await self.respond(to: request, baseUrl: baseUrl, continuing: continuing, progress: progress)
+        }
+    }
+
     /// The pipeline of a call whose body is read whole: converts, exchanges, checks the status and decodes.
     func respond<RequestType, ResponseType>(
-        to request: RestingRequest<RequestType, ResponseType>, progress: @escaping ProgressHandler
+        to request: RestingRequest<RequestType, ResponseType>, baseUrl: String? = nil,
+        continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil, progress: @escaping ProgressHandler
     ) async throws -> HTTPResponse<ResponseType> {
-        let httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
+        var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl ?? self.baseUrl)
+        continuing?(&httpRequest)
         // A mock or a custom transport may answer with a stream even so: read it whole.
         let response = try await exchange(httpRequest, progress: progress).buffered()
         guard acceptedStatusCodes.contains(response.status) else {

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A key of ``RequestAttributes``: a type whose name is the key and whose `defaultValue` is what a request
 /// that never set it reads.
 ///
@@ -36,6 +42,8 @@ public protocol RequestAttributeKey {
 /// ```
 public struct RequestAttributes: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// The keys among `values`' that an offline queue keeps (``PersistentRequestAttributeKey``).
+    private var persistentKeys: [ObjectIdentifier: any PersistentRequestAttributeKey.Type] = [:]
 
     /// No attribute set: every key reads its default.
     public init() {}
@@ -43,7 +51,12 @@ public struct RequestAttributes: Sendable {
     /// The value set for `key`, or its default.
     public subscript<Key: RequestAttributeKey>(_ key: Key.Type) -> Key.Value {
         get { values[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue }
-        set { values[ObjectIdentifier(key)] = newValue }
+        set {
+            values[ObjectIdentifier(key)] = newValue
+            if let persistent = key as? any PersistentRequestAttributeKey.Type {
+                persistentKeys[ObjectIdentifier(key)] = persistent
+            }
+        }
     }
 
     /// Whether no attribute was set.
@@ -55,12 +68,72 @@ public struct RequestAttributes: Sendable {
         guard !values.isEmpty else { return overrides }
         var merged = self
         merged.values.merge(overrides.values) { _, override in override }
+        merged.persistentKeys.merge(overrides.persistentKeys) { _, override in override }
         return merged
+    }
+
+    /// The values of the ``PersistentRequestAttributeKey``s set, encoded, by ``PersistentRequestAttributeKey/name``.
+    package func persistentValues() throws(RestingError) -> [String: Data] {
+        var encoded: [String: Data] = [:]
+        for (id, key) in persistentKeys {
+            guard let value = values[id], let data = key.encode(value) else {
+                throw .encodingFailed(reason: "the request attribute '\(key.name)' could not be encoded")
+            }
+            encoded[key.name] = data
+        }
+        return encoded
+    }
+
+    /// Attributes restored from ``persistentValues()``, with `keys` naming the keys to decode; `nil` when a value
+    /// names no key among them or does not decode (such a request cannot be replayed with its whole meaning).
+    package init?(restoring encoded: [String: Data], keys: [any PersistentRequestAttributeKey.Type]) {
+        for (name, data) in encoded {
+            guard let key = keys.first(where: { $0.name == name }), key.restore(data, into: &self) else { return nil }
+        }
     }
 }
 
-private enum RequiresAuthenticationKey: RequestAttributeKey { static let defaultValue = true }
-private enum MaximumAttemptsKey: RequestAttributeKey { static let defaultValue: Int? = nil }
+/// A ``RequestAttributeKey`` whose value travels with a request that is kept for later: an ``OfflineQueue``
+/// stores it with the request and restores it on replay, so that a replay means what the call meant (a request
+/// marked `requiresAuthentication = false` is not replayed with the app's token).
+///
+/// The library's own attributes are persistent. An app's attribute is, once its key conforms and is given to
+/// the queue (`OfflineQueue(directory:attributeKeys:)`); an entry holding a value of a key the queue does not know
+/// is never replayed without it: it is quarantined.
+///
+/// ```swift
+/// enum TenantKey: PersistentRequestAttributeKey {
+///     static let defaultValue: String? = nil
+///     static let name = "com.example.tenant"
+/// }
+/// ```
+public protocol PersistentRequestAttributeKey: RequestAttributeKey where Value: Codable {
+    /// The name the value is stored under: unique in the app and stable across its releases.
+    static var name: String { get }
+}
+
+extension PersistentRequestAttributeKey {
+    fileprivate static func encode(_ value: any Sendable) -> Data? {
+        (value as? Value).flatMap { try? JSONEncoder().encode([$0]) }
+    }
+
+    fileprivate static func restore(_ data: Data, into attributes: inout RequestAttributes) -> Bool {
+        // Wrapped in an array: a top-level `nil` or scalar is not a JSON document every decoder accepts.
+        guard let value = try? JSONDecoder().decode([Value].self, from: data).first else { return false }
+        attributes[Self.self] = value
+        return true
+    }
+}
+
+enum RequiresAuthenticationKey: PersistentRequestAttributeKey {
+    static let defaultValue = true
+    static let name = "resting.requiresAuthentication"
+}
+
+enum MaximumAttemptsKey: PersistentRequestAttributeKey {
+    static let defaultValue: Int? = nil
+    static let name = "resting.maximumAttempts"
+}
 
 extension RequestAttributes {
     /// Whether an ``AuthInterceptor`` adds its credential (and refreshes it on a 401); `false` for the

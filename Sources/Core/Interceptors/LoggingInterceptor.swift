@@ -146,7 +146,10 @@ public struct LoggingInterceptor: RestingInterceptor {
 /// The original RestingKit's name for ``LoggingInterceptor``.
 public typealias RequestResponseLoggingInterceptor = LoggingInterceptor
 
-private enum LogLevelKey: RequestAttributeKey { static let defaultValue: LogLevel? = nil }
+enum LogLevelKey: PersistentRequestAttributeKey {
+    static let defaultValue: LogLevel? = nil
+    static let name = "resting.logLevel"
+}
 
 extension RequestAttributes {
     /// The level ``LoggingInterceptor`` logs this request at, in place of its own; default `nil` (its own).

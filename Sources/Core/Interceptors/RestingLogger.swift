@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// How much ``LoggingInterceptor`` writes.
-public enum LogLevel: Int, Sendable, Comparable {
+public enum LogLevel: Int, Sendable, Comparable, Codable {
     /// Nothing.
     case none
     /// Failures and responses outside 2xx, one line each.

@@ -30,6 +30,12 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
     public let contentType: String?
     /// When the request was kept.
     public let createdAt: Date
+    /// The base URL the call was converted against when it was kept: the replay goes to the same API, whatever
+    /// the client's base URL is by then. `nil` in entries kept before it was recorded (they use the client's).
+    public let baseUrl: String?
+    /// The call's ``PersistentRequestAttributeKey`` values (the endpoint's and the request's), encoded by key
+    /// name: a replay means what the call meant. `nil` in entries kept before they were recorded.
+    public let attributes: [String: Data]?
 
     /// Bodies up to this size are kept inside the entry; larger ones stream to a file of their own.
     static let inlineBodyLimit = 64 * 1024
@@ -43,7 +49,8 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
 
     /// The entry for `request`, and the body to stream into ``bodyFile`` when it is too large to keep inline.
     static func make<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, configuration: RestingRequestConverter.Configuration
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String?,
+        configuration: RestingRequestConverter.Configuration
     ) throws(RestingError) -> (entry: OfflineEntry, bodyToStore: RequestBody?) {
         let encoded = try EncodedBody(request.body, encoding: request.endpoint.encoding, configuration: configuration)
         let id = UUID().uuidString
@@ -59,14 +66,28 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
             pathVariables: request.pathVariables.mapValues(\.description),
             queryItems: (encoded.queryItems + request.queryItems).map { [$0.name, $0.value ?? ""] },
             headers: request.headers.filter { !$0.carriesCredential }.map { [$0.name, $0.value] },
-            body: inline, bodyFile: bodyToStore == nil ? nil : id + ".body", contentType: encoded.contentType,
-            createdAt: Date())
+            body: inline, bodyFile: bodyToStore == nil ? nil : bodyFileName(id: id),
+            contentType: encoded.contentType, createdAt: Date(), baseUrl: baseUrl,
+            attributes: try request.endpoint.attributes.merging(request.attributes).persistentValues())
         return (entry, bodyToStore)
+    }
+
+    /// The only name an entry's body file may have: a tampered entry cannot name a file outside the store.
+    static func bodyFileName(id: String) -> String { id + ".body" }
+
+    /// Whether the entry's names are its own: an id of letters, digits and dashes, and no body file but its own.
+    package var namesAreSafe: Bool {
+        let isNameCharacter = { (byte: UInt8) in
+            byte == 0x2D || (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        }
+        return !id.isEmpty && id.utf8.allSatisfy(isNameCharacter)
+            && (bodyFile == nil || bodyFile == Self.bodyFileName(id: id))
     }
 
     private init(
         id: String, method: String, pathTemplate: String, pathVariables: [String: String], queryItems: [[String]],
-        headers: [[String]], body: Data?, bodyFile: String?, contentType: String?, createdAt: Date
+        headers: [[String]], body: Data?, bodyFile: String?, contentType: String?, createdAt: Date,
+        baseUrl: String?, attributes: [String: Data]?
     ) {
         self.id = id
         self.method = method
@@ -78,16 +99,23 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
         self.bodyFile = bodyFile
         self.contentType = contentType
         self.createdAt = createdAt
+        self.baseUrl = baseUrl
+        self.attributes = attributes
     }
 
-    /// The request to send again, with `body` — the inline bytes, or the URL of the body's file.
-    package func request<Body>(body: Body) -> RestingRequest<Body, Data> {
+    /// The request to send again, with `body` — the inline bytes, or the URL of the body's file — and the
+    /// attributes it was kept with, decoded by `attributeKeys`; `nil` when one of them names no key there.
+    package func request<Body>(body: Body, attributeKeys: [any PersistentRequestAttributeKey.Type])
+        -> RestingRequest<Body, Data>?
+    {
+        guard let restored = RequestAttributes(restoring: attributes ?? [:], keys: attributeKeys) else { return nil }
         var requestHeaders = HTTPHeaders(headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
         requestHeaders["Idempotency-Key"] = idempotencyKey
         let encoding = RequestEncoding.raw(contentType: contentType ?? "application/octet-stream")
         return RestingRequest(
             endpoint: Endpoint<Body, Data>(HTTPMethod(rawValue: method), pathTemplate, encoding: encoding),
             body: body, headers: requestHeaders, pathVariables: pathVariables,
-            queryItems: queryItems.compactMap { $0.count == 2 ? URLQueryItem(name: $0[0], value: $0[1]) : nil })
+            queryItems: queryItems.compactMap { $0.count == 2 ? URLQueryItem(name: $0[0], value: $0[1]) : nil },
+            attributes: restored)
     }
 }

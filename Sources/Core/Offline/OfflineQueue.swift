@@ -18,9 +18,15 @@ import Foundation
 /// - **Durable:** each entry is a file written with an atomic rename and `fsync`; a replayed entry is removed
 ///   only after a success response, so a crash between the two sends it again. Every request carries one
 ///   `Idempotency-Key` from its first send to its last replay, so a server can recognise a second delivery.
-/// - **Private:** the directory is created (or reset) to mode 0700 and its files 0600. Credentials are never
-///   stored (the header provider and interceptors add fresh ones on replay); bodies, queries and path
-///   variables are, as they must be to replay.
+/// - **Private:** the directory is created (or reset) to mode 0700 and its files 0600; a directory that is a
+///   symbolic link is refused. Credentials are never stored (the header provider and interceptors add fresh
+///   ones on replay); bodies, queries and path variables are, as they must be to replay.
+/// - **Faithful:** a replay means what the call meant: the same base URL, and the same attributes
+///   (``PersistentRequestAttributeKey``) — a request marked `requiresAuthentication = false` is replayed
+///   without the app's token. An entry whose attributes cannot be restored, or that names a body file not its
+///   own, is quarantined, never sent.
+/// - **One owner:** a queue locks its directory while it exists; a second queue on the same directory (in this
+///   process or another) fails to open instead of replaying the same entries and deleting the other's bodies.
 /// - **Bounded in memory:** bodies over 64 KiB (multipart uploads of files included) stream into a file of
 ///   their own and stream out again on replay.
 /// - **Never jammed:** an entry that cannot be read (truncated, corrupt) is moved to `quarantine/` and
@@ -53,14 +59,25 @@ public final class OfflineQueue: Sendable {
     }
 
     private let store: DurableDirectory
+    /// Held for the queue's lifetime: no other queue opens the directory meanwhile.
+    private let ownership: DirectoryLock
+    /// The keys attribute values are restored by on replay: the library's and the app's.
+    private let attributeKeys: [any PersistentRequestAttributeKey.Type]
     /// The last sequence number taken: entries are named by it, so that they sort oldest first.
     private let writer = Locked(UInt64(0))
     private let replays = ReplayGate()
 
-    /// Opens (or creates) the queue in `directory`. `redaction` is kept for source compatibility: every header
-    /// that carries a credential (``HTTPHeaders/Field/carriesCredential``) is left out of stored entries.
-    public init(directory: URL, redaction: RedactionPolicy = .default) throws(RestingError) {
+    /// Opens (or creates) the queue in `directory`, failing if another queue has it open. `attributeKeys` are the
+    /// app's ``PersistentRequestAttributeKey``s to restore on replay (the library's are always known).
+    /// `redaction` is kept for source compatibility: every header that carries a credential
+    /// (``HTTPHeaders/Field/carriesCredential``) is left out of stored entries.
+    public init(
+        directory: URL, attributeKeys: [any PersistentRequestAttributeKey.Type] = [],
+        redaction: RedactionPolicy = .default
+    ) throws(RestingError) {
         store = try DurableDirectory(directory)
+        ownership = try DirectoryLock(store)
+        self.attributeKeys = Self.libraryAttributeKeys + attributeKeys
         let names = try store.names()
         let last = names.compactMap { Self.isEntryName($0) ? UInt64($0.prefix(16)) : nil }.max() ?? 0
         writer.withLock { $0 = last }
@@ -76,13 +93,19 @@ public final class OfflineQueue: Sendable {
         try readableEntries().entries.map(\.entry)
     }
 
-    /// Keeps `request` for a later replay; the entry, and its body, are on disk when this returns.
+    /// The library's own persistent attributes.
+    package static let libraryAttributeKeys: [any PersistentRequestAttributeKey.Type] = [
+        RequiresAuthenticationKey.self, MaximumAttemptsKey.self, CachePolicyKey.self, LogLevelKey.self,
+    ]
+
+    /// Keeps `request` for a later replay; the entry, and its body, are on disk when this returns. `baseUrl` is
+    /// the one the call was converted against (`nil`: the replaying client's).
     @discardableResult
     public func enqueue<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>,
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String? = nil,
         configuration: RestingRequestConverter.Configuration = RestingRequestConverter.Configuration()
     ) throws(RestingError) -> OfflineEntry {
-        let (entry, bodyToStore) = try OfflineEntry.make(request, configuration: configuration)
+        let (entry, bodyToStore) = try OfflineEntry.make(request, baseUrl: baseUrl, configuration: configuration)
         let data: Data
         do {
             data = try JSONEncoder().encode(entry)
@@ -130,9 +153,9 @@ public final class OfflineQueue: Sendable {
             for (name, entry) in entries {
                 do {
                     if let bodyFile = entry.bodyFile {
-                        _ = try await client.perform(entry.request(body: store.file(bodyFile))).value
+                        try await send(entry.request(body: store.file(bodyFile), attributeKeys: attributeKeys), entry, client)
                     } else {
-                        _ = try await client.perform(entry.request(body: entry.body ?? Data())).value
+                        try await send(entry.request(body: entry.body ?? Data(), attributeKeys: attributeKeys), entry, client)
                     }
                 } catch {
                     var report = ReplayReport(sent: sent, remaining: entries.count - sent, stoppedBy: error)
@@ -149,6 +172,15 @@ public final class OfflineQueue: Sendable {
         }
     }
 
+    /// Sends an entry's request to the base URL it was kept with.
+    private func send<Body>(_ request: RestingRequest<Body, Data>?, _ entry: OfflineEntry, _ client: RestingClient)
+        async throws
+    {
+        // readableEntries() quarantined every entry whose attributes do not restore: this is a defensive stop.
+        guard let request else { throw RestingError.encodingFailed(reason: "the entry's attributes do not restore") }
+        _ = try await client.perform(request, baseUrl: entry.baseUrl ?? client.baseUrl).value
+    }
+
     /// The entries that decode, oldest first, after moving those that do not to the quarantine folder.
     private func readableEntries() throws(RestingError) -> (
         entries: [(name: String, entry: OfflineEntry)], quarantined: Int
@@ -157,7 +189,8 @@ public final class OfflineQueue: Sendable {
         var quarantined = 0
         for name in try store.names() where Self.isEntryName(name) {
             if let data = try? store.read(name), let entry = try? JSONDecoder().decode(OfflineEntry.self, from: data),
-                entry.bodyFile.map({ FileIO.size(of: store.file($0)) != nil }) ?? true
+                entry.namesAreSafe, entry.bodyFile.map({ FileIO.size(of: store.file($0)) != nil }) ?? true,
+                RequestAttributes(restoring: entry.attributes ?? [:], keys: attributeKeys) != nil
             {
                 entries.append((name, entry))
             } else {
@@ -237,14 +270,16 @@ extension RestingClient {
         ifDeliveryUncertain policy: OfflineQueue.DeliveryPolicy = .keepOnlyUndelivered
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
         let configuration = (requestConverter as? RestingRequestConverter)?.configuration ?? .init()
+        // Read once: the first send and the kept entry address the same API.
+        let baseUrl = self.baseUrl
         var keyed = request
         if !keyed.headers.contains("Idempotency-Key") { keyed.headers["Idempotency-Key"] = UUID().uuidString }
-        return perform(keyed).recover { [keyed] error throws -> HTTPResponse<ResponseType> in
+        return perform(keyed, baseUrl: baseUrl).recover { [keyed] error throws -> HTTPResponse<ResponseType> in
             guard OfflineQueue.keeps(keyed.endpoint.method, after: error, policy: policy),
                 case RestingError.transportFailed(let original) = error
             else { throw error }
             do {
-                try queue.enqueue(keyed, configuration: configuration)
+                try queue.enqueue(keyed, baseUrl: baseUrl, configuration: configuration)
             } catch {
                 throw RestingError.offlineStorageFailed(original: original, reason: "\(error)")
             }

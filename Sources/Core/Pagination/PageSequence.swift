@@ -18,18 +18,26 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
 
     let client: RestingClient
     let endpoint: Endpoint<Nothing, Page>
+    let headers: HTTPHeaders
     let pathVariables: [String: any PathVariableValue]
     let queryItems: [URLQueryItem]
     let start: PagePosition
     let itemsOfPage: @Sendable (Page) -> [Item]
-    /// Where the next page is, from the page just fetched.
+    /// Where the next page is, from the page just fetched and the origin the iteration's calls are addressed to.
     let next:
-        @Sendable (_ after: PagePosition, _ page: Page, _ count: Int, _ response: HTTPResponse<Page>) throws ->
-            PagePosition?
+        @Sendable (
+            _ after: PagePosition, _ page: Page, _ count: Int, _ response: HTTPResponse<Page>, _ callOrigin: Origin?
+        ) throws -> PagePosition?
 
+    /// Every page is a continuation of one call: the endpoint's attributes, the headers and the base URL the
+    /// iteration started with, and the credentials of the first page's origin, wherever a link leads.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let sequence: PageSequence
         var position: PagePosition?
+        /// The client's base URL when the iteration began: a switch meanwhile does not move later pages.
+        let baseUrl: String
+        /// Where the first page's call was addressed: the origin links are judged against (never a redirect's).
+        let callOrigin = Locked<Origin?>(nil)
         var visited: Set<String> = []
         /// Why there is no next page although the server named one: thrown after this page's items.
         var refusedNext: (any Error)?
@@ -41,11 +49,12 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
             }
             guard let current = position else { return nil }
             position = nil
-            let response = try await sequence.fetch(current)
+            let response = try await sequence.fetch(current, baseUrl: baseUrl, callOrigin: callOrigin)
             let items = sequence.itemsOfPage(response.body)
             guard !items.isEmpty else { return nil }
             do {
-                if let next = try sequence.next(current, response.body, items.count, response),
+                if let next = try sequence.next(
+                    current, response.body, items.count, response, callOrigin.withLock { $0 }),
                     visited.insert("\(next)").inserted  // a server that links back to a page must not loop forever
                 {
                     position = next
@@ -57,22 +66,34 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(sequence: self, position: start) }
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(sequence: self, position: start, baseUrl: client.baseUrl)
+    }
 
     /// The items of every page, one by one.
     public var items: AsyncThrowingFlatMapSequence<PageSequence, AsyncSyncSequence<[Item]>> {
         flatMap { $0.async }
     }
 
-    private func fetch(_ position: PagePosition) async throws -> HTTPResponse<Page> {
+    private func fetch(_ position: PagePosition, baseUrl: String, callOrigin: Locked<Origin?>) async throws
+        -> HTTPResponse<Page>
+    {
         switch position {
         case .query(let extra):
-            return try await client.perform(
-                RestingRequest(endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems + extra)
-            ).value
-        case .url(let url):
-            let target = Endpoint<Nothing, Page>(.get, url.absoluteString, encoding: .query)
-            return try await client.perform(RestingRequest(endpoint: target)).value
+            let request = RestingRequest(
+                endpoint: endpoint, headers: headers, pathVariables: pathVariables, queryItems: queryItems + extra)
+            return try await client.perform(request, baseUrl: baseUrl) { converted in
+                callOrigin.withLock { $0 = $0 ?? converted.credentialOrigin }
+            }.value
+        case .url(let url, let trusted):
+            // The endpoint's own call, retargeted: its attributes and headers stay, and its credentials stay
+            // bound to the first page's origin unless the app trusted the link's host.
+            let request = RestingRequest(
+                endpoint: endpoint, headers: headers, pathVariables: pathVariables, queryItems: queryItems)
+            return try await client.perform(request, baseUrl: baseUrl) { converted in
+                converted.url = url
+                if trusted { converted.credentialOrigin = Origin(url) }
+            }.value
         }
     }
 }
@@ -95,31 +116,36 @@ extension Array where Element: Sendable {
 }
 
 extension RestingClient {
-    /// The pages of a list endpoint whose response is an array, following `pagination`.
+    /// The pages of a list endpoint whose response is an array, following `pagination`; `headers` go with
+    /// every page.
     public func pages<Item: Decodable & Sendable>(
-        of endpoint: Endpoint<Nothing, [Item]>, pathVariables: [String: any PathVariableValue] = [:],
+        of endpoint: Endpoint<Nothing, [Item]>, headers: HTTPHeaders = [:],
+        pathVariables: [String: any PathVariableValue] = [:],
         queryItems: [URLQueryItem] = [], pagination: Pagination
     ) -> PageSequence<[Item], Item> {
         PageSequence(
-            client: self, endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems,
+            client: self, endpoint: endpoint, headers: headers, pathVariables: pathVariables, queryItems: queryItems,
             start: pagination.start,
             itemsOfPage: { $0 },
-            next: { position, _, count, response in
-                try pagination.next(after: position, count: count, headers: response.headers, url: response.url)
+            next: { position, _, count, response, callOrigin in
+                try pagination.next(
+                    after: position, count: count, headers: response.headers, url: response.url,
+                    callOrigin: callOrigin)
             })
     }
 
     /// The pages of a cursor-paginated endpoint: `items` reads a page's items, `nextCursor` the cursor of the
-    /// next page (`nil` after the last), sent as the `cursorParameter` query item.
+    /// next page (`nil` after the last), sent as the `cursorParameter` query item; `headers` go with every page.
     public func pages<Page: Decodable & Sendable, Item: Sendable>(
-        of endpoint: Endpoint<Nothing, Page>, pathVariables: [String: any PathVariableValue] = [:],
+        of endpoint: Endpoint<Nothing, Page>, headers: HTTPHeaders = [:],
+        pathVariables: [String: any PathVariableValue] = [:],
         queryItems: [URLQueryItem] = [], cursorParameter: String, items: @escaping @Sendable (Page) -> [Item],
         nextCursor: @escaping @Sendable (Page) -> String?
     ) -> PageSequence<Page, Item> {
         PageSequence(
-            client: self, endpoint: endpoint, pathVariables: pathVariables, queryItems: queryItems,
+            client: self, endpoint: endpoint, headers: headers, pathVariables: pathVariables, queryItems: queryItems,
             start: .query([URLQueryItem(name: cursorParameter, value: "")]), itemsOfPage: items,
-            next: { _, page, _, _ in nextCursor(page).map { .query([URLQueryItem(name: cursorParameter, value: $0)]) } }
+            next: { _, page, _, _, _ in nextCursor(page).map { .query([URLQueryItem(name: cursorParameter, value: $0)]) } }
         )
     }
 }

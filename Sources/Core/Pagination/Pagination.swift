@@ -11,11 +11,13 @@ public enum Pagination: Sendable {
     /// `?offset=N&limit=M`; the first page with fewer than `pageSize` items is the last.
     case offset(offset: String = "offset", limit: String = "limit", pageSize: Int)
     /// The RFC 8288 `Link` header's `rel="next"` target; the page without one is the last. Only a target on
-    /// the page's own origin (scheme, host and port) is followed, since the whole chain — credentials
-    /// included — goes with it; any other fails the iteration with ``RestingError/invalidURL(_:reason:)``.
+    /// the origin (scheme, host and port) the first page was asked of is followed — not the origin a redirect
+    /// led that page to — since the whole chain goes with it; any other fails the iteration with
+    /// ``RestingError/invalidURL(_:reason:)``. (Were a page on another origin reached anyway, the credential
+    /// boundary would still keep the call's credentials from it.)
     case linkHeader
     /// As ``linkHeader``, and also to the hosts in `trustedHosts` (any case), which then receive the same
-    /// credentials. Never from HTTPS to plain HTTP.
+    /// credentials: the app's explicit choice. Never from HTTPS to plain HTTP.
     case linkHeaderTrusting(_ trustedHosts: Set<String>)
 
     /// Where the first page is.
@@ -31,8 +33,8 @@ public enum Pagination: Sendable {
     }
 
     /// Where the page after `position` is, given what that page held.
-    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?) throws(RestingError)
-        -> PagePosition?
+    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?, callOrigin: Origin?)
+        throws(RestingError) -> PagePosition?
     {
         switch self {
         case .pageNumber(let page, let size, let pageSize, _):
@@ -47,23 +49,25 @@ public enum Pagination: Sendable {
                 URLQueryItem(name: limit, value: "\(pageSize)"),
             ])
         case .linkHeader:
-            return try nextLink(headers: headers, url: url, trustedHosts: [])
+            return try nextLink(headers: headers, url: url, callOrigin: callOrigin, trustedHosts: [])
         case .linkHeaderTrusting(let trustedHosts):
-            return try nextLink(headers: headers, url: url, trustedHosts: trustedHosts)
+            return try nextLink(headers: headers, url: url, callOrigin: callOrigin, trustedHosts: trustedHosts)
         }
     }
 
-    private func nextLink(headers: HTTPHeaders, url: URL?, trustedHosts: Set<String>) throws(RestingError)
-        -> PagePosition?
+    /// The `next` link of a page fetched from `url` (relative links resolve against it), judged against the
+    /// origin the iteration's calls are addressed to.
+    private func nextLink(headers: HTTPHeaders, url: URL?, callOrigin: Origin?, trustedHosts: Set<String>)
+        throws(RestingError) -> PagePosition?
     {
         guard let header = headers["Link"], let target = LinkHeader.target(of: header, relation: "next"),
             let next = URL(string: target, relativeTo: url)?.absoluteURL
         else { return nil }
-        guard let url, Origin(next) != nil else {
+        guard let nextOrigin = Origin(next), let callOrigin = callOrigin ?? url.flatMap(Origin.init) else {
             throw .invalidURL(RedactionPolicy.default.url(next), reason: "a next-page link must be an http(s) URL")
         }
-        if Origin.same(url, next) { return .url(next) }
-        guard !Origin.isDowngrade(from: url, to: next) else {
+        if nextOrigin == callOrigin { return .url(next, trusted: false) }
+        guard !(callOrigin.scheme == "https" && nextOrigin.scheme != "https") else {
             throw .invalidURL(
                 RedactionPolicy.default.url(next), reason: "a next-page link may not leave HTTPS for HTTP")
         }
@@ -73,14 +77,15 @@ public enum Pagination: Sendable {
                 reason: "a next-page link to another origin is not followed (credentials would go with it); "
                     + "trust its host with Pagination.linkHeaderTrusting")
         }
-        return .url(next)
+        return .url(next, trusted: true)
     }
 }
 
-/// Where a page is: extra query items on the endpoint, or an absolute URL a server gave.
+/// Where a page is: extra query items on the endpoint, or an absolute URL a server gave (`trusted` when on a host
+/// the app trusts with its credentials).
 enum PagePosition: Sendable, Equatable {
     case query([URLQueryItem])
-    case url(URL)
+    case url(URL, trusted: Bool)
 
     func value(of name: String) -> String? {
         guard case .query(let items) = self else { return nil }

@@ -18,6 +18,10 @@ struct DurableDirectory: Sendable {
 
     init(_ url: URL) throws(RestingError) {
         self.url = url
+        // A store reached through a symbolic link would change the modes of, and delete files in, its target.
+        guard !FileIO.isSymbolicLink(url) else {
+            throw .bodyUnreadable(reason: "the store at \(url.path) is a symbolic link; give its real path")
+        }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             // Also when it existed before: a store made by an older version, or by hand, may be readable by all.
