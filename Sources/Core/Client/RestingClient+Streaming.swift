@@ -10,23 +10,30 @@ extension RestingClient {
 
     /// ``perform(_:)`` for an endpoint whose response type streams: resolves with the head, the body flowing.
     ///
-    /// The call counts for ``cancelAll()`` and for the promise's `cancel()` until its body ends, not only until
-    /// the head arrived; it holds a ``ConcurrencyMode`` slot until the head arrived.
+    /// The call counts for ``cancelAll()`` and for the promise's `cancel()` until its body ends — across
+    /// reconnections and the waits between them while a reconnecting reader holds it (``StreamedCall``) — not
+    /// only until the head arrived; it holds a ``ConcurrencyMode`` slot while a head is awaited.
     func performStreaming<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, as type: any StreamingResponseBody.Type
+        _ request: RestingRequest<RequestType, ResponseType>, as type: any StreamingResponseBody.Type,
+        baseUrl: String? = nil, continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+        // Read once, when the call starts: reconnections go where the first stream came from.
+        let baseUrl = baseUrl ?? self.baseUrl
         let hooks = CancellationHooks()
         return call(cancellationHooks: hooks) { progress in
-            let (response, stream) = try await self.openStream(request, extraHeaders: [], progress: progress)
-            self.track(stream, cancellationHooks: hooks)
-            let reopen: @Sendable ([(name: String, value: String)]) async throws -> ResponseBodyStream? = { headers in
-                let (response, stream) = try await self.openStream(request, extraHeaders: headers, progress: { _ in })
-                guard response.status != 204 else { return nil }
-                self.track(stream, cancellationHooks: hooks)
-                return stream
+            let (response, stream) = try await self.openStream(
+                request, baseUrl: baseUrl, continuing: continuing, extraHeaders: [], progress: progress)
+            let call = StreamedCall(registry: self.calls) { headers in
+                try await self.holdingASlot {
+                    let (response, stream) = try await self.openStream(
+                        request, baseUrl: baseUrl, continuing: continuing, extraHeaders: headers, progress: { _ in })
+                    return response.status == 204 ? nil : stream
+                }
             }
+            call.attach(stream)
+            hooks.add { [weak call] in call?.cancel() }
             let streamed = StreamedBody(
-                stream: stream, decoder: request.endpoint.decoder ?? self.decoder, reopen: reopen)
+                stream: stream, decoder: request.endpoint.decoder ?? self.decoder, reconnector: call)
             guard let body = type.init(streamedBody: streamed) as? ResponseType else {
                 throw RestingError.decodingFailed(
                     type: String(describing: ResponseType.self),
@@ -43,10 +50,12 @@ extension RestingClient {
     /// Sends `request` asking for a streamed body; answers with an accepted head (its body emptied) and the body
     /// as a stream, or fails with the status.
     private func openStream<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, extraHeaders: [(name: String, value: String)],
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
+        continuing: (@Sendable (inout HTTPRequest) -> Void)?, extraHeaders: [(name: String, value: String)],
         progress: @escaping ProgressHandler
     ) async throws -> (head: HTTPDataResponse, body: ResponseBodyStream) {
         var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
+        continuing?(&httpRequest)
         httpRequest.responseStreaming = httpRequest.responseStreaming ?? ResponseStreaming()
         for header in extraHeaders { httpRequest.headers.replaceOrAdd(name: header.name, value: header.value) }
         try httpRequest.headers.validate()
@@ -61,13 +70,5 @@ extension RestingClient {
         response.body = Data()
         response.bodyStream = nil
         return (response, stream)
-    }
-
-    /// Lets the promise's `cancel()` and ``cancelAll()`` reach `stream` until it ends.
-    private func track(_ stream: ResponseBodyStream, cancellationHooks: CancellationHooks) {
-        let id = calls.reserve()
-        calls.register(id) { [weak stream] in stream?.cancel() }
-        stream.onTermination { [calls] in calls.settle(id) }
-        cancellationHooks.add { [weak stream] in stream?.cancel() }
     }
 }

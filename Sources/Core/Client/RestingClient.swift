@@ -113,7 +113,10 @@ public final class RestingClient: Sendable {
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
         continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
-        call { progress in
+        if let streamed = request.endpoint.responseReading.streaming {
+            return performStreaming(request, as: streamed, baseUrl: baseUrl, continuing: continuing)
+        }
+        return call { progress in
             try await self.respond(to: request, baseUrl: baseUrl, continuing: continuing, progress: progress)
         }
     }

@@ -44,23 +44,35 @@ public struct StreamedBody: Sendable {
     public let stream: ResponseBodyStream
     /// The client's (or the endpoint's) JSON decoder.
     public let decoder: JSONDecoder
-    /// Sends the call again through the whole pipeline with extra headers, answering with the new body (or
-    /// `nil` when the server answered 204: nothing more to read).
-    let reopen: (@Sendable (_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?)?
+    /// Sends the call again, and keeps it within reach of cancellation between sends.
+    let reconnector: (any StreamReconnector)?
 
     /// A body that cannot be reopened: what tests and custom types start from.
     public init(stream: ResponseBodyStream, decoder: JSONDecoder = JSONDecoder()) {
-        self.init(stream: stream, decoder: decoder, reopen: nil)
+        self.init(stream: stream, decoder: decoder, reconnector: nil)
     }
 
-    init(
-        stream: ResponseBodyStream, decoder: JSONDecoder,
-        reopen: (@Sendable (_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?)?
-    ) {
+    init(stream: ResponseBodyStream, decoder: JSONDecoder, reconnector: (any StreamReconnector)?) {
         self.stream = stream
         self.decoder = decoder
-        self.reopen = reopen
+        self.reconnector = reconnector
     }
+}
+
+/// How a streamed call is made again (``ServerSentEvents/reconnecting(_:)``): the call's own client, base URL,
+/// request and concurrency limit, and its cancellation — `cancel()` and `cancelAll()` reach the call in the
+/// waits between its streams too, not only while one is open.
+package protocol StreamReconnector: Sendable {
+    /// A reader that reconnects exists: the call stays registered (cancellable) between its streams, until
+    /// ``finish()``.
+    func holdOpen()
+    /// Waits `delay` before a reconnection; throws ``RestingError/cancelled`` at once when the call is cancelled.
+    func wait(_ delay: Duration) async throws
+    /// Sends the call again with `headers` added, answering with the new body, or `nil` when the server answered
+    /// 204 (nothing more to read).
+    func reopen(_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?
+    /// The reader is done: the call is over.
+    func finish()
 }
 
 extension ResponseBodyStream: StreamingResponseBody {

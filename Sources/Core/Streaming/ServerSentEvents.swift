@@ -18,9 +18,13 @@ import Foundation
 /// Without ``reconnecting(_:)`` the sequence ends when the body does (an error that cut it is thrown). With
 /// it, a body that ends or breaks is followed by the same call sent again through the whole pipeline — fresh
 /// headers and credentials, every interceptor — with `Last-Event-ID` set to the last ID received, after the
-/// server's `retry:` delay (or the policy's default): the reader sees one sequence of events, none lost or
-/// repeated by a server that honours `Last-Event-ID`. A reconnection answered 204 ends the sequence, as the
-/// standard says; any other status the client does not accept fails it.
+/// server's `retry:` delay (or the policy's default, never less than its minimum): the reader sees one sequence
+/// of events, none lost or repeated by a server that honours `Last-Event-ID`. A reconnection answered 204 ends
+/// the sequence, as the standard says; any other status the client does not accept fails it.
+///
+/// A reconnection is the same call: the base URL, attributes and headers it started with (a base URL switched
+/// meanwhile does not move it), the client's concurrency limit for each new head, and `cancel()` on the promise
+/// or the client's `cancelAll()` end it at any moment, the wait before a reconnection included.
 public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
     public typealias Element = ServerSentEvent
     public typealias Failure = any Error
@@ -33,15 +37,25 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         public var defaultDelay: Duration
         /// The longest wait, whatever the server's `retry:` asks for.
         public var maximumDelay: Duration
+        /// The shortest wait, whatever the server's `retry:` asks for: a server that sends `retry: 0` and one
+        /// event per connection cannot make the client reconnect as fast as it answers.
+        public var minimumDelay: Duration
 
         /// Reconnects up to `maximumAttempts` times in a row, waiting the server's `retry:` or `defaultDelay`, never
-        /// more than `maximumDelay`.
+        /// less than `minimumDelay` nor more than `maximumDelay`.
         public init(
-            maximumAttempts: Int = 5, defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60)
+            maximumAttempts: Int = 5, defaultDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60),
+            minimumDelay: Duration = .milliseconds(100)
         ) {
             self.maximumAttempts = Swift.max(0, maximumAttempts)
             self.defaultDelay = defaultDelay
             self.maximumDelay = maximumDelay
+            self.minimumDelay = minimumDelay
+        }
+
+        /// The wait before the next reconnection, given the server's last `retry:`.
+        func delay(server: Duration?) -> Duration {
+            Swift.max(minimumDelay, Swift.min(server ?? defaultDelay, maximumDelay))
         }
     }
 
@@ -81,7 +95,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         fileprivate var chunks: ResponseBodyStream.AsyncIterator
         fileprivate var parser: ServerSentEventParser
         fileprivate let reconnection: Reconnection?
-        fileprivate let reopen: (@Sendable ([(name: String, value: String)]) async throws -> ResponseBodyStream?)?
+        fileprivate let reconnector: (any StreamReconnector)?
         fileprivate var ready = Batch<ServerSentEvent>()
         fileprivate var failedAttempts = 0
         fileprivate var serverDelay: Duration?
@@ -111,30 +125,23 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
 
         /// The body ended (`drop` is `nil`) or broke: opens the next one, or ends the sequence.
         private mutating func reconnect(after drop: (any Error)?) async throws {
-            guard let reconnection, let reopen, Self.isReconnectable(drop) else {
+            guard let reconnection, let reconnector else {
                 isFinished = true
                 if let drop { throw drop }
                 return
             }
+            guard Self.isReconnectable(drop) else { return try finish(reconnector, throwing: drop) }
             var lastFailure = drop
             while true {
                 failedAttempts += 1
                 guard failedAttempts <= reconnection.maximumAttempts else {
-                    isFinished = true
-                    if let lastFailure { throw lastFailure }
-                    return
-                }
-                let delay = Swift.min(serverDelay ?? reconnection.defaultDelay, reconnection.maximumDelay)
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    throw RestingError.cancelled
+                    return try finish(reconnector, throwing: lastFailure)
                 }
                 let headers = parser.lastEventID.isEmpty ? [] : [(name: "Last-Event-ID", value: parser.lastEventID)]
                 do {
-                    guard let stream = try await reopen(headers) else {
-                        isFinished = true
-                        return
+                    try await reconnector.wait(reconnection.delay(server: serverDelay))
+                    guard let stream = try await reconnector.reopen(headers) else {
+                        return try finish(reconnector, throwing: nil)
                     }
                     chunks = stream.makeAsyncIterator()
                     parser = ServerSentEventParser(
@@ -143,10 +150,16 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
                 } catch  where Self.isReconnectable(error) {
                     lastFailure = error
                 } catch {
-                    isFinished = true
-                    throw error
+                    return try finish(reconnector, throwing: error)
                 }
             }
+        }
+
+        /// Ends the sequence, and the call it reconnects.
+        private mutating func finish(_ reconnector: any StreamReconnector, throwing error: (any Error)?) throws {
+            isFinished = true
+            reconnector.finish()
+            if let error { throw error }
         }
 
         /// A clean end or a failed transport is worth another try; a status, a cancellation, an event too
@@ -159,10 +172,12 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(
+        let reconnector = reconnection == nil ? nil : body.reconnector
+        reconnector?.holdOpen()
+        return AsyncIterator(
             chunks: body.stream.makeAsyncIterator(),
             parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
-            reconnection: reconnection, reopen: body.reopen)
+            reconnection: reconnection, reconnector: reconnector)
     }
 
     /// Stops the body (see ``ResponseBodyStream/cancel()``).
