@@ -97,8 +97,8 @@ let package = Package(
             path: "Tests/StreamingTests"),
         .testTarget(
             name: "HTTPSemanticsTests",
-            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness"],
-            path: "Tests/HTTPSemanticsTests"),
+            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
+            path: "Tests/HTTPSemanticsTests", exclude: ["recording_server.py"]),
         .testTarget(
             name: "RestingKitTests",
             dependencies: [

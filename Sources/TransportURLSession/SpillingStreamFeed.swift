@@ -13,8 +13,10 @@ import Darwin
 /// receive is a `fatalError` in it). So when the reader falls behind, chunks go to an unlinked temporary file instead,
 /// and come back from it, in order, as the reader catches up.
 ///
-/// The file never holds more than `spillLimit` bytes: past that the body fails with
-/// ``/RestingCore/RestingError/responseTooLarge(limit:)`` rather than fill the disk for a reader that stopped reading.
+/// The file holds the unread part only, not the whole body: what the reader took is cut off its front (at most
+/// twice the unread bytes, plus ``compactionThreshold``, stay on disk). Past `spillLimit` unread bytes the body
+/// fails with ``/RestingCore/RestingError/responseTooLarge(limit:)`` rather than fill the disk for a reader that
+/// stopped reading.
 ///
 /// The stream's callbacks hold the feed (the reader may drain the file long after the task is gone), and the
 /// feed holds the stream's continuation until the body ends or the reader cancels: then it lets go of it and
@@ -45,6 +47,9 @@ final class SpillingStreamFeed: Sendable {
     private let state = Locked(State())
     /// How much is read back from the file per chunk.
     static let refillChunkSize = 64 * 1024
+    /// Bytes already read back past which the file is compacted (the unread part moved to its start), once they
+    /// also outnumber the unread ones: each byte is moved at most once on average.
+    static let compactionThreshold: Int64 = 1 << 20
 
     /// A stream fed by a new feed; `onCancel` runs when the reader gives up.
     static func makeStream(
@@ -105,15 +110,18 @@ final class SpillingStreamFeed: Sendable {
                 }
                 switch continuation.yield(Data(buffer[..<read])) {
                 case .accepted: state.readOffset += Int64(read)
-                case .pause: return
+                case .pause:
+                    if let failure = compact(&state) { state.end(failure) }
+                    return
                 case .discarded:
                     state.end(nil)
                     return
                 }
             }
-            // Drained: start the file over, and deliver an end that waited behind it.
+            // Drained: start the file over (empty on disk too), and deliver an end that waited behind it.
             state.readOffset = 0
             state.writeOffset = 0
+            if state.descriptor >= 0 { _ = ftruncate(state.descriptor, 0) }
             if let end = state.pendingEnd {
                 state.pendingEnd = nil
                 state.end(end)
@@ -130,6 +138,39 @@ final class SpillingStreamFeed: Sendable {
                 return
             }
             state.end(.some(error))
+        }
+    }
+
+    /// Moves the unread bytes to the start of the file and cuts it there, once enough has been read back: the
+    /// file then holds what the reader has not taken, not everything that was ever spilled.
+    private func compact(_ state: inout State) -> RestingError? {
+        guard state.readOffset >= Self.compactionThreshold, state.readOffset >= state.spilled else { return nil }
+        // The unread range starts at or after its own length: copying it to offset 0 never overwrites unread bytes.
+        var buffer = [UInt8](repeating: 0, count: Self.refillChunkSize)
+        var moved: Int64 = 0
+        while moved < state.spilled {
+            let count = Int(min(Int64(buffer.count), state.spilled - moved))
+            let copied = buffer.withUnsafeMutableBytes { bytes -> Bool in
+                pread(state.descriptor, bytes.baseAddress, count, off_t(state.readOffset + moved)) == count
+                    && pwrite(state.descriptor, bytes.baseAddress, count, off_t(moved)) == count
+            }
+            guard copied else { return Self.failure("cannot compact the spill file: \(String(cString: strerror(errno)))") }
+            moved += Int64(count)
+        }
+        guard ftruncate(state.descriptor, off_t(state.spilled)) == 0 else {
+            return Self.failure("cannot compact the spill file: \(String(cString: strerror(errno)))")
+        }
+        state.writeOffset = state.spilled
+        state.readOffset = 0
+        return nil
+    }
+
+    /// The spill file's size on disk now (0 without one): what the tests bound.
+    var spillFileSize: Int64 {
+        state.withLock { state in
+            var status = stat()
+            guard state.descriptor >= 0, fstat(state.descriptor, &status) == 0 else { return 0 }
+            return Int64(status.st_size)
         }
     }
 

@@ -58,6 +58,17 @@ enum URLSessionMapping {
         malformedReplyMessages.contains { error.localizedDescription.contains($0) }
     }
 
+    /// Parts of libcurl's messages for a TLS handshake or verification failure (an untrusted or mismatched
+    /// certificate among them), which FoundationNetworking passes on as NSURLErrorUnknown.
+    private static let tlsFailureMessages = [
+        "SSL certificate problem", "SSL peer certificate", "SSL connect error", "SSL: no alternative certificate",
+        "certificate verify failed", "SSL_connect", "TLS connect error",
+    ]
+
+    private static func isTLSFailure(_ error: URLError) -> Bool {
+        tlsFailureMessages.contains { error.localizedDescription.contains($0) }
+    }
+
     static func restingError(_ error: any Error) -> RestingError {
         guard let urlError = error as? URLError else {
             return .transportFailed(TransportError(kind: .other, code: 0, domain: "URLSession", message: "\(error)"))
@@ -80,6 +91,8 @@ enum URLSessionMapping {
         // unsupportedURL; only libcurl's message tells them apart. CurlClient calls them malformed responses.
         case .unknown where isMalformedReply(urlError), .unsupportedURL where isMalformedReply(urlError):
             kind = .malformedResponse
+        // Likewise a certificate libcurl does not trust: CurlClient calls it a TLS failure, and so do we.
+        case .unknown where isTLSFailure(urlError): kind = .tlsFailed
         default: kind = .other
         }
         return .transportFailed(

@@ -112,23 +112,26 @@ struct ReadmePaginationExamples {
 struct ReadmeOfflineExamples {
     @Test("requests kept while offline are replayed in order")
     func offlineQueue() async throws {
-        let server = try await LocalServer.sharedImageServer.value
         let outboxDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID())")
         defer { try? FileManager.default.removeItem(at: outboxDirectory) }
-        // Nothing listens there:
-        let offlineClient = RestingClient(baseUrl: "http://127.0.0.1:\(try LocalServer.unusedPort())")
-        let restingClient = RestingClient(baseUrl: server.baseURL)
+        // The API's port, with nothing listening on it until image_server starts there below ("the network is back").
+        let port = try LocalServer.unusedPort()
+        let restingClient = RestingClient(baseUrl: "http://127.0.0.1:\(port)")
+        var server: LocalServer?
+        defer { server?.stop() }
         // snippet: offline-queue
         let outbox = try OfflineQueue(directory: outboxDirectory)
         let createPost = Endpoint<PostCreateModel, PostModel>(.post, "/posts", encoding: .json)
         let draft = RestingRequest(
             endpoint: createPost, body: PostCreateModel(userId: 1, title: "Written offline", body: "…"))
         do {
-            _ = try await offlineClient.perform(draft, storingOfflineIn: outbox).value
+            _ = try await restingClient.perform(draft, storingOfflineIn: outbox).value
         } catch {
             print("kept for later: \(try outbox.entries().count) request(s) waiting")
         }
-        // … when the network is back:
+        // end snippet
+        server = try await LocalServer.start(script: LocalServer.imageServerScript, arguments: ["--port", "\(port)"])
+        // snippet: offline-replay
         let report = try await outbox.replay(with: restingClient) { sent, total in print("sent \(sent) of \(total)") }
         // end snippet
         let waiting = try outbox.entries()

@@ -142,7 +142,12 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
             if storable, isStorable(updated.headers, status: updated.status, requestDirectives) {
                 await withStore { $0.store(updated, for: key) }
             }
-            return answer(updated, for: request, status: .revalidated, age: nil)
+            var revalidated = answer(updated, for: request, status: .revalidated, age: nil)
+            // The cookies this 304 set now reach the interceptors above (a cookie jar); they are never stored.
+            for cookie in response.headers.values(for: "Set-Cookie") {
+                revalidated.headers.add(name: "Set-Cookie", value: cookie)
+            }
+            return revalidated
         }
         var fresh = response
         fresh.cacheStatus = .miss
@@ -234,7 +239,8 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
 
     /// Forgets what an unsafe method to `request.url` made stale (RFC 9111 §4.4).
     private func invalidate(after response: HTTPDataResponse, to request: HTTPRequest) async {
-        var keys = [Self.key(for: request.url), Self.key(for: request)]
+        // The anonymous entry and, for a credentialed request, its own identity's.
+        var keys = Array(Set([Self.key(for: request.url), Self.key(for: request)]))
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name],
                 let url = URL(string: value, relativeTo: request.url)?.absoluteURL,

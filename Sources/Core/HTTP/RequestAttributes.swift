@@ -107,7 +107,7 @@ public struct RequestAttributes: Sendable {
 ///     static let name = "com.example.tenant"
 /// }
 /// ```
-public protocol PersistentRequestAttributeKey: RequestAttributeKey where Value: Codable {
+public protocol PersistentRequestAttributeKey: RequestAttributeKey, Sendable where Value: Codable {
     /// The name the value is stored under: unique in the app and stable across its releases.
     static var name: String { get }
 }
