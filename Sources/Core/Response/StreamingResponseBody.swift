@@ -73,6 +73,8 @@ package protocol StreamReconnector: Sendable {
     func reopen(_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?
     /// The reader is done: the call is over.
     func finish()
+    /// Cancels the call: the stream being read, a wait, any reconnection to come.
+    func cancel()
 }
 
 extension ResponseBodyStream: StreamingResponseBody {

@@ -96,6 +96,8 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         fileprivate var parser: ServerSentEventParser
         fileprivate let reconnection: Reconnection?
         fileprivate let reconnector: (any StreamReconnector)?
+        /// Ends the call when the last copy of this iterator is gone, however the reader left.
+        fileprivate let lease: ReaderLease?
         fileprivate var ready = Batch<ServerSentEvent>()
         fileprivate var failedAttempts = 0
         fileprivate var serverDelay: Duration?
@@ -177,11 +179,22 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         return AsyncIterator(
             chunks: body.stream.makeAsyncIterator(),
             parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
-            reconnection: reconnection, reconnector: reconnector)
+            reconnection: reconnection, reconnector: reconnector, lease: reconnector.map(ReaderLease.init))
     }
 
-    /// Stops the body (see ``ResponseBodyStream/cancel()``).
-    public func cancel() { body.stream.cancel() }
+    /// Stops the events: the body being read (see ``ResponseBodyStream/cancel()``) and any reconnection.
+    public func cancel() {
+        body.stream.cancel()
+        body.reconnector?.cancel()
+    }
+}
+
+/// A reconnecting reader's hold on its call: the call ends when the reader is gone (a `break`, a dropped
+/// iterator), not only when the events end.
+private final class ReaderLease: Sendable {
+    let reconnector: any StreamReconnector
+    init(_ reconnector: any StreamReconnector) { self.reconnector = reconnector }
+    deinit { reconnector.finish() }
 }
 
 extension ResponseBodyStream {

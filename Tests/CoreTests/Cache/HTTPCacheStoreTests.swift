@@ -95,6 +95,20 @@ struct HTTPCacheStoreTests {
         #expect(reopened.size == 0)
     }
 
+    @Test("#12 an entry replaced by one larger than the whole store is gone from disk too, also after a restart")
+    func oversizedReplacementRemovesTheOldFile() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = "https://h.example/profile"
+        let store = try DiskCacheStore(directory: directory, capacity: 4096)
+        store.store(entry(key, bodySize: 100), for: key)
+        #expect(store.response(for: key) != nil)
+        store.store(entry(key, bodySize: 10_000), for: key)
+        #expect(store.response(for: key) == nil, "the superseded response is not served")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }.isEmpty)
+        #expect(try DiskCacheStore(directory: directory, capacity: 4096).response(for: key) == nil)
+    }
+
     @Test("entries round-trip the file format exactly; keys never become paths")
     func entryFormat() throws {
         let key = "https://h.example/../../etc/passwd?q=1"

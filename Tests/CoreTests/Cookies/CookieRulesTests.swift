@@ -81,6 +81,35 @@ struct CookieRulesTests {
         #expect(sent(&own, to: "http://localhost/x") == "e=1")
     }
 
+    @Test("#11 a loaded list's wildcard rule makes every name under it a suffix, an exception rule lifts that")
+    func publicSuffixWildcards() {
+        let list = PublicSuffixList(
+            parsing: """
+                // ===BEGIN ICANN DOMAINS===
+                uk
+                *.sch.uk
+                !www.ck
+                *.ck
+                  co.uk   trailing words are comments
+                """)
+        #expect(list.isPublicSuffix("school1.sch.uk"), "one label under a wildcard")
+        #expect(!list.isPublicSuffix("evil.school1.sch.uk"))
+        #expect(list.isPublicSuffix("co.uk") && list.isPublicSuffix("anything.ck") && !list.isPublicSuffix("www.ck"))
+        var store = CookieStore(publicSuffixes: list)
+        store.receive("sid=fixed; Domain=school1.sch.uk", from: URL(string: "https://evil.school1.sch.uk/")!, now: now)
+        #expect(store.cookies.isEmpty, "evil.school1.sch.uk cannot set a cookie for every school1.sch.uk site")
+        store.receive("own=1; Domain=evil.school1.sch.uk", from: URL(string: "https://evil.school1.sch.uk/")!, now: now)
+        #expect(store.cookies.map(\.name) == ["own"], "its own name it can")
+    }
+
+    @Test("the list format: comments, blank lines and malformed rules are skipped, case is ignored")
+    func publicSuffixParsing() {
+        let list = PublicSuffixList(parsing: "// comment\n\n*\n!\n*.\nfoo.*.bar\nEXAMPLE.Org\n\t\n")
+        #expect(list.isPublicSuffix("example.org"))
+        #expect(!list.isPublicSuffix("foo.x.bar") && !list.isPublicSuffix("a.b"))
+        #expect(list.isPublicSuffix("com"), "every single label stays a suffix")
+    }
+
     @Test("an IP address host accepts only itself as Domain, and its cookies are host-only")
     func ipAddresses() {
         var store = store(["a=1; Domain=127.0.0.1", "b=2; Domain=0.0.1", "c=3"], from: "http://127.0.0.1:8080/")

@@ -1,0 +1,104 @@
+import Foundation
+import RestingTestSupport
+import Testing
+
+@testable import RestingCore
+
+/// The rule the last link of every chain enforces, and the marks it reads, without sockets.
+@Suite("Credential boundary")
+struct CredentialBoundaryUnitTests {
+    let api = URL(string: "https://api.example.com/v1/items")!
+    let other = URL(string: "https://cdn.example.net/file")!
+
+    func enforced(_ request: HTTPRequest) -> HTTPRequest {
+        var request = request
+        CredentialBoundary.enforce(on: &request)
+        return request
+    }
+
+    @Test("a credential without an origin of its own belongs to the call's: kept there, dropped anywhere else")
+    func callOrigin() {
+        var request = HTTPRequest(method: .get, url: api, headers: ["Authorization": "Bearer t", "Accept": "*/*"])
+        request.headers.add(name: "X-Tenant", value: "secret", sensitive: true)
+        #expect(enforced(request).headers == request.headers, "the call's own origin receives everything")
+        request.url = other
+        #expect(enforced(request).headers.map(\.name) == ["Accept"], "another origin receives no credential")
+        request.url = URL(string: "http://api.example.com/v1/items")!
+        #expect(enforced(request).headers.map(\.name) == ["Accept"], "nor does the same host over plain HTTP")
+    }
+
+    @Test("a credential bound to a site goes to that site only, whatever the call's origin")
+    func boundFields() {
+        var request = HTTPRequest(method: .get, url: api)
+        request.url = other
+        request.headers.add(name: "Cookie", value: "cdn=1", sensitive: true, origin: Origin(other))
+        request.headers.add(name: "Authorization", value: "Bearer t")
+        #expect(enforced(request).headers.map(\.name) == ["Cookie"])
+    }
+
+    @Test("the call's origin is the URL it was made with, kept when the URL changes, moved only on purpose")
+    func credentialOrigin() {
+        var request = HTTPRequest(method: .get, url: api)
+        #expect(request.credentialOrigin == Origin(api))
+        request.url = other
+        #expect(request.credentialOrigin == Origin(api))
+        request.credentialOrigin = Origin(other)
+        request.headers["Authorization"] = "Bearer t"
+        #expect(enforced(request).headers["Authorization"] == "Bearer t")
+    }
+
+    @Test("a URL without an origin receives no credential at all")
+    func noOrigin() {
+        let request = HTTPRequest(
+            method: .get, url: URL(string: "file:///etc/passwd")!, headers: ["Authorization": "Bearer t"])
+        #expect(enforced(request).headers.isEmpty)
+    }
+
+    @Test("#7 sensitivity sticks to a name however it is set again: subscript, replaceOrAdd, remove and add")
+    func stickySensitivity() {
+        var headers = HTTPHeaders()
+        headers.add(name: "X-Tenant-Secret", value: "one", sensitive: true)
+        headers["x-tenant-secret"] = "two"
+        #expect(headers.allSatisfy { $0.isSensitive })
+        headers.replaceOrAdd(name: "X-TENANT-SECRET", value: "three")
+        #expect(headers.allSatisfy { $0.isSensitive })
+        headers.remove(name: "X-Tenant-Secret")
+        headers.add(name: "X-Tenant-Secret", value: "four")
+        #expect(headers.allSatisfy { $0.isSensitive })
+        #expect(!headers.description.contains("four"))
+        var request = HTTPRequest(method: .get, url: api, headers: headers)
+        request.headers["X-Tenant-Secret"] = "five"
+        #expect(!request.description.contains("five") && !request.cURLDescription().contains("five"))
+        request.url = other
+        #expect(enforced(request).headers.isEmpty, "and it stays within its origin")
+    }
+
+    @Test("#7 a request's own header over a provider's sensitive one of the same name stays sensitive")
+    func requestHeaderOverProviderKeepsTheMark() throws {
+        let provider = RestingHeaderProvider()
+        provider.addHeader(key: "X-Tenant-Secret", value: "from-provider", sensitive: true)
+        let converter = RestingRequestConverter(configuration: .init(headerProvider: provider))
+        let endpoint = Endpoint<Nothing, Data>(.get, "/items", encoding: .query)
+        let request = try converter.toHTTPRequest(
+            RestingRequest(endpoint: endpoint, headers: ["X-Tenant-Secret": "per-request"]),
+            baseUrl: "https://api.example.com")
+        #expect(request.headers.first { $0.name == "X-Tenant-Secret" }?.isSensitive == true)
+        #expect(!request.description.contains("per-request"))
+    }
+
+    @Test("a chain's network interceptor that re-adds a token on a hop to another origin sends it nowhere")
+    func networkInterceptorOnAnotherOrigin() async throws {
+        let seen = Collector<HTTPRequest>()
+        let transport = ClosureHTTPClient { request in
+            seen.append(request)
+            guard request.url.host == "api.example.com" else { return HTTPDataResponse(status: 200, url: request.url) }
+            return HTTPDataResponse(status: 302, headers: ["Location": "https://elsewhere.example.org/landing"])
+        }
+        let client = RestingClient(
+            baseUrl: "https://api.example.com", httpClient: transport,
+            networkInterceptors: [AuthInterceptor.bearer(token: "t")])
+        _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/a", encoding: .query)))
+            .value
+        #expect(seen.all.map { $0.headers["Authorization"] } == ["Bearer t", nil])
+    }
+}
