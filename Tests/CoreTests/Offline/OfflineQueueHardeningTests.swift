@@ -212,4 +212,95 @@ struct OfflineQueueHardeningTests {
             #expect(original.kind == .connectionFailed && !reason.isEmpty)
         }
     }
+
+    @Test("an entry naming a body file outside the store is quarantined: nothing elsewhere is uploaded or deleted")
+    func tamperedBodyFileIsQuarantined() async throws {
+        try await withStore { directory in
+            let victim = FileManager.default.temporaryDirectory.appendingPathComponent("victim-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: victim) }
+            try Data("private".utf8).write(to: victim)
+            let queue = try OfflineQueue(directory: directory)
+            try queue.enqueue(RestingRequest(endpoint: create, body: Payload(n: 1)))
+            let name = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0.hasSuffix(".json") })
+            let file = directory.appendingPathComponent(name)
+            var entry = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            entry["bodyFile"] = "../" + victim.lastPathComponent
+            try JSONSerialization.data(withJSONObject: entry).write(to: file)
+            let seen = Collector<HTTPRequest>()
+            let report = try await queue.replay(with: delivering(seen))
+            #expect(report.sent == 0 && report.quarantined == 1)
+            #expect(seen.all.isEmpty, "nothing was uploaded")
+            #expect(try Data(contentsOf: victim) == Data("private".utf8), "and the file outside is untouched")
+        }
+    }
+
+    @Test("an entry with an attribute the queue cannot restore is quarantined, never replayed without it")
+    func unknownAttributesAreQuarantined() async throws {
+        enum TenantKey: PersistentRequestAttributeKey {
+            static let defaultValue: String? = nil
+            static let name = "test.tenant"
+        }
+        try await withStore { directory in
+            var request = RestingRequest(endpoint: create, body: Payload(n: 1))
+            request.attributes[TenantKey.self] = "acme"
+            do {
+                let queue = try OfflineQueue(directory: directory, attributeKeys: [TenantKey.self])
+                try queue.enqueue(request)
+                let restored = try #require(try queue.entries().first?.attributes?["test.tenant"])
+                #expect(String(decoding: restored, as: UTF8.self).contains("acme"))
+            }
+            let forgetful = try OfflineQueue(directory: directory)
+            let seen = Collector<HTTPRequest>()
+            let report = try await forgetful.replay(with: delivering(seen))
+            #expect(report.quarantined == 1 && seen.all.isEmpty)
+        }
+    }
+
+    @Test("the app's persistent attributes are replayed with the request")
+    func appAttributesAreReplayed() async throws {
+        enum TenantKey: PersistentRequestAttributeKey {
+            static let defaultValue: String? = nil
+            static let name = "test.tenant"
+        }
+        try await withStore { directory in
+            let queue = try OfflineQueue(directory: directory, attributeKeys: [TenantKey.self])
+            var request = RestingRequest(endpoint: create.setting(\.maximumAttempts, 1), body: Payload(n: 1))
+            request.attributes[TenantKey.self] = "acme"
+            try queue.enqueue(request)
+            let seen = Collector<HTTPRequest>()
+            _ = try await queue.replay(with: delivering(seen))
+            #expect(seen.all.map { $0.attributes[TenantKey.self] } == ["acme"])
+            #expect(seen.all.map(\.attributes.maximumAttempts) == [1])
+        }
+    }
+
+    @Test("a store directory that is a symbolic link is refused, and its target left as it was")
+    func symlinkedStoreIsRefused() async throws {
+        try await withStore { directory in
+            let target = FileManager.default.temporaryDirectory.appendingPathComponent("target-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: target) }
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target.path)
+            try Data().write(to: target.appendingPathComponent("tmp-keep"))
+            try FileManager.default.createSymbolicLink(at: directory, withDestinationURL: target)
+            #expect(throws: RestingError.self) { try OfflineQueue(directory: directory) }
+            #expect(throws: RestingError.self) { try DiskCacheStore(directory: directory) }
+            let mode = try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? Int
+            #expect(mode == 0o755)
+            #expect(FileManager.default.fileExists(atPath: target.appendingPathComponent("tmp-keep").path))
+        }
+    }
+
+    @Test("a second queue on a directory already open fails to open; once the first is gone, it opens")
+    func oneQueuePerDirectory() async throws {
+        try await withStore { directory in
+            do {
+                let first = try OfflineQueue(directory: directory)
+                #expect(throws: RestingError.self) { try OfflineQueue(directory: directory) }
+                _ = try first.entries()
+            }
+            #expect(try OfflineQueue(directory: directory).entries().isEmpty)
+        }
+    }
 }
