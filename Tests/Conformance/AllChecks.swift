@@ -85,6 +85,9 @@ extension TransportConformance {
         /// stays full) while the reader holds one chunk of a 32 MiB body; then the reader resumes and every byte
         /// arrives, in order.
         case backPressure
+        /// ``slowReader()``: A reader slower than the network holds no more than the buffer: the bytes the stream
+        /// still holds never pass the buffer size plus one chunk, and every byte arrives in order.
+        case slowReader
         /// ``streamCancellation()``: Leaving the loop, cancelling the reading task, or cancelling the stream ends the
         /// transfer: the server sees its connection closed.
         case streamCancellation
@@ -101,7 +104,7 @@ extension TransportConformance {
         public var needsWire: Bool { Self.streaming.contains(self) }
 
         private static let streaming: Set<Check> = [
-            .streamsWithoutBuffering, .backPressure, .streamCancellation, .streamErrors, .streamShape,
+            .streamsWithoutBuffering, .backPressure, .slowReader, .streamCancellation, .streamErrors, .streamShape,
         ]
     }
 
@@ -135,6 +138,7 @@ extension TransportConformance {
         case .faults: try await faults()
         case .streamsWithoutBuffering: try await streamsWithoutBuffering()
         case .backPressure: try await backPressure()
+        case .slowReader: try await slowReader()
         case .streamCancellation: try await streamCancellation()
         case .streamErrors: try await streamErrors()
         case .streamShape: try await streamShape()

@@ -57,6 +57,31 @@ extension TransportConformance {
         #expect(pattern.isIntact, "\(name): the bytes arrived out of order")
     }
 
+    /// A reader slower than the network holds no more than the buffer: reading 16 MiB a chunk at a time with a
+    /// pause after each, the bytes the stream still holds (taken chunks no longer count) never pass the buffer
+    /// size plus one chunk, and every byte arrives in order. (The pauses are the slow reader under test, not a
+    /// synchronisation.)
+    public func slowReader() async throws {
+        let size = 16 * 1024 * 1024
+        let bufferSize = 256 * 1024
+        let response = try await streamed("/pattern?size=\(size)", bufferSize: bufferSize)
+        let stream = try #require(response.bodyStream, "\(name)")
+        var chunks = stream.makeAsyncIterator()
+        var pattern = BytePattern()
+        var largestChunk = 0
+        var mostHeld = 0
+        while let chunk = try await chunks.next() {
+            pattern.continues(with: chunk)
+            largestChunk = max(largestChunk, chunk.count)
+            mostHeld = max(mostHeld, stream.retainedBytes)
+            try await Task.sleep(for: .microseconds(200))
+        }
+        #expect(pattern.received == size && pattern.isIntact, "\(name): \(pattern.received) of \(size) bytes")
+        #expect(
+            mostHeld <= bufferSize + largestChunk,
+            "\(name): the stream held \(mostHeld) bytes for a \(bufferSize)-byte buffer")
+    }
+
     /// Leaving the loop, cancelling the reading task, or cancelling the stream ends the transfer: the server sees
     /// its connection closed.
     public func streamCancellation() async throws {

@@ -163,6 +163,9 @@ struct StreamingConformanceTests {
     @Test("a reader that stops stops the transfer, and the body then arrives whole", arguments: names)
     func backPressure(_ name: String) async throws { try await suite(name).backPressure() }
 
+    @Test("#13 a reader slower than the network holds no more than the buffer", arguments: names)
+    func slowReader(_ name: String) async throws { try await suite(name).slowReader() }
+
     @Test("leaving the loop, cancelling the reader or the stream closes the connection", arguments: names)
     func streamCancellation(_ name: String) async throws { try await suite(name).streamCancellation() }
 

@@ -214,6 +214,13 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         }
     }
 
+    /// Bytes of the body this stream holds in memory now, waiting for the reader: what the conformance kit bounds
+    /// for a slow reader (0 for a body read from another sequence, which holds none of its own).
+    package var retainedBytes: Int {
+        guard case .buffer(let buffer) = source else { return 0 }
+        return buffer.retainedBytes
+    }
+
     /// Stops the body: the transfer ends and a waiting reader fails with ``RestingError/cancelled``.
     public func cancel() {
         switch source {

@@ -82,6 +82,9 @@ final class StreamBuffer: Sendable {
         }
     }
 
+    /// Bytes of the chunks the buffer holds (``BodyBufferState/retainedBytes``).
+    var retainedBytes: Int { shared.withLock { $0.state.retainedBytes } }
+
     /// Whether the reader has given up.
     var isCancelled: Bool { shared.withLock { $0.state.isCancelled } }
 
