@@ -18,9 +18,12 @@ interleaved round by round and ratios are medians of per-round ratios.
     c-stream                            plain C libcurl, a write callback that discards     baseline for curl
     curl-stream / urlsession-stream     RestingClient, an Endpoint<Nothing, ResponseBodyStream>, each chunk dropped
     urlsession-download-one             URLSessionClient's download of the same file       baseline for urlsession
+  a slow reader (the 64 MiB download file, a 1 ms pause after each chunk: slower than the network):
+    curl-stream-slow / urlsession-stream-slow   peak RSS, against the fast reader's above: what a reader that
+                                        falls behind costs (at most the stream's buffer, 1 MiB by default)
 CurlClient's runs use RestingCurlStreamingBenchmark, a binary without FoundationNetworking.
 Ends with `RESULT <name> <value>` lines. BENCH_ROUNDS (5) and BENCH_UPLOAD_MIB (1024) change the workload;
-BENCH_STREAMING_PARTS (upload,download,stream) picks what runs.
+BENCH_STREAMING_PARTS (upload,download,stream,slow) picks what runs.
 """
 import os
 import shutil
@@ -44,7 +47,8 @@ STORING_CLIENTS = ["urlsession-upload-raw", "urlsession-upload-multipart", "raw-
                    "raw-urlsession-upload-stream"]
 DOWNLOAD_CLIENTS = ["c-download", "curl-download", "urlsession-download"]
 STREAM_CLIENTS = ["c-stream", "curl-stream", "urlsession-stream", "urlsession-download-one"]
-PARTS = os.environ.get("BENCH_STREAMING_PARTS", "upload,download,stream").split(",")
+SLOW_READERS = ["curl-stream-slow", "urlsession-stream-slow"]
+PARTS = os.environ.get("BENCH_STREAMING_PARTS", "upload,download,stream,slow").split(",")
 
 NGINX_HTTP = """
   server {{
@@ -136,6 +140,9 @@ def main():
                         measure(client, f"{base}/stream.bin", None, f"{directory}/downloads"))
                     for name in os.listdir(f"{directory}/downloads"):  # a 1 GiB download would stay in memory
                         os.remove(f"{directory}/downloads/{name}")
+                for client in SLOW_READERS if "slow" in PARTS else []:
+                    results.setdefault(client, []).append(
+                        measure(client, f"{base}/download.bin", None, f"{directory}/downloads"))
         report(results)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -180,6 +187,15 @@ def report(results):
         print(f"RESULT urlsession_{stream}_ratio_vs_download {ratio(results, 'urlsession-stream', 'urlsession-download-one'):.2f}")
         print(f"RESULT urlsession_{stream}_rss_mib {rss['urlsession-stream']:.1f}")
         print(f"RESULT urlsession_download_{size}_rss_mib {rss['urlsession-download-one']:.1f}")
+    if "slow" in PARTS:
+        # The slow reader's peak RSS, and how much it exceeds the fast reader's (same transport, same process
+        # shape; the fast one read 1 GiB, the slow one 64 MiB: a fast reader's memory does not grow with the body).
+        for prefix in ("curl", "urlsession"):
+            slow = statistics.median(r[1] for r in results[f"{prefix}-stream-slow"])
+            print(f"RESULT {prefix}_stream_slow_reader_rss_mib {slow:.1f}")
+            if "stream" in PARTS:
+                fast = statistics.median(r[1] for r in results[f"{prefix}-stream"])
+                print(f"RESULT {prefix}_stream_slow_reader_rss_over_fast_mib {slow - fast:.1f}")
     if "upload" not in PARTS or "download" not in PARTS:
         return
     for action, name in names.items():

@@ -12,6 +12,8 @@ import Foundation
 ///   upload-multipart URL FILE    PUT a form of a text field and FILE as a `MultipartFile`
 ///   download URL COUNT DIR       COUNT downloads of URL at once, into DIR/download-N.bin
 ///   stream URL                   one GET of URL read as a `ResponseBodyStream`, every chunk discarded
+///   stream-slow URL              the same, pausing 1 ms after each chunk: a reader slower than the network, whose
+///                                memory must stay the fast reader's plus the stream's buffer
 /// Prints "bytes seconds", like `c/transfer.c`. Shared by the executables of each transport, so that the
 /// curl one links neither URLSession nor FoundationNetworking and its peak RSS is the transport's own.
 public enum StreamingTransfer {
@@ -20,14 +22,14 @@ public enum StreamingTransfer {
         let file: MultipartFile
     }
 
-    public static let actions = ["upload-raw", "upload-multipart", "download", "stream"]
+    public static let actions = ["upload-raw", "upload-multipart", "download", "stream", "stream-slow"]
 
     public enum Failure: Error { case usage }
 
     /// Runs `action` with `arguments` (URL then FILE, or URL COUNT DIR) on `httpClient` and prints the result.
     public static func run(_ action: String, _ arguments: ArraySlice<String>, httpClient: any HTTPClient) async throws {
         guard let address = arguments.first, let url = URL(string: address),
-            arguments.count >= (action == "stream" ? 1 : 2)
+            arguments.count >= (action.hasPrefix("stream") ? 1 : 2)
         else {
             throw Failure.usage
         }
@@ -60,14 +62,16 @@ public enum StreamingTransfer {
                     }
                     return try await group.reduce(0, +)
                 }
-            case "stream":
+            case "stream", "stream-slow":
                 // Read where the transport runs (as the README advises for loops): a chunk then reaches the
                 // reader without a thread hop.
                 let get = Endpoint<Nothing, ResponseBodyStream>(.get, url.path, encoding: .query)
+                let pause: Duration? = action == "stream-slow" ? .milliseconds(1) : nil
                 return try await withTaskExecutorPreference(client.executor) {
                     var received: Int64 = 0
                     for try await chunk in try await client.perform(RestingRequest(endpoint: get)).value.body {
                         received += Int64(chunk.count)
+                        if let pause { try await Task.sleep(for: pause) }
                     }
                     return received
                 }
