@@ -166,6 +166,7 @@ def report(results):
         "c-download": "c-download", "curl-download": "c-download", "urlsession-download": "c-download",
         "c-stream": "c-stream", "curl-stream": "c-stream", "urlsession-stream": "urlsession-download-one",
         "urlsession-download-one": "c-stream",
+        "curl-stream-slow": "curl-stream", "urlsession-stream-slow": "urlsession-stream",
     }
     print(f"\n{'client':<40}{'MiB/s':>8}{'ratio':>7}{'peak RSS MiB':>14}  vs")
     for client, baseline in baselines.items():

@@ -14,7 +14,7 @@ public struct FuzzTarget: Sendable {
     /// Every target, by name: what `make fuzz` runs and what the regression test replays.
     public static let all: [FuzzTarget] = [
         pathTemplate, formRoundTrip, headerValidation, contentRange, retryAfter, redirectLocation, linkHeader,
-        redaction, offlineEntry, multipart, serverSentEvents, lines, setCookie, cacheControl, cacheEntry,
+        redaction, offlineEntry, multipart, serverSentEvents, lines, setCookie, cacheControl, cacheEntry, publicSuffix,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

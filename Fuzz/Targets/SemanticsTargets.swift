@@ -56,4 +56,27 @@ extension FuzzTarget {
         if CacheEntryCoding.decode(again, key: key + "x") != nil { violation("an entry answered another key") }
         if key.utf8.count > 8, again.range(of: Data(key.utf8)) != nil { violation("the key was written in clear") }
     }
+
+    /// A public-suffix list in publicsuffix.org's format (before the first NUL) and a domain (after): parsing never
+    /// crashes, every single label stays a suffix, a plain rule of the list is a suffix unless an exception lifts
+    /// it, and one label under a wildcard rule is a suffix too.
+    static let publicSuffix = FuzzTarget(name: "public-suffix") { input, violation in
+        let (listBytes, domainBytes) = input.halves
+        let text = listBytes.text
+        let list = PublicSuffixList(parsing: text)
+        let domain = domainBytes.text.lowercased()
+        if !domain.contains("."), !list.isPublicSuffix(domain) { violation("single label \(domain.debugDescription)") }
+        _ = list.isPublicSuffix(domain)
+        for line in text.split(whereSeparator: \.isNewline).prefix(64) {
+            guard let token = line.split(whereSeparator: \.isWhitespace).first else { continue }
+            let rule = String(token).lowercased()
+            let labels = rule.split(separator: ".", omittingEmptySubsequences: false)
+            guard !rule.hasPrefix("//"), !rule.hasPrefix("!"), labels.allSatisfy({ !$0.isEmpty && !$0.contains("!") })
+            else { continue }
+            let isWildcard = labels.first == "*" && labels.count > 1 && labels.dropFirst().allSatisfy { !$0.contains("*") }
+            let name = isWildcard ? "x." + labels.dropFirst().joined(separator: ".") : rule
+            guard isWildcard || !rule.contains("*"), !text.contains("!" + name) else { continue }
+            if !list.isPublicSuffix(name) { violation("the rule \(rule.debugDescription) does not make \(name.debugDescription) a suffix") }
+        }
+    }
 }
