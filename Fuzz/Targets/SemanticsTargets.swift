@@ -73,10 +73,13 @@ extension FuzzTarget {
             let labels = rule.split(separator: ".", omittingEmptySubsequences: false)
             guard !rule.hasPrefix("//"), !rule.hasPrefix("!"), labels.allSatisfy({ !$0.isEmpty && !$0.contains("!") })
             else { continue }
-            let isWildcard = labels.first == "*" && labels.count > 1 && labels.dropFirst().allSatisfy { !$0.contains("*") }
+            let isWildcard =
+                labels.first == "*" && labels.count > 1 && labels.dropFirst().allSatisfy { !$0.contains("*") }
             let name = isWildcard ? "x." + labels.dropFirst().joined(separator: ".") : rule
             guard isWildcard || !rule.contains("*"), !text.contains("!" + name) else { continue }
-            if !list.isPublicSuffix(name) { violation("the rule \(rule.debugDescription) does not make \(name.debugDescription) a suffix") }
+            if !list.isPublicSuffix(name) {
+                violation("the rule \(rule.debugDescription) does not make \(name.debugDescription) a suffix")
+            }
         }
     }
 }

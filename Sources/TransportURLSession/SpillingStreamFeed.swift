@@ -154,7 +154,9 @@ final class SpillingStreamFeed: Sendable {
                 pread(state.descriptor, bytes.baseAddress, count, off_t(state.readOffset + moved)) == count
                     && pwrite(state.descriptor, bytes.baseAddress, count, off_t(moved)) == count
             }
-            guard copied else { return Self.failure("cannot compact the spill file: \(String(cString: strerror(errno)))") }
+            guard copied else {
+                return Self.failure("cannot compact the spill file: \(String(cString: strerror(errno)))")
+            }
             moved += Int64(count)
         }
         guard ftruncate(state.descriptor, off_t(state.spilled)) == 0 else {

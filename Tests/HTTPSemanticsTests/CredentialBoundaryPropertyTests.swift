@@ -74,14 +74,19 @@ struct CredentialBoundaryPropertyTests {
             let network = Array(pool().shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)))
             // Up to four redirects over the three origins (from the API first), then a 200 anywhere.
             let hops = (0..<Int.random(in: 0...4, using: &random)).map { _ in
-                (origin: server.origins.randomElement(using: &random) ?? api,
-                 status: ["301", "302", "303", "307", "308"].randomElement(using: &random) ?? "302")
+                (
+                    origin: server.origins.randomElement(using: &random) ?? api,
+                    status: ["301", "302", "303", "307", "308"].randomElement(using: &random) ?? "302"
+                )
             }
             var next = "\(server.origins.randomElement(using: &random) ?? api)/\(tag)/end"
             for (index, hop) in hops.enumerated().dropFirst().reversed() {
                 next = RecordingServer.url(hop.origin, "/\(tag)/hop\(index)", ["status": hop.status, "location": next])
             }
-            let first = hops.first.map { [URLQueryItem(name: "status", value: $0.status), URLQueryItem(name: "location", value: next)] } ?? []
+            let first =
+                hops.first.map {
+                    [URLQueryItem(name: "status", value: $0.status), URLQueryItem(name: "location", value: next)]
+                } ?? []
             let client = RestingClient(
                 baseUrl: api, httpClient: try transport.networkClient,
                 requestConverter: RestingRequestConverter(configuration: .init(headerProvider: provider)),
@@ -95,10 +100,13 @@ struct CredentialBoundaryPropertyTests {
             let log = try await server.log(tag)
             #expect(!log.isEmpty, "trial \(trial) reached the server")
             for record in log where record.origin != api {
-                for name in CredentialBoundaryTests.credentialNames + ["X-Forwarded-X-Api-Key", "X-Forwarded-X-Tenant-Secret"] {
+                for name in CredentialBoundaryTests.credentialNames + [
+                    "X-Forwarded-X-Api-Key", "X-Forwarded-X-Tenant-Secret",
+                ] {
                     #expect(
                         record.values(of: name).isEmpty,
-                        "trial \(trial): \(name) reached \(record.origin) \(record.target); interceptors \(interceptors.map { type(of: $0) }), network \(network.map { type(of: $0) })")
+                        "trial \(trial): \(name) reached \(record.origin) \(record.target); interceptors \(interceptors.map { type(of: $0) }), network \(network.map { type(of: $0) })"
+                    )
                 }
             }
         }

@@ -30,7 +30,8 @@ struct CredentialBoundaryTests {
         let tag = "pages-\(transport)"
         let landing = RecordingServer.url(elsewhere, "/\(tag)/items", ["link": "\(elsewhere)/\(tag)/page2"])
         let client = RestingClient(
-            baseUrl: api, httpClient: try transport.networkClient, interceptors: [AuthInterceptor.bearer(token: "s3cr3t")])
+            baseUrl: api, httpClient: try transport.networkClient,
+            interceptors: [AuthInterceptor.bearer(token: "s3cr3t")])
         let list = Endpoint<Nothing, [Item]>(.get, "/\(tag)/items", encoding: .query)
         var pages = 0
         do {
@@ -62,7 +63,9 @@ struct CredentialBoundaryTests {
         ).setting(\.requiresAuthentication, false)
         try queue.enqueue(RestingRequest(endpoint: upload, body: Data("photo".utf8)), baseUrl: api)
         try queue.enqueue(
-            RestingRequest(endpoint: Endpoint<Data, Data>(.post, "/\(tag)/notes", encoding: .raw(contentType: "text/plain")), body: Data("hi".utf8)),
+            RestingRequest(
+                endpoint: Endpoint<Data, Data>(.post, "/\(tag)/notes", encoding: .raw(contentType: "text/plain")),
+                body: Data("hi".utf8)),
             baseUrl: api)
         // By the time the network is back, the app has switched its client to another environment.
         let client = RestingClient(
@@ -76,7 +79,9 @@ struct CredentialBoundaryTests {
         #expect(log.last?.values(of: "Authorization") == ["Bearer s3cr3t"], "the API still does")
     }
 
-    @Test("#3 a cached response is served to no other identity, nor to an anonymous request", arguments: Transport.network)
+    @Test(
+        "#3 a cached response is served to no other identity, nor to an anonymous request", arguments: Transport.network
+    )
     func cacheNeverCrossesIdentities(_ transport: Transport) async throws {
         let server = try await RecordingServer.shared.value
         let tag = "identities-\(transport)"
@@ -119,7 +124,9 @@ struct CredentialBoundaryTests {
             #expect(again.cacheStatus == (optIn ? .hit : .miss))
             #expect((store.size > 0) == optIn)
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".entry")
+        }
         #expect(files.count == 1)
         for file in files {
             let bytes = try Data(contentsOf: directory.appendingPathComponent(file))
@@ -163,7 +170,8 @@ struct CredentialBoundaryTests {
         let revalidated = try await client.perform(request).value
         #expect(revalidated.cacheStatus == .revalidated)
         // The cookie's default path is the request's directory.
-        #expect(await jar.cookies(for: try #require(URL(string: "\(server.origins[0])/\(tag)/x"))).map(\.value) == ["s1"])
+        #expect(
+            await jar.cookies(for: try #require(URL(string: "\(server.origins[0])/\(tag)/x"))).map(\.value) == ["s1"])
         #expect(store.stored.all.count == 2, "stored, then updated by the 304")
         #expect(store.stored.all.allSatisfy { $0.headers["Set-Cookie"] == nil })
         for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".entry") {
@@ -171,7 +179,9 @@ struct CredentialBoundaryTests {
         }
     }
 
-    @Test("#6 an AuthInterceptor among network interceptors gives no token to a hop on another origin", arguments: Transport.network)
+    @Test(
+        "#6 an AuthInterceptor among network interceptors gives no token to a hop on another origin",
+        arguments: Transport.network)
     func networkAuthInterceptorOnARedirectedHop(_ transport: Transport) async throws {
         let server = try await RecordingServer.shared.value
         let tag = "network-auth-\(transport)"
@@ -238,7 +248,8 @@ struct CredentialBoundaryTests {
             let client = RestingClient(baseUrl: server.origins[0], httpClient: try Transport.curl.networkClient)
             let events = Endpoint<Nothing, ServerSentEvents>(.get, "/\(tag)/events", encoding: .query)
             // One event, then the server closes and asks for a reconnection in two seconds.
-            let promise = client.perform(RestingRequest(endpoint: events, queryItems: query(["events": "1", "retry": "2000"])))
+            let promise = client.perform(
+                RestingRequest(endpoint: events, queryItems: query(["events": "1", "retry": "2000"])))
             var iterator = try await promise.value.body.reconnecting(.init(maximumAttempts: 3)).makeAsyncIterator()
             #expect(try await iterator.next()?.data == "event 1")
             let reader = Task { [iterator] in

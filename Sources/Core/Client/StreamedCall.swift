@@ -72,7 +72,11 @@ final class StreamedCall: StreamReconnector {
         defer { state.withLock { $0.wait = nil } }
         if cancelled { wait.cancel() }
         do {
-            try await withTaskCancellationHandler { try await wait.value } onCancel: { wait.cancel() }
+            try await withTaskCancellationHandler {
+                try await wait.value
+            } onCancel: {
+                wait.cancel()
+            }
         } catch {
             throw RestingError.cancelled
         }

@@ -153,9 +153,11 @@ public final class OfflineQueue: Sendable {
             for (name, entry) in entries {
                 do {
                     if let bodyFile = entry.bodyFile {
-                        try await send(entry.request(body: store.file(bodyFile), attributeKeys: attributeKeys), entry, client)
+                        try await send(
+                            entry.request(body: store.file(bodyFile), attributeKeys: attributeKeys), entry, client)
                     } else {
-                        try await send(entry.request(body: entry.body ?? Data(), attributeKeys: attributeKeys), entry, client)
+                        try await send(
+                            entry.request(body: entry.body ?? Data(), attributeKeys: attributeKeys), entry, client)
                     }
                 } catch {
                     var report = ReplayReport(sent: sent, remaining: entries.count - sent, stoppedBy: error)

@@ -145,7 +145,9 @@ extension RestingClient {
         PageSequence(
             client: self, endpoint: endpoint, headers: headers, pathVariables: pathVariables, queryItems: queryItems,
             start: .query([URLQueryItem(name: cursorParameter, value: "")]), itemsOfPage: items,
-            next: { _, page, _, _, _ in nextCursor(page).map { .query([URLQueryItem(name: cursorParameter, value: $0)]) } }
+            next: { _, page, _, _, _ in
+                nextCursor(page).map { .query([URLQueryItem(name: cursorParameter, value: $0)]) }
+            }
         )
     }
 }

@@ -105,7 +105,9 @@ struct HTTPCacheStoreTests {
         #expect(store.response(for: key) != nil)
         store.store(entry(key, bodySize: 10_000), for: key)
         #expect(store.response(for: key) == nil, "the superseded response is not served")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }
+                .isEmpty)
         #expect(try DiskCacheStore(directory: directory, capacity: 4096).response(for: key) == nil)
     }
 
