@@ -170,7 +170,7 @@ def report(results):
     }
     print(f"\n{'client':<40}{'MiB/s':>8}{'ratio':>7}{'peak RSS MiB':>14}  vs")
     for client, baseline in baselines.items():
-        if client not in results:
+        if client not in results or baseline not in results:
             continue
         runs = results[client]
         print(f"{client:<40}{statistics.median(r[0] for r in runs):>8.0f}{ratio(results, client, baseline):>7.2f}"
