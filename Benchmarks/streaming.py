@@ -18,7 +18,7 @@ interleaved round by round and ratios are medians of per-round ratios.
     c-stream                            plain C libcurl, a write callback that discards     baseline for curl
     curl-stream / urlsession-stream     RestingClient, an Endpoint<Nothing, ResponseBodyStream>, each chunk dropped
     urlsession-download-one             URLSessionClient's download of the same file       baseline for urlsession
-  a slow reader (the 64 MiB download file, a 1 ms pause after each chunk: slower than the network):
+  a slow reader (the 64 MiB download file, a 3 ms pause after each chunk: slower than the network):
     curl-stream-slow / urlsession-stream-slow   peak RSS, against the fast reader's above: what a reader that
                                         falls behind costs (at most the stream's buffer, 1 MiB by default)
 CurlClient's runs use RestingCurlStreamingBenchmark, a binary without FoundationNetworking.

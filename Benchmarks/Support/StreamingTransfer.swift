@@ -12,7 +12,7 @@ import Foundation
 ///   upload-multipart URL FILE    PUT a form of a text field and FILE as a `MultipartFile`
 ///   download URL COUNT DIR       COUNT downloads of URL at once, into DIR/download-N.bin
 ///   stream URL                   one GET of URL read as a `ResponseBodyStream`, every chunk discarded
-///   stream-slow URL              the same, pausing 1 ms after each chunk: a reader slower than the network, whose
+///   stream-slow URL              the same, pausing 3 ms after each chunk: a reader slower than the network, whose
 ///                                memory must stay the fast reader's plus the stream's buffer
 /// Prints "bytes seconds", like `c/transfer.c`. Shared by the executables of each transport, so that the
 /// curl one links neither URLSession nor FoundationNetworking and its peak RSS is the transport's own.
@@ -66,7 +66,7 @@ public enum StreamingTransfer {
                 // Read where the transport runs (as the README advises for loops): a chunk then reaches the
                 // reader without a thread hop.
                 let get = Endpoint<Nothing, ResponseBodyStream>(.get, url.path, encoding: .query)
-                let pause: Duration? = action == "stream-slow" ? .milliseconds(1) : nil
+                let pause: Duration? = action == "stream-slow" ? .milliseconds(3) : nil
                 return try await withTaskExecutorPreference(client.executor) {
                     var received: Int64 = 0
                     for try await chunk in try await client.perform(RestingRequest(endpoint: get)).value.body {

@@ -17,6 +17,11 @@ struct CredentialBoundaryTests {
         "Authorization", "X-Forwarded-Authorization", "X-Api-Key", "X-Tenant-Secret", "Cookie",
     ]
 
+    /// A folder of its own for one test's store, named `<prefix>-<UUID>`.
+    static func temporaryDirectory(_ prefix: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID())")
+    }
+
     func query(_ pairs: KeyValuePairs<String, String>) -> [URLQueryItem] {
         pairs.map { URLQueryItem(name: $0.key, value: $0.value) }
     }
@@ -55,7 +60,7 @@ struct CredentialBoundaryTests {
         let server = try await RecordingServer.shared.value
         let (api, thirdParty, elsewhere) = (server.origins[0], server.origins[1], server.origins[2])
         let tag = "offline"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID())")
+        let directory = Self.temporaryDirectory("outbox")
         defer { try? FileManager.default.removeItem(at: directory) }
         let queue = try OfflineQueue(directory: directory)
         let upload = Endpoint<Data, Data>(
@@ -108,7 +113,7 @@ struct CredentialBoundaryTests {
     func diskCacheAndCredentials() async throws {
         let server = try await RecordingServer.shared.value
         let tag = "disk"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-cache-\(UUID())")
+        let directory = Self.temporaryDirectory("http-cache")
         defer { try? FileManager.default.removeItem(at: directory) }
         let me = Endpoint<Nothing, Data>(.get, "/\(tag)/me", encoding: .query)
         let request = RestingRequest(
@@ -156,7 +161,7 @@ struct CredentialBoundaryTests {
     func notModifiedCookiesAreNotStored() async throws {
         let server = try await RecordingServer.shared.value
         let tag = "not-modified"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-cache-\(UUID())")
+        let directory = Self.temporaryDirectory("http-cache")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = WitnessStore(try DiskCacheStore(directory: directory))
         let jar = InMemoryCookieJar()

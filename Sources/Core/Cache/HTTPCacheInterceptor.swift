@@ -240,7 +240,8 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     /// Forgets what an unsafe method to `request.url` made stale (RFC 9111 §4.4).
     private func invalidate(after response: HTTPDataResponse, to request: HTTPRequest) async {
         // The anonymous entry and, for a credentialed request, its own identity's.
-        var keys = Array(Set([Self.key(for: request.url), Self.key(for: request)]))
+        var keys = [Self.key(for: request.url)]
+        if case let own = Self.key(for: request), own != keys[0] { keys.append(own) }
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name],
                 let url = URL(string: value, relativeTo: request.url)?.absoluteURL,

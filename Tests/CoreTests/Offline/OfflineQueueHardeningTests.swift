@@ -11,6 +11,12 @@ struct OfflineQueueHardeningTests {
     struct Payload: Codable, Sendable { let n: Int }
     let create = Endpoint<Payload, Nothing>(.post, "/items", encoding: .json)
 
+    /// An app's own attribute, kept with a queued request when the queue knows its key.
+    enum TenantKey: PersistentRequestAttributeKey {
+        static let defaultValue: String? = nil
+        static let name = "test.tenant"
+    }
+
     private func withStore(_ body: (URL) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -237,10 +243,6 @@ struct OfflineQueueHardeningTests {
 
     @Test("an entry with an attribute the queue cannot restore is quarantined, never replayed without it")
     func unknownAttributesAreQuarantined() async throws {
-        enum TenantKey: PersistentRequestAttributeKey {
-            static let defaultValue: String? = nil
-            static let name = "test.tenant"
-        }
         try await withStore { directory in
             var request = RestingRequest(endpoint: create, body: Payload(n: 1))
             request.attributes[TenantKey.self] = "acme"
@@ -259,10 +261,6 @@ struct OfflineQueueHardeningTests {
 
     @Test("the app's persistent attributes are replayed with the request")
     func appAttributesAreReplayed() async throws {
-        enum TenantKey: PersistentRequestAttributeKey {
-            static let defaultValue: String? = nil
-            static let name = "test.tenant"
-        }
         try await withStore { directory in
             let queue = try OfflineQueue(directory: directory, attributeKeys: [TenantKey.self])
             var request = RestingRequest(endpoint: create.setting(\.maximumAttempts, 1), body: Payload(n: 1))
