@@ -78,16 +78,20 @@ extension Demo {
             "restingkit-demo-outbox-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let outbox = try OfflineQueue(directory: directory)
-        // Nothing listens on this port: the requests fail for lack of connectivity and are kept.
-        let unreachable = RestingClient(
-            baseUrl: "http://127.0.0.1:\(try LocalServer.unusedPort())", httpClient: transport)
+        // The API's port, with nothing listening on it yet: the requests fail for lack of connectivity and are kept.
+        let port = try LocalServer.unusedPort()
+        let api = RestingClient(baseUrl: "http://127.0.0.1:\(port)", httpClient: transport)
         for title in ["Written offline 1", "Written offline 2"] {
             let draft = RestingRequest(
                 endpoint: API.createPost, body: PostCreateModel(userId: 1, title: title, body: ""))
-            _ = try? await unreachable.perform(draft, storingOfflineIn: outbox).value
+            _ = try? await api.perform(draft, storingOfflineIn: outbox).value
         }
         print("  offline: \(try outbox.entries().count) posts kept in \(directory.lastPathComponent)")
-        let report = try await outbox.replay(with: client()) { sent, total in print("    replayed \(sent)/\(total)") }
+        // The network is back: an image_server answers on the API's port (a replay goes where its call went).
+        let server = try await LocalServer.start(
+            script: LocalServer.imageServerScript, arguments: ["--port", "\(port)"])
+        defer { server.stop() }
+        let report = try await outbox.replay(with: api) { sent, total in print("    replayed \(sent)/\(total)") }
         print("  back online: \(report.sent) sent in order, \(report.remaining) left")
         try check(report.sent == 2 && report.remaining == 0, "both posts should be replayed")
     }
