@@ -79,6 +79,10 @@ public final class URLSessionClient: HTTPClient, RequestValidatingHTTPClient {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
+        // Likewise caching belongs to an `HTTPCacheInterceptor`: FoundationNetworking's own cache would answer
+        // behind the interceptors' back, and keeps every chunk of a cacheable body in memory until it ends.
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         self.maximumRedirects = maximumRedirects
         self.maximumResponseSize = maximumResponseSize

@@ -68,6 +68,15 @@ struct URLSessionClientTests {
         #expect(echoed.body == "héllo \(method)" && echoed.bodyLength == body.count)
     }
 
+    @Test("FoundationNetworking's own cache is off: every GET of a cacheable resource reaches the server")
+    func noHiddenCache() async throws {
+        struct Hits: Decodable { let requests: Int }
+        let key = UUID().uuidString
+        for _ in 0..<3 { _ = try await send(request(.get, "/cache/\(key)?max_age=3600")) }
+        let hits = try JSONDecoder().decode(Hits.self, from: try await send(request(.get, "/cache-hits/\(key)")).body)
+        #expect(hits.requests == 3, "caching is an HTTPCacheInterceptor's job, in sight of every interceptor")
+    }
+
     @Test("a file body is sent whole")
     func fileBody() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("urlsession-\(UUID()).txt")

@@ -68,7 +68,7 @@ package enum CacheEntryCoding {
     /// The SHA-256 of `key`, as lowercase hex: an entry's name and what its meta holds instead of the key.
     package static func digest(of key: String) -> String { SHA256.hex(Data(key.utf8)) }
 
-    /// The URL a key was made from (``HTTPCacheInterceptor/key(for:)-(URL)``: the URL, then optionally a space
+    /// The URL a key was made from (`HTTPCacheInterceptor.key(for:)`: the URL, then optionally a space
     /// and the credentials' digest).
     static func url(ofKey key: String) -> URL? {
         URL(string: String(key.prefix { $0 != " " }))
