@@ -1,6 +1,7 @@
-/// The one list of header names that carry credentials. It drives both places a credential could escape:
-/// ``RedirectFollower`` drops these headers on a hop to another origin or to plain HTTP, and
-/// ``RedactionPolicy/default`` hides their values in logs, cURL descriptions and recordings.
+/// The one list of header names that carry credentials. It drives every place a credential could escape: the
+/// credential boundary (the last link of every call's chain) and ``RedirectFollower`` keep these headers within
+/// their origin, ``RedactionPolicy/default`` hides their values in logs, cURL descriptions and recordings, and the
+/// HTTP cache and the offline queue never store them.
 ///
 /// A credential header with another name is marked where it is set, and then travels with the same
 /// protection: ``AuthInterceptor`` marks its own header whatever its name, and an app marks its own with
