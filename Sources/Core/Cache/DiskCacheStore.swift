@@ -9,7 +9,8 @@ import Foundation
 /// A store in a private directory (mode 0700), surviving restarts, bounded by `capacity` bytes on disk.
 ///
 /// Each entry is one file, named and keyed by a SHA-256 digest of its key (no URL, signed or not, is written
-/// in clear), written to a temporary name and renamed into place, so a reader sees a whole entry or none; each carries its lengths and a checksum, so one damaged on disk (truncated, flipped, written by
+/// in clear), written to a temporary name and renamed into place, so a reader sees a whole entry or none; each
+/// carries its lengths and a checksum, so one damaged on disk (truncated, flipped, written by
 /// something else) is dropped — removed and treated as a miss — never served. Least recently used entries are
 /// evicted past the capacity; use order survives a restart through the files' modification times.
 ///

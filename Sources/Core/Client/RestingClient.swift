@@ -100,17 +100,15 @@ public final class RestingClient: Sendable {
     public func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
-        if let streamed = request.endpoint.responseReading.streaming {
-            return performStreaming(request, as: streamed)
-        }
-        return call { progress in try await self.respond(to: request, progress: progress) }
+        perform(request, baseUrl: nil, continuing: nil)
     }
 
     /// ``perform(_:)`` for a call that continues or replays another (a page, an offline entry): converted
-    /// against the base URL that call had, then `continuing` adjusts the converted request (the next page's URL)
-    /// — its ``HTTPRequest/credentialOrigin`` stays the converted one's unless `continuing` moves it on purpose.
+    /// against the base URL that call had (`nil`: the client's when the call starts), then `continuing` adjusts
+    /// the converted request (the next page's URL) — its ``HTTPRequest/credentialOrigin`` stays the converted
+    /// one's unless `continuing` moves it on purpose.
     package func perform<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
+        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String?,
         continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil
     ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
         if let streamed = request.endpoint.responseReading.streaming {

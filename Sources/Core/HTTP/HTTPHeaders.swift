@@ -103,7 +103,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
         if sensitive { markSensitive(name) }
         fields[first].value = value
-        fields[first].isSensitive = sensitive || fields[first].isSensitive || isMarkedSensitive(name)
+        // Every field added as sensitive marked its name: the name's mark is the field's.
+        fields[first].isSensitive = isMarkedSensitive(name)
         fields[first].origin = origin
         fields = fields.enumerated()
             .filter { index, field in index <= first || !field.name.caseInsensitiveEquals(name) }
