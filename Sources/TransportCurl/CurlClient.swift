@@ -18,7 +18,7 @@ import RestingCore
 /// answers are cached and reused, and HTTP/2 is multiplexed over TLS. Redirects are followed by
 /// ``/RestingCore/RedirectFollower``, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
 /// bypassed by redirecting to another host). Keep one client for the life of your app.
-public final class CurlClient: HTTPClient, RequestValidatingHTTPClient {
+public final class CurlClient: HTTPClient {
     /// How this client connects, verifies and limits its transfers.
     public let configuration: Configuration
     private let driver: CurlDriver
@@ -40,21 +40,8 @@ public final class CurlClient: HTTPClient, RequestValidatingHTTPClient {
     /// after the client is released run on the global pool instead.
     public var executor: (any TaskExecutor)? { driver }
 
-    /// ``CurlConfiguration/maximumRedirects``.
-    public var maximumRedirects: Int { configuration.maximumRedirects }
-
+    /// One exchange: `request` (validated by the chain that sends it) and its response, a 3xx included.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        try request.validate()
-        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(
-            request
-        ) { hop in
-            try await exchange(hop, progress: progress)
-        }
-    }
-
-    /// One request and its response, without following redirects.
-    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
-    {
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
             return try await withDeadline(

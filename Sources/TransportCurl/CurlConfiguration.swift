@@ -28,9 +28,6 @@ public struct CurlConfiguration: Sendable {
     public var minimumTransferRate: MinimumTransferRate? = .default
     /// Response bodies longer than this fail with ``/RestingCore/RestingError/responseTooLarge(limit:)``.
     public var maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize
-    /// Redirects followed per request, by RestingKit itself so that bodies, methods and credentials are
-    /// handled the same on every transport; 0 returns 3xx responses as they are.
-    public var maximumRedirects = TransportDefaults.maximumRedirects
     /// Ask for gzip, deflate, brotli or zstd and decode the response transparently.
     public var automaticDecompression = true
     /// Connections kept open per host; 0 for no limit.

@@ -40,15 +40,12 @@ import FoundationNetworking
 /// - Warning: on Linux, a response with trailers after a chunked body makes FoundationNetworking trap
 ///   ("Transfer completed, but there's no response"), killing the process; nothing a delegate does avoids it.
 ///   Talk to servers you do not trust through `CurlClient`, which ignores trailers.
-public final class URLSessionClient: HTTPClient, RequestValidatingHTTPClient {
+public final class URLSessionClient: HTTPClient {
     /// A client on a session with the default configuration, created once.
     public static let shared = URLSessionClient()
 
     /// The session every request runs on; its delegate belongs to the client.
     public let session: URLSession
-    /// Redirects followed per request (by ``/RestingCore/RedirectFollower``, not by URLSession); 0 returns 3xx
-    /// responses.
-    public let maximumRedirects: Int
     /// The largest response body kept in memory.
     public let maximumResponseSize: Int64
     /// The slowest a response may arrive once its body has begun (see ``/RestingCore/MinimumTransferRate``); `nil` for
@@ -68,7 +65,7 @@ public final class URLSessionClient: HTTPClient, RequestValidatingHTTPClient {
     /// ``/RestingCore/RestingError/unsupported(feature:transport:)``: FoundationNetworking would ignore it and connect
     /// directly. Use `CurlClient`'s proxy settings there.
     public init(
-        configuration: URLSessionConfiguration = .default, maximumRedirects: Int = TransportDefaults.maximumRedirects,
+        configuration: URLSessionConfiguration = .default,
         maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize,
         minimumTransferRate: MinimumTransferRate? = .default,
         streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit
@@ -84,7 +81,6 @@ public final class URLSessionClient: HTTPClient, RequestValidatingHTTPClient {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        self.maximumRedirects = maximumRedirects
         self.maximumResponseSize = maximumResponseSize
         self.minimumTransferRate = minimumTransferRate
         self.streamSpillLimit = streamSpillLimit
@@ -103,19 +99,10 @@ public final class URLSessionClient: HTTPClient, RequestValidatingHTTPClient {
         return nil
     }
 
+    /// One exchange: `request` (validated by the chain that sends it) and its response, a 3xx included — the
+    /// session delegate refuses URLSession's own redirect handling.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         if let unsupportedSetting { throw unsupportedSetting }
-        try request.validate()
-        return try await RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0).send(
-            request
-        ) { hop in
-            try await exchange(hop, progress: progress)
-        }
-    }
-
-    /// One request and its response; URLSession's own redirect handling is refused by the session delegate.
-    private func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
-    {
         var urlRequest = try URLSessionMapping.urlRequest(for: request)
         // A deadline a century away is none; FoundationNetworking would overflow converting a larger one.
         guard let timeout = request.timeout, timeout < .effectivelyForever else {

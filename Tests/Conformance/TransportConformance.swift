@@ -16,8 +16,9 @@ import Testing
 /// }
 /// ```
 ///
-/// Each check is one behaviour of the `HTTPClient` contract and records its failures with `#expect`. The
-/// conformance server (Python 3's standard library only) ships with the kit as a resource and is started once per
+/// Each check is one behaviour of the `HTTPClient` contract and records its failures with `#expect`. Requests go
+/// through a `RestingClient`'s chain, as in an app, so a transport that performs one exchange — and leaves
+/// validation and redirects to the chain — passes the redirect checks too. The conformance server (Python 3's standard library only) ships with the kit as a resource and is started once per
 /// test process.
 public struct TransportConformance: Sendable, CustomStringConvertible {
     /// What a transport can and cannot do; anything it cannot do must fail as `.unsupported`, never silently.
@@ -105,10 +106,13 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         try #require(URL(string: "http://\(host):\(server.port)\(path)"))
     }
 
+    /// Sends `request` as an app would: through a ``/RestingCore/RestingClient``'s chain (validation, the credential
+    /// boundary, redirects followed hop by hop) to the transport, which performs each exchange.
     func send(
         _ request: HTTPRequest, on transport: (any HTTPClient)? = nil, progress: @escaping ProgressHandler = { _ in }
     ) async throws -> HTTPDataResponse {
-        try await (transport ?? self.transport).send(request, progress: progress)
+        let client = RestingClient(baseUrl: "", httpClient: transport ?? self.transport)
+        return try await client.exchange(request, progress: progress)
     }
 
     func echo(_ request: HTTPRequest) async throws -> Echo {

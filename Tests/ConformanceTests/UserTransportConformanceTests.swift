@@ -20,7 +20,6 @@ struct TracingTransport: HTTPClient {
     }
 
     var executor: (any TaskExecutor)? { wire.executor }
-    var maximumRedirects: Int { wire.maximumRedirects }
 }
 
 @Test("TracingTransport passes every conformance check", .timeLimit(.minutes(10)))

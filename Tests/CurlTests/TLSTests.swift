@@ -17,7 +17,8 @@ struct TLSTests {
         var configuration = CurlClient.Configuration()
         configure(&configuration)
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)\(path)"))
-        return try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
+        let transport = RedirectingHTTPClient(try CurlClient(configuration: configuration))
+        return try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }
     }
 
     private func expectTLSFailure(
@@ -106,9 +107,8 @@ struct TLSTests {
         var configuration = CurlClient.Configuration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/redirect/302?to=\(target)"))
-        let response = try await CurlClient(configuration: configuration).send(
-            HTTPRequest(method: .get, url: url, headers: headers)
-        ) { _ in }
+        let transport = RedirectingHTTPClient(try CurlClient(configuration: configuration))
+        let response = try await transport.send(HTTPRequest(method: .get, url: url, headers: headers)) { _ in }
         let echoed = String(decoding: response.body, as: UTF8.self)
         #expect(response.status == 200 && echoed.contains("X-Kept"), "\(echoed)")
         #expect(!echoed.contains("s3cr3t"), "a credential followed the downgrade: \(echoed)")

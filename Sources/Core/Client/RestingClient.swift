@@ -50,8 +50,11 @@ public final class RestingClient: Sendable {
     public let acceptedStatusCodes: Range<Int>
     /// How many calls may be in flight at once; the others wait in order.
     public let concurrency: ConcurrencyMode
+    /// The most redirects one call follows (every hop through the ``networkInterceptors``); past it the call
+    /// fails with ``TransportError/Kind/tooManyRedirects``. 0 returns 3xx responses as they are, as
+    /// ``HTTPRequest/followsRedirects`` `false` does for one request.
+    public let maximumRedirects: Int
     private let limiter: CallLimiter?
-    private let transportValidates: Bool
     let calls = CallRegistry()
 
     /// A client for the API at `baseUrl`.
@@ -65,11 +68,13 @@ public final class RestingClient: Sendable {
     ///   - networkInterceptors: Interceptors for every exchange on the wire, redirect hops included.
     ///   - acceptedStatusCodes: Statuses decoded as a success; others fail with ``RestingError/httpError(_:)``.
     ///   - concurrency: How many calls may be at the transport at once.
+    ///   - maximumRedirects: Redirects followed per call; 0 follows none.
     public init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
         requestConverter: any RequestConverter = RestingRequestConverter(),
         interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
-        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited
+        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited,
+        maximumRedirects: Int = TransportDefaults.maximumRedirects
     ) {
         currentBaseUrl = Locked(baseUrl)
         self.decoder = decoder
@@ -80,7 +85,7 @@ public final class RestingClient: Sendable {
         self.acceptedStatusCodes = acceptedStatusCodes
         self.concurrency = concurrency
         limiter = concurrency.limit.map(CallLimiter.init(limit:))
-        transportValidates = httpClient is any RequestValidatingHTTPClient
+        self.maximumRedirects = maximumRedirects
     }
 
     /// Cancels every call of this client that has not settled, waiting or running; each fails with
@@ -166,10 +171,13 @@ public final class RestingClient: Sendable {
     var queuedCount: Int { limiter?.queuedCount ?? 0 }
 
     /// Sends a converted request through the interceptors and the transport.
-    func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+    /// `request` through the interceptors, the redirect link and the transport: the response, whatever its status.
+    package func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
+        -> HTTPDataResponse
+    {
         try await InterceptorChain(
             interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient,
-            transportValidates: transportValidates
+            maximumRedirects: maximumRedirects
         )
         .proceed(request, progress: progress)
     }

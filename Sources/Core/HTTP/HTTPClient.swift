@@ -1,8 +1,12 @@
-/// The transport seam: performs one ``HTTPRequest`` and returns what the server answered.
+/// The transport seam: performs one exchange — one ``HTTPRequest``, one response head, one body — and returns
+/// what the server answered.
 ///
-/// RestingKit ships `URLSessionClient` (and a libcurl transport); write your own to reach another stack, or
-/// use ``StubHTTPClient`` in tests. A transport never sees an `Endpoint`: path templates, encodings and
-/// interceptors have all run before ``send(_:progress:)`` is called.
+/// RestingKit ships `URLSessionClient` and `CurlClient`; write your own to reach another stack, or use
+/// `StubHTTPClient` (RestingTesting) in tests. A transport never sees an `Endpoint`: path templates, encodings
+/// and interceptors have all run before ``send(_:progress:)`` is called, the request has been validated
+/// (``HTTPRequest/validate()``) and its credentials checked against its origin. Redirects are not the
+/// transport's business: ``RestingClient`` follows them in its chain, hop by hop, so a transport returns a 3xx
+/// like any other status. To use a transport on its own, wrap it in ``RedirectingHTTPClient``.
 ///
 /// The contract every transport keeps:
 /// - **Any status is a response.** Return a 404 or a 500 as an ``HTTPDataResponse``; throw only when no
@@ -29,7 +33,8 @@
 /// response). A stream is a single-pass sequence owned by whoever holds the response: dropping it stops the
 /// transfer, as closing OkHttp's `ResponseBody` does, and there is no `Data` body to forget to close.
 ///
-/// A complete transport that answers every request from memory:
+/// A complete transport that answers every request from memory (the conformance kit drives one like it, through
+/// the chain, redirects included):
 ///
 /// ```swift
 /// struct TeapotClient: HTTPClient {
@@ -53,20 +58,8 @@ public protocol HTTPClient: Sendable {
     /// The executor the transport drives its I/O on, if it has one. ``RestingClient`` runs each call's
     /// pipeline there, so that a finished transfer resumes its task without a thread hop.
     var executor: (any TaskExecutor)? { get }
-
-    /// The most redirects the transport follows for one request whose ``HTTPRequest/followsRedirects`` is
-    /// set; 0 returns 3xx responses as they are. ``RestingClient`` follows as many when it runs network
-    /// interceptors per hop. A transport honours `followsRedirects == false` by performing a single exchange.
-    var maximumRedirects: Int { get }
 }
-
-/// A transport that validates every request itself (``HTTPRequest/validate()``) before sending it: the chain then
-/// leaves that to it rather than checking each request twice. Our transports and the stub are; a user's
-/// transport is checked by the chain.
-package protocol RequestValidatingHTTPClient: HTTPClient {}
 
 extension HTTPClient {
     public var executor: (any TaskExecutor)? { nil }
-    /// 10, as the shipped transports by default.
-    public var maximumRedirects: Int { TransportDefaults.maximumRedirects }
 }

@@ -80,9 +80,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         set { CopyOnWriteBox.unique(&box).fields.credentialScope = .explicit(newValue) }
     }
 
-    /// Whether redirects are followed (up to the transport's ``HTTPClient/maximumRedirects``); clear it to
-    /// receive 3xx responses as they are. `RestingClient` clears it on each hop it follows itself for its
-    /// network interceptors, so that the transport performs one exchange per hop.
+    /// Whether `RestingClient`'s chain follows redirects for this request (up to the client's
+    /// `maximumRedirects`); clear it to receive 3xx responses as they are. Transports ignore it: each performs
+    /// one exchange.
     public var followsRedirects: Bool {
         get { box.fields.followsRedirects }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.followsRedirects }

@@ -1,15 +1,12 @@
-/// Runs a request through the application interceptors, in order, then follows redirects hop by hop
-/// through the network interceptors and the transport; every request that reaches the transport passes the
-/// ``CredentialBoundary`` first.
-///
-/// Without network interceptors the transport follows redirects itself (the same ``RedirectFollower``), which
-/// saves a hop through the chain for every request.
+/// Runs a request through the application interceptors, in order, then follows redirects (``RedirectFollower``),
+/// sending each hop through the network interceptors and the transport. Every request that reaches the transport
+/// passes the ``CredentialBoundary`` and is validated there, once: the transport performs one exchange.
 struct InterceptorChain: Sendable {
     let interceptors: [any RestingInterceptor]
     let networkInterceptors: [any RestingInterceptor]
     let transport: any HTTPClient
-    /// Whether `transport` validates requests itself (see ``RequestValidatingHTTPClient``).
-    let transportValidates: Bool
+    /// Redirects followed per call (see ``RestingClient/maximumRedirects``).
+    let maximumRedirects: Int
 
     func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         try await Self.run(interceptors, from: 0, request) { request in
@@ -20,12 +17,12 @@ struct InterceptorChain: Sendable {
     private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
         -> HTTPDataResponse
     {
-        guard !networkInterceptors.isEmpty else { return try await send(request, progress: progress) }
-        let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? transport.maximumRedirects : 0)
+        let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0)
+        guard !networkInterceptors.isEmpty else {
+            return try await follower.send(request) { hop in try await self.send(hop, progress: progress) }
+        }
         return try await follower.send(request) { hop in
-            var hop = hop
-            hop.followsRedirects = false
-            return try await Self.run(networkInterceptors, from: 0, hop) { hop in
+            try await Self.run(networkInterceptors, from: 0, hop) { hop in
                 try await self.send(hop, progress: progress)
             }
         }
@@ -34,8 +31,7 @@ struct InterceptorChain: Sendable {
     private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         var request = request
         CredentialBoundary.enforce(on: &request)
-        // Our transports validate themselves (they are public entry points); this covers those that do not.
-        if !transportValidates { try request.validate() }
+        try request.validate()
         do {
             return try await transport.send(request, progress: progress)
         } catch is CancellationError {

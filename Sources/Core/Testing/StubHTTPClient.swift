@@ -21,10 +21,8 @@ import Foundation
 /// It keeps the transport contract that the conformance suite checks on `CurlClient` and `URLSessionClient`,
 /// so that code tested against the stub meets the same behaviour on the wire:
 ///
-/// - a request a server must never see (CR/LF in a header, a method that is not a token, a body on a `GET`)
-///   fails with its typed error, as ``HTTPRequest/validate()`` makes every transport do;
-/// - redirects among stubbed routes are followed by ``RedirectFollower`` (methods, bodies, credentials, limit
-///   and loops as on every transport); `maximumRedirects: 0` returns 3xx responses as they are;
+/// - it performs one exchange: a 3xx is answered as it is, and ``RestingClient``'s chain follows redirects among
+///   stubbed routes as it would on the wire (each hop is recorded);
 /// - a request's ``HTTPRequest/timeout``, or the stub's `idleTimeout` (the stub sends a whole response at
 ///   once, so waiting for it is all the idleness there is), ends a slower answer with
 ///   ``TransportError/Kind/timedOut``; cancellation ends it with ``RestingError/cancelled``;
@@ -42,7 +40,7 @@ import Foundation
 /// ```swift
 /// let echo = StubHTTPClient { received in .text("you sent \(received.body.count) bytes") }
 /// ```
-public final class StubHTTPClient: HTTPClient, RequestValidatingHTTPClient {
+public final class StubHTTPClient: HTTPClient {
     /// A request as the stub received it, with its body read.
     public struct ReceivedRequest: Sendable {
         /// The request as the stub received it.
@@ -82,24 +80,20 @@ public final class StubHTTPClient: HTTPClient, RequestValidatingHTTPClient {
     }
 
     private let state = Locked(State())
-    /// Redirects followed per request, as on the real transports.
-    public let maximumRedirects: Int
     private let idleTimeout: Duration?
     private let fallback: Responder?
     private let maximumResponseSize: Int64
 
     /// - Parameters:
-    ///   - maximumRedirects: Redirects followed per request, as on the real transports; 0 returns 3xx responses.
     ///   - idleTimeout: How long an answer may take when the request sets no shorter ``HTTPRequest/timeout``.
     ///   - maximumResponseSize: The largest body answered in memory, as on the transports (downloads to a file
     ///     are not limited); past it the call fails with ``RestingError/responseTooLarge(limit:)``.
     ///   - fallback: Answers requests that match no registered route.
     public init(
-        maximumRedirects: Int = TransportDefaults.maximumRedirects, idleTimeout: Duration? = nil,
+        idleTimeout: Duration? = nil,
         maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize,
         fallback: Responder? = nil
     ) {
-        self.maximumRedirects = maximumRedirects
         self.idleTimeout = idleTimeout
         self.maximumResponseSize = maximumResponseSize
         self.fallback = fallback
@@ -121,12 +115,6 @@ public final class StubHTTPClient: HTTPClient, RequestValidatingHTTPClient {
     public var received: [ReceivedRequest] { state.withLock { $0.received } }
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        try request.validate()
-        let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0)
-        return try await follower.send(request) { hop in try await exchange(hop, progress: progress) }
-    }
-
-    private func exchange(_ request: HTTPRequest, progress: ProgressHandler) async throws -> HTTPDataResponse {
         guard !Task.isCancelled else { throw RestingError.cancelled }
         let received = ReceivedRequest(asSent: request, body: try request.body.collect())
         let answer = try answerer(for: received)

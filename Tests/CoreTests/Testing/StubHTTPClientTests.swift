@@ -8,27 +8,31 @@ import Testing
 struct StubHTTPClientTests {
     let base = URL(string: "https://api.example.com")!
 
-    @Test("a redirect between stubbed routes is followed, each hop recorded, credentials dropped off-origin")
+    @Test("a redirect between stubbed routes is followed by the chain, each hop recorded, credentials dropped off-origin")
     func followsRedirects() async throws {
         let stub = StubHTTPClient()
+        let client = RestingClient(baseUrl: "", httpClient: stub)
         stub.register(.post, "/old", .status(307, headers: ["Location": "https://other.example.com/new"]))
         stub.register(.post, "/new", .text("moved"))
         let request = HTTPRequest(
             method: .post, url: base.appendingPathComponent("old"), headers: ["Authorization": "Bearer secret"],
             body: .bytes(Data("payload".utf8)))
-        let response = try await stub.send(request) { _ in }
+        let response = try await client.exchange(request) { _ in }
         #expect(response.status == 200 && response.url?.host == "other.example.com")
         #expect(stub.received.map(\.request.url.path) == ["/old", "/new"])
         #expect(stub.received.map(\.body) == [Data("payload".utf8), Data("payload".utf8)])
         #expect(stub.received[1].request.headers["Authorization"] == nil)
     }
 
-    @Test("with maximumRedirects 0 a 3xx is returned as it is")
+    @Test("the stub performs one exchange: a 3xx is its answer, as with a client whose maximumRedirects is 0")
     func redirectsOff() async throws {
-        let stub = StubHTTPClient(maximumRedirects: 0)
+        let stub = StubHTTPClient()
         stub.register(.get, "/old", .status(301, headers: ["Location": "/new"]))
-        let response = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("old"))) { _ in }
-        #expect(response.status == 301 && stub.received.count == 1)
+        let request = HTTPRequest(method: .get, url: base.appendingPathComponent("old"))
+        let alone = try await stub.send(request) { _ in }
+        let client = RestingClient(baseUrl: "", httpClient: stub, maximumRedirects: 0)
+        let throughClient = try await client.exchange(request) { _ in }
+        #expect(alone.status == 301 && throughClient.status == 301 && stub.received.count == 2)
     }
 
     @Test("an answer slower than the request's timeout fails as timedOut; the stub's idle timeout applies too")

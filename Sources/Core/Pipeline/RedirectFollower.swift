@@ -4,8 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Follows HTTP redirects the same way on every transport, so that methods, bodies and credentials are
-/// handled identically whatever stack carries the bytes.
+/// The chain's redirect link: follows HTTP redirects in one place, between the application and the network
+/// interceptors, so that methods, bodies and credentials are handled identically whatever transport carries the
+/// bytes (a transport performs one exchange and never follows a redirect itself).
 ///
 /// - 301, 302: a `POST` becomes a `GET` without body (what every browser and server expects); other methods
 ///   are kept, with their body.
@@ -17,20 +18,20 @@ import Foundation
 ///   a URL already requested with the same method fails with ``TransportError/Kind/redirectLoop``.
 /// - A 3xx without a usable `Location`, or with `maximumRedirects` 0, is returned as it is.
 ///
-/// Transports call ``send(_:exchange:)`` with their single-exchange function; `RestingClient` calls it with its
-/// network interceptors and the transport when it has network interceptors, so that each hop passes them.
-public struct RedirectFollower: Sendable {
+/// `InterceptorChain` calls ``send(_:exchange:)`` with the network interceptors and the transport, so that each hop
+/// passes them; ``RedirectingHTTPClient`` with a transport used on its own.
+package struct RedirectFollower: Sendable {
     /// Redirects followed before ``TransportError/Kind/tooManyRedirects``; 0 returns the 3xx itself.
-    public var maximumRedirects: Int
+    package var maximumRedirects: Int
 
     /// A follower allowing `maximumRedirects` hops.
-    public init(maximumRedirects: Int) { self.maximumRedirects = maximumRedirects }
+    package init(maximumRedirects: Int) { self.maximumRedirects = maximumRedirects }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Sends `request` through `exchange`, then each redirect it leads to, with the rules above; returns the final
     /// response.
-    public func send(
+    package func send(
         _ request: HTTPRequest, exchange: (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         var current = request

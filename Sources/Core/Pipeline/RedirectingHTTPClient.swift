@@ -1,0 +1,35 @@
+/// A transport used on its own, without a ``RestingClient``: follows redirects the way the client's chain does
+/// (``RedirectFollower``'s rules: methods, bodies, the limit and loops), and keeps each hop inside the
+/// ``CredentialBoundary`` and validated, as the chain's last step does.
+///
+/// A transport performs one exchange; ``RestingClient`` follows redirects in its chain. Code that calls a
+/// transport directly and wants redirects followed wraps it:
+///
+/// ```swift
+/// let transport = RedirectingHTTPClient(CurlClient(), maximumRedirects: 5)
+/// let response = try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }
+/// ```
+public struct RedirectingHTTPClient: HTTPClient {
+    /// The transport each hop goes to.
+    public let transport: any HTTPClient
+    /// Redirects followed per request whose ``HTTPRequest/followsRedirects`` is set; 0 follows none.
+    public let maximumRedirects: Int
+
+    /// Wraps `transport`, following up to `maximumRedirects` redirects per request.
+    public init(_ transport: any HTTPClient, maximumRedirects: Int = TransportDefaults.maximumRedirects) {
+        self.transport = transport
+        self.maximumRedirects = maximumRedirects
+    }
+
+    public var executor: (any TaskExecutor)? { transport.executor }
+
+    public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0)
+        return try await follower.send(request) { hop in
+            var hop = hop
+            CredentialBoundary.enforce(on: &hop)
+            try hop.validate()
+            return try await transport.send(hop, progress: progress)
+        }
+    }
+}
