@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // Module boundaries follow DESIGN.md: Core never imports a transport, a transport never sees an `Endpoint`,
@@ -59,7 +59,7 @@ let package = Package(
             name: "MultipartTests", dependencies: ["RestingMultipart", "RestingFuzzTargets"],
             path: "Tests/MultipartTests"),
         .testTarget(
-            name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness"],
+            name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/URLSessionTests"),
         // `make bench`: the small-request benchmark's Swift side (Benchmarks/bench.py drives it).
         .executableTarget(

@@ -41,7 +41,7 @@ enum Call: CaseIterable {
         switch self {
         case .get:
             let response = try await transport.send(HTTPRequest(method: .get, url: url(server, "/bytes/1024"))) { _ in }
-            return response.status == 200 && response.body.count == 1024
+            return response.status == 200 && response.body.data?.count == 1024
         case .upload:
             let body = Data(repeating: 7, count: 256 * 1024)
             let response = try await transport.send(

@@ -25,7 +25,7 @@ enum Stages {
         init(executor: (any TaskExecutor)?, url: URL) {
             self.executor = executor
             response = HTTPDataResponse(
-                status: 200, headers: ["Content-Type": "application/json"], body: Stages.body, url: url)
+                status: 200, headers: ["Content-Type": "application/json"], body: ResponseBody(Stages.body), url: url)
         }
 
         func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {

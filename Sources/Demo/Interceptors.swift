@@ -19,7 +19,8 @@ struct LogInterceptor: RestingInterceptor {
         print("    → \(request.description.replacingOccurrences(of: "\n", with: "\n      "))")
         let response = try await execution(request)
         let elapsed = (ContinuousClock.now - started).formatted(.units(allowed: [.milliseconds], width: .abbreviated))
-        print("    ← \(response.status), \(response.body.count) bytes in \(elapsed)")
+        let size = response.body.data.map { "\($0.count) bytes" } ?? "a streamed body"
+        print("    ← \(response.status), \(size) in \(elapsed)")
         return response
     }
 }

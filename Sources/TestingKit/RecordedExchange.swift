@@ -45,7 +45,8 @@ struct RecordedExchange: Codable {
                 bytes = Data((body ?? "").utf8)
             }
             let fields = headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
-            return HTTPDataResponse(status: status ?? 200, headers: HTTPHeaders(fields), body: bytes, url: url)
+            return HTTPDataResponse(
+                status: status ?? 200, headers: HTTPHeaders(fields), body: ResponseBody(bytes), url: url)
         }
     }
 
@@ -57,7 +58,8 @@ struct RecordedExchange: Codable {
             method: request.method.rawValue, url: redaction.url(request.url), headers: request.headers,
             body: body, redaction: redaction, replayable: false)
         self.response = Message(
-            status: response.status, headers: response.headers, body: response.body, redaction: redaction,
+            status: response.status, headers: response.headers, body: response.body.data ?? Data(),
+            redaction: redaction,
             replayable: true)
     }
 }

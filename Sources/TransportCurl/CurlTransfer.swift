@@ -202,7 +202,9 @@ final class CurlTransfer: @unchecked Sendable {
             onResume: { [weak self] in self.map(driver.unpause) },
             onCancel: { [weak self] in self.map(driver.cancel) })
         bodyStream = continuation
-        resume(with: .success(HTTPDataResponse(status: status, headers: headers, url: request.url, bodyStream: stream)))
+        resume(
+            with: .success(
+                HTTPDataResponse(status: status, headers: headers, body: ResponseBody(stream), url: request.url)))
     }
 
     /// Ends the streamed body with the transfer's outcome (`code`), or with `failure` when the driver stopped it.
@@ -316,8 +318,8 @@ final class CurlTransfer: @unchecked Sendable {
                 totalBytesToReceive: received))
         return .success(
             HTTPDataResponse(
-                // libcurl never follows redirects here (RedirectFollower does), so the URL is the request's.
-                status: status, headers: headers, body: body, url: request.url,
+                // libcurl never follows redirects (the chain does), so the URL is the request's.
+                status: status, headers: headers, body: ResponseBody(body), url: request.url,
                 metrics: metrics))
     }
 

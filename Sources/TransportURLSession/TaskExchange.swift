@@ -110,8 +110,8 @@ final class TaskExchange: Sendable {
                 onCancel: { [weak self] in self?.stopStream() })
             guard let continuation = state.lifecycle.beginStreaming(into: feed) else { return nil }
             let head = HTTPDataResponse(
-                status: response.statusCode, headers: state.headers,
-                url: response.url ?? request.url, bodyStream: stream)
+                status: response.statusCode, headers: state.headers, body: ResponseBody(stream),
+                url: response.url ?? request.url)
             return (continuation, head)
         }
         if let (continuation, response) = head { continuation.resume(returning: response) }
@@ -231,7 +231,7 @@ final class TaskExchange: Sendable {
                 try state.sink?.finish(status: response.statusCode, headers: state.headers)
                 return .success(
                     HTTPDataResponse(
-                        status: response.statusCode, headers: state.headers, body: state.body,
+                        status: response.statusCode, headers: state.headers, body: ResponseBody(state.body),
                         url: response.url ?? request.url))
             } catch {
                 return .failure(error)

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingServerHarness
+import RestingTestSupport
 import Testing
 
 extension TransportConformance {
@@ -163,7 +164,7 @@ extension TransportConformance {
             return
         }
         let after = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
-        #expect([first, second, after].allSatisfy { $0.status == 200 && $0.body == Data("kept".utf8) }, "\(name)")
+        #expect([first, second, after].allSatisfy { $0.status == 200 && $0.body.data == Data("kept".utf8) }, "\(name)")
         guard capabilities.opensConnections else { return }
         #expect(
             first.headers["X-Connection"] == second.headers["X-Connection"],
@@ -178,14 +179,15 @@ extension TransportConformance {
     /// far more than the size limit (stopped at the limit).
     public func unusualFraming() async throws {
         let interim = try await send(HTTPRequest(method: .get, url: url("/interim")))
-        #expect(interim.status == 200 && interim.body == Data("final".utf8), "\(name): \(interim.status)")
+        #expect(interim.status == 200 && interim.body.data == Data("final".utf8), "\(name): \(interim.status)")
         #expect(
             interim.headers["X-Final"] == "yes" && interim.headers["X-Interim"] == nil, "\(name): \(interim.headers)")
         do {
             let both = try await send(HTTPRequest(method: .get, url: url("/length-and-chunked")))
             #expect(
-                both.body == Data("hello".utf8),
-                "\(name): read by the wrong framing: \(String(decoding: both.body, as: UTF8.self).debugDescription)")
+                both.body.data == Data("hello".utf8),
+                "\(name): read by the wrong framing: \(String(decoding: both.body.bytes, as: UTF8.self).debugDescription)"
+            )
         } catch RestingError.transportFailed(let failure) {
             #expect(failure.kind == .malformedResponse, "\(name): \(failure)")
         }

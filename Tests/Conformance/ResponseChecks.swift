@@ -12,7 +12,7 @@ extension TransportConformance {
                     HTTPRequest(method: .get, url: url("/status/\(status)?body=\(withBody ? 1 : 0)")))
                 #expect(response.status == status, "\(name): \(status)")
                 let expected = withBody && status != 204 && status != 304 ? "status \(status)" : ""
-                #expect(String(decoding: response.body, as: UTF8.self) == expected, "\(name): \(status) body")
+                #expect(String(decoding: response.body.bytes, as: UTF8.self) == expected, "\(name): \(status) body")
             }
         }
     }
@@ -36,7 +36,7 @@ extension TransportConformance {
     public func responseSizeLimit() async throws {
         let limited = try makeTransport(Settings(maximumResponseSize: 10_000))
         let within = try await send(HTTPRequest(method: .get, url: url("/bytes/10000")), on: limited)
-        #expect(within.status == 200 && within.body.count == 10_000, "\(name)")
+        #expect(within.status == 200 && within.body.bytes.count == 10_000, "\(name)")
         let error = await failure { try await send(HTTPRequest(method: .get, url: url("/bytes/10001")), on: limited) }
         guard case .responseTooLarge(limit: 10_000) = error else {
             Issue.record("\(name): expected responseTooLarge(limit: 10000), got \(String(describing: error))")
@@ -61,7 +61,7 @@ extension TransportConformance {
         #expect(
             all.last?.bytesSent == Int64(upload.count) && all.last?.totalBytesToSend == Int64(upload.count),
             "\(name): \(all)")
-        #expect(all.last?.bytesReceived == Int64(response.body.count), "\(name): \(all)")
+        #expect(all.last?.bytesReceived == Int64(response.body.bytes.count), "\(name): \(all)")
     }
 
     /// gzip and deflate bodies are decoded transparently.
@@ -82,7 +82,7 @@ extension TransportConformance {
         for encoding in ["gzip", "deflate"] {
             let response = try await send(HTTPRequest(method: .get, url: url("/\(encoding)")))
             #expect(
-                String(decoding: response.body, as: UTF8.self) == #"{"compressed":"\#(encoding)"}"#,
+                String(decoding: response.body.bytes, as: UTF8.self) == #"{"compressed":"\#(encoding)"}"#,
                 "\(name): \(encoding)")
         }
     }
@@ -98,7 +98,7 @@ extension TransportConformance {
                     method: .get, url: try url("/challenge/\(scheme)"), headers: headers, timeout: .seconds(10))
                 let response = try await send(request)
                 #expect(
-                    response.status == status && response.body == Data("credentials required".utf8),
+                    response.status == status && response.body.bytes == Data("credentials required".utf8),
                     "\(name): \(scheme) \(headers)")
             }
         }
@@ -109,7 +109,7 @@ extension TransportConformance {
     public func trailersAreNotHeaders() async throws {
         guard capabilities.survivesTrailers else { return }
         let response = try await send(HTTPRequest(method: .get, url: url("/trailers")))
-        #expect(response.status == 200 && response.body == Data("hello".utf8), "\(name)")
+        #expect(response.status == 200 && response.body.bytes == Data("hello".utf8), "\(name)")
         #expect(
             response.headers["Location"] == nil && response.headers["Retry-After"] == nil,
             "\(name): \(response.headers)")

@@ -118,7 +118,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
     func echo(_ request: HTTPRequest) async throws -> Echo {
         let response = try await send(request)
         #expect(response.status == 200)
-        return try JSONDecoder().decode(Echo.self, from: response.body)
+        return try JSONDecoder().decode(Echo.self, from: response.body.bytes)
     }
 
     /// The error `operation` fails with, as a `RestingError`; records an issue when it succeeds or fails otherwise.

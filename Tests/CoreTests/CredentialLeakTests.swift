@@ -24,7 +24,7 @@ struct CredentialLeakTests {
                 var headers: HTTPHeaders = ["Content-Type": "application/json"]
                 if let link = links[request.url.absoluteString] { headers["Link"] = "<\(link)>; rel=\"next\"" }
                 return HTTPDataResponse(
-                    status: 200, headers: headers, body: Data(#"[{"id":1}]"#.utf8), url: request.url)
+                    status: 200, headers: headers, body: ResponseBody(Data(#"[{"id":1}]"#.utf8)), url: request.url)
             }
         }
     }

@@ -11,7 +11,7 @@ struct TeapotClient: HTTPClient {
         let body = Data("I'm a teapot".utf8)
         progress(TransferProgress(bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
         return HTTPDataResponse(
-            status: 418, headers: ["Content-Type": "text/plain"], body: body,
+            status: 418, headers: ["Content-Type": "text/plain"], body: ResponseBody(body),
             url: request.url)
     }
 }

@@ -26,7 +26,7 @@ struct CancellationStressTests {
                 for call in calls {
                     do {
                         let response = try await call.value
-                        #expect(response.status == 200 && response.body.count == 2048)
+                        #expect(response.status == 200 && response.body.bytes.count == 2048)
                         outcomes.completed += 1
                     } catch RestingError.cancelled {
                         outcomes.cancelled += 1

@@ -23,7 +23,7 @@ struct ConnectionOptionTests {
             HTTPRequest(method: .get, url: try #require(URL(string: url)))
         ) { _ in }
         #expect(response.status == 200)
-        return try JSONDecoder().decode(Arrival.self, from: response.body)
+        return try JSONDecoder().decode(Arrival.self, from: response.body.bytes)
     }
 
     @Test("requests go through an HTTP proxy, in absolute form")

@@ -40,7 +40,7 @@ struct HandleReuseTests {
                 #expect(response.body.isEmpty, "HEAD has no body")
                 continue
             }
-            let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+            let echo = try JSONDecoder().decode(Echo.self, from: response.body.bytes)
             #expect(echo.method == expectedMethod && echo.bodyLength == expectedLength, "request \(index): \(method)")
         }
         // The 3 s timeout of request 1 must not linger: a slower request after it succeeds.
@@ -62,7 +62,7 @@ struct HandleReuseTests {
         ]
         for (index, (method, headers, expectedToken)) in sequence.enumerated() {
             let response = try await transport.send(HTTPRequest(method: method, url: url, headers: headers)) { _ in }
-            let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+            let echo = try JSONDecoder().decode(Echo.self, from: response.body.bytes)
             #expect(echo.method == method.rawValue, "request \(index)")
             #expect(echo.values(of: "X-Token") == expectedToken, "request \(index)")
             #expect(echo.values(of: "Expect").isEmpty, "request \(index): no Expect: 100-continue")

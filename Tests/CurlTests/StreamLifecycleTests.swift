@@ -17,7 +17,7 @@ struct StreamLifecycleTests {
             let request = HTTPRequest(
                 method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")),
                 responseStreaming: ResponseStreaming(bufferSize: 16 * 1024))
-            return try #require(try await transport.send(request) { _ in }.bodyStream)
+            return try #require(try await transport.send(request) { _ in }.body.stream)
         }
         for round in 0..<20 {
             _ = try await streamed("/bytes/100000").collect(upTo: 1 << 20)
@@ -51,7 +51,7 @@ struct StreamLifecycleTests {
             HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())
         ) { _ in }
         var received = 0
-        for try await chunk in try #require(streamed.bodyStream) {
+        for try await chunk in try #require(streamed.body.stream) {
             received += chunk.count
             if received >= 3 { break }
         }
@@ -71,7 +71,7 @@ struct StreamLifecycleTests {
         let body = try #require(
             try await transport.send(
                 HTTPRequest(method: .get, url: url, responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))
-            ) { _ in }.bodyStream)
+            ) { _ in }.body.stream)
         var received = 0
         var pauses = 0
         for try await chunk in body {
@@ -88,7 +88,7 @@ struct StreamLifecycleTests {
         let silent = try #require(
             try await transport.send(
                 HTTPRequest(method: .get, url: stall, responseStreaming: ResponseStreaming())
-            ) { _ in }.bodyStream)
+            ) { _ in }.body.stream)
         do {
             for try await _ in silent {}
             Issue.record("a server that stops sending must be cut after the idle timeout")

@@ -39,7 +39,7 @@ struct RecordingServer: Sendable {
     /// A plain GET through the curl transport, no interceptor in the way.
     private static func get(_ url: String) async throws -> Data {
         let request = HTTPRequest(method: .get, url: try #require(URL(string: url)))
-        return try await Transport.curl.networkClient.send(request, progress: { _ in }).body
+        return try await Transport.curl.networkClient.send(request, progress: { _ in }).body.bytes
     }
 
     /// The second origin under the name `localhost`: another host, as cookies see hosts.

@@ -50,7 +50,7 @@ struct CannedHTTPClient: HTTPClient {
         guard let body = bodies[request.url.path] else { return HTTPDataResponse(status: 404, url: request.url) }
         progress(TransferProgress(bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
         return HTTPDataResponse(
-            status: 200, headers: ["Content-Type": "application/json"], body: body, url: request.url)
+            status: 200, headers: ["Content-Type": "application/json"], body: ResponseBody(body), url: request.url)
     }
 }
 // end snippet

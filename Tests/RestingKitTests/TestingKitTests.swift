@@ -242,6 +242,6 @@ struct FakeChainTests {
         let chain = FakeChain(try .json(["ok": true]))
         let response = try await chain.run(LoggingInterceptor(level: .none), on: request)
         #expect(response.headers["Content-Type"] == "application/json")
-        #expect(try JSONDecoder().decode([String: Bool].self, from: response.body) == ["ok": true])
+        #expect(try JSONDecoder().decode([String: Bool].self, from: response.body.bytes) == ["ok": true])
     }
 }

@@ -62,7 +62,8 @@ struct UploadTests {
             HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/file.bin")!, body: .file(file))
         ) { progress.append($0) }
         #expect(fromFile.status == 201)
-        #expect(try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: fromFile.body)) == data)
+        #expect(
+            try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: fromFile.body.bytes)) == data)
         await progress.wait { $0.last?.bytesSent == Int64(data.count) }
         #expect(progress.isMonotonic)
 
@@ -70,7 +71,8 @@ struct UploadTests {
         let streamed = try await client.httpClient.send(
             HTTPRequest(method: .put, url: URL(string: "\(client.baseUrl)/upload/stream.bin")!, body: unknownLength)
         ) { _ in }
-        #expect(try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: streamed.body)) == data)
+        #expect(
+            try UploadServer.storedBytes(JSONDecoder().decode(StoredUpload.self, from: streamed.body.bytes)) == data)
     }
 
     @Test("an upload reports progress while it is under way, not only when it ends", arguments: Transport.allCases)

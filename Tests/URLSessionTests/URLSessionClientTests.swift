@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingServerHarness
+import RestingTestSupport
 import RestingURLSession
 import Testing
 
@@ -43,7 +44,7 @@ struct URLSessionClientTests {
     }
 
     private func echo(_ request: HTTPRequest) async throws -> Echo {
-        try JSONDecoder().decode(Echo.self, from: try await send(request).body)
+        try JSONDecoder().decode(Echo.self, from: try await send(request).body.bytes)
     }
 
     @Test("a GET returns status, headers and body")
@@ -51,7 +52,7 @@ struct URLSessionClientTests {
         let response = try await send(request(.get, "/posts/1"))
         #expect(response.status == 200)
         #expect(response.headers["content-type"] == "application/json")
-        #expect(try JSONDecoder().decode([String: AnyJSON].self, from: response.body)["id"] != nil)
+        #expect(try JSONDecoder().decode([String: AnyJSON].self, from: response.body.bytes)["id"] != nil)
         #expect(response.url?.path == "/posts/1")
     }
 
@@ -73,7 +74,8 @@ struct URLSessionClientTests {
         struct Hits: Decodable { let requests: Int }
         let key = UUID().uuidString
         for _ in 0..<3 { _ = try await send(request(.get, "/cache/\(key)?max_age=3600")) }
-        let hits = try JSONDecoder().decode(Hits.self, from: try await send(request(.get, "/cache-hits/\(key)")).body)
+        let hits = try JSONDecoder().decode(
+            Hits.self, from: try await send(request(.get, "/cache-hits/\(key)")).body.bytes)
         #expect(hits.requests == 3, "caching is an HTTPCacheInterceptor's job, in sight of every interceptor")
     }
 
@@ -210,7 +212,7 @@ struct URLSessionStreamingTests {
             HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())
         ) { _ in }
         var received = 0
-        for try await chunk in try #require(streamed.bodyStream) {
+        for try await chunk in try #require(streamed.body.stream) {
             received += chunk.count
             if received >= 3 { break }
         }
@@ -224,7 +226,7 @@ struct URLSessionStreamingTests {
         let request = HTTPRequest(
             method: .get, url: try #require(URL(string: "http://127.0.0.1:\(server.port)/bytes/\(8 * 1024 * 1024)")),
             responseStreaming: ResponseStreaming(bufferSize: 64 * 1024))
-        let body = try #require(try await client.send(request) { _ in }.bodyStream)
+        let body = try #require(try await client.send(request) { _ in }.body.stream)
         // Nothing is read until URLSession has delivered the whole body (or failed): the file fills meanwhile.
         await client.waitUntilIdle()
         do {

@@ -116,9 +116,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         }
         if policy == .returnCacheDontLoad || requestDirectives.onlyIfCached {
             return HTTPDataResponse(
-                status: 504, headers: ["Content-Length": "0"], url: request.url,
-                bodyStream: request.responseStreaming == nil ? nil : ResponseBodyStream(Data()),
-                cacheStatus: .unavailable)
+                status: 504, headers: ["Content-Length": "0"],
+                body: request.responseStreaming == nil ? .empty : ResponseBody(ResponseBodyStream(Data())),
+                url: request.url, cacheStatus: .unavailable)
         }
 
         let validated = stored.flatMap { conditional(request, validating: $0) }
@@ -159,10 +159,10 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
                 url: request.url, status: response.status, headers: storedHeaders, body: body,
                 requestTime: requestTime, responseTime: responseTime, varyingRequestHeaders: varying)
         }
-        if let stream = response.bodyStream {
-            fresh.bodyStream = storing(stream, key: key, entry: entry)
-        } else if response.body.count <= maximumEntrySize {
-            await withStore { $0.store(entry(response.body), for: key) }
+        if let stream = response.body.stream {
+            fresh.body = ResponseBody(storing(stream, key: key, entry: entry))
+        } else if let body = response.body.data, body.count <= maximumEntrySize {
+            await withStore { $0.store(entry(body), for: key) }
         }
         return fresh
     }
@@ -175,8 +175,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
         if let age { headers.replaceOrAdd(name: "Age", value: String(Int(min(age, TimeInterval(Int32.max))))) }
         let streamed = request.responseStreaming != nil
         return HTTPDataResponse(
-            status: stored.status, headers: headers, body: streamed ? Data() : stored.body, url: stored.url,
-            bodyStream: streamed ? ResponseBodyStream(stored.body) : nil, cacheStatus: status)
+            status: stored.status, headers: headers,
+            body: streamed ? ResponseBody(ResponseBodyStream(stored.body)) : ResponseBody(stored.body),
+            url: stored.url, cacheStatus: status)
     }
 
     /// `request` with the stored response's validators, or `nil` when it has none or the caller set its own.

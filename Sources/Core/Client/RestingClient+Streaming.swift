@@ -60,15 +60,13 @@ extension RestingClient {
         for header in extraHeaders { httpRequest.headers.replaceOrAdd(name: header.name, value: header.value) }
         try httpRequest.headers.validate()
         var response = try await exchange(httpRequest, progress: progress)
-        // A transport or a mock that does not stream answers with a whole body: it streams from memory.
-        let stream = response.bodyStream ?? ResponseBodyStream(response.body)
         guard acceptedStatusCodes.contains(response.status) else {
-            response.body = try await stream.collect(upTo: Self.streamedErrorBodyLimit)
-            response.bodyStream = nil
+            response.body = ResponseBody(try await response.body.collect(upTo: Self.streamedErrorBodyLimit))
             throw RestingError.httpError(HTTPError(response))
         }
-        response.body = Data()
-        response.bodyStream = nil
+        // A transport or a mock that does not stream answers with a whole body: it streams from memory.
+        let stream = response.body.makeStream()
+        response.body = .empty
         return (response, stream)
     }
 }

@@ -137,7 +137,7 @@ public final class RestingClient: Sendable {
             throw RestingError.httpError(HTTPError(response))
         }
         let body = try await decode(
-            ResponseType.self, from: response.body, decoder: request.endpoint.decoder ?? decoder,
+            ResponseType.self, from: response.body.data ?? Data(), decoder: request.endpoint.decoder ?? decoder,
             reading: request.endpoint.responseReading)
         return HTTPResponse(
             status: response.status, headers: response.headers, body: body, url: response.url,

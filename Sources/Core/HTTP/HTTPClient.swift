@@ -19,7 +19,7 @@
 /// - A setting the transport cannot honour fails with ``RestingError/unsupported(feature:transport:)``,
 ///   never silently.
 /// - **Streamed responses.** When ``HTTPRequest/responseStreaming`` is set, return as soon as the head (status
-///   and headers) has arrived, with the body in ``HTTPDataResponse/bodyStream`` (made with
+///   and headers) has arrived, with a streamed ``HTTPDataResponse/body`` (a ``ResponseBodyStream`` made with
 ///   ``ResponseBodyStream/makeStream(bufferSize:onResume:onCancel:)``): yield each chunk as it arrives; on
 ///   ``ResponseBodyStream/Continuation/YieldResult/pause`` stop reading from the socket until `onResume`, or
 ///   else bound memory another way and document it; on `onCancel` (the reader left) stop the transfer; end the
@@ -29,8 +29,8 @@
 ///
 /// Why one `send` for both: a streamed response still passes the whole interceptor chain as a value, so that
 /// authentication, retries, validation and logging judge its head before the caller reads a byte, while the
-/// buffered path — the default, and most calls — stays exactly as cheap as before (one optional more in the
-/// response). A stream is a single-pass sequence owned by whoever holds the response: dropping it stops the
+/// buffered path — the default, and most calls — stays exactly as cheap (one ``ResponseBody``, holding bytes or a
+/// stream, never both). A stream is a single-pass sequence owned by whoever holds the response: dropping it stops the
 /// transfer, as closing OkHttp's `ResponseBody` does, and there is no `Data` body to forget to close.
 ///
 /// A complete transport that answers every request from memory (the conformance kit drives one like it, through
@@ -42,7 +42,7 @@
 ///         try Task.checkCancellation()
 ///         let body = Data("I'm a teapot".utf8)
 ///         progress(TransferProgress(bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
-///         return HTTPDataResponse(status: 418, headers: ["Content-Type": "text/plain"], body: body,
+///         return HTTPDataResponse(status: 418, headers: ["Content-Type": "text/plain"], body: ResponseBody(body),
 ///                                 url: request.url)
 ///     }
 /// }

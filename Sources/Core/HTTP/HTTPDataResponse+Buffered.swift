@@ -2,10 +2,9 @@ extension HTTPDataResponse {
     /// Buffered bodies stay as they are; a streamed one is read whole (up to `limit`, 64 MiB by default).
     package func buffered(upTo limit: Int = Int(TransportDefaults.maximumResponseSize)) async throws -> HTTPDataResponse
     {
-        guard let bodyStream else { return self }
+        guard let stream = body.stream else { return self }
         var response = self
-        response.body = try await bodyStream.collect(upTo: limit)
-        response.bodyStream = nil
+        response.body = ResponseBody(try await stream.collect(upTo: limit))
         return response
     }
 }

@@ -9,9 +9,9 @@ import Foundation
 /// Any status is a response here (a 500 is not an error yet); the client checks the status after the
 /// interceptor chain, so that interceptors can retry or recover on any of them.
 ///
-/// A response to a request with ``HTTPRequest/responseStreaming`` set carries its body in ``bodyStream``
-/// instead, still arriving while interceptors look at the head: ``body`` is then empty. An interceptor that
-/// discards such a response (to retry, say) just drops it; the transfer stops.
+/// The response has one ``body``: its bytes, or — for a request with ``HTTPRequest/responseStreaming`` set — a
+/// stream still arriving while interceptors look at the head. An interceptor that discards a streamed response (to
+/// retry, say) just drops it; the transfer stops.
 public struct HTTPDataResponse: Sendable {
     /// The status code.
     public var status: Int {
@@ -23,15 +23,10 @@ public struct HTTPDataResponse: Sendable {
         get { box.fields.headers }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.headers }
     }
-    /// The whole body, for a buffered response (the default).
-    public var body: Data {
+    /// The body: read whole (the default), or streamed.
+    public var body: ResponseBody {
         get { box.fields.body }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.body }
-    }
-    /// The body as it arrives, for a streamed response; `nil` for a buffered one.
-    public var bodyStream: ResponseBodyStream? {
-        get { box.fields.bodyStream }
-        _modify { yield &CopyOnWriteBox.unique(&box).fields.bodyStream }
     }
     /// The URL that answered, after redirects, when the transport knows it.
     public var url: URL? {
@@ -55,12 +50,11 @@ public struct HTTPDataResponse: Sendable {
 
     /// A response as a transport or an interceptor makes it.
     public init(
-        status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
-        metrics: TransferMetrics? = nil, bodyStream: ResponseBodyStream? = nil, cacheStatus: CacheStatus? = nil
+        status: Int, headers: HTTPHeaders = [:], body: ResponseBody = .empty, url: URL? = nil,
+        metrics: TransferMetrics? = nil, cacheStatus: CacheStatus? = nil
     ) {
         let fields = Fields(
-            status: status, headers: headers, body: body, bodyStream: bodyStream, url: url, metrics: metrics,
-            cacheStatus: cacheStatus)
+            status: status, headers: headers, body: body, url: url, metrics: metrics, cacheStatus: cacheStatus)
         box = CopyOnWriteBox(fields)
     }
 
@@ -73,8 +67,7 @@ extension HTTPDataResponse {
     private struct Fields: Sendable {
         var status: Int
         var headers: HTTPHeaders
-        var body: Data
-        var bodyStream: ResponseBodyStream?
+        var body: ResponseBody
         var url: URL?
         var metrics: TransferMetrics?
         var cacheStatus: CacheStatus?

@@ -46,7 +46,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         _modify { yield &CopyOnWriteBox.unique(&box).fields.downloadTarget }
     }
     /// Set for streamed responses: the transport answers with the head as soon as it arrives and the body as
-    /// ``HTTPDataResponse/bodyStream``. `timeout` then bounds the wait for the head only.
+    /// ``HTTPDataResponse/body`` as a stream. `timeout` then bounds the wait for the head only.
     public var responseStreaming: ResponseStreaming? {
         get { box.fields.responseStreaming }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.responseStreaming }

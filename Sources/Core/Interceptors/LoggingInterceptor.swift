@@ -61,14 +61,12 @@ public struct LoggingInterceptor: RestingInterceptor {
         }
         let cache = response.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
         let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started))\(cache))"
-        if let stream = response.bodyStream {
+        if let stream = response.body.stream {
             // The head now; the body's size once it has passed through, never held here.
-            response.bodyStream = observe(stream, summary: summary, started: started, level: level)
+            response.body = ResponseBody(observe(stream, summary: summary, started: started, level: level))
         }
         if level >= .verbose {
-            let shown =
-                response.bodyStream == nil
-                ? body(of: .bytes(response.body), headers: response.headers) : "<streamed body>"
+            let shown = response.body.data.map { body(of: .bytes($0), headers: response.headers) } ?? "<streamed body>"
             logger.log(level: .verbose, message: tree(line, response.headers, shown))
         } else if level >= .info || !response.isSuccessful {
             logger.log(level: response.isSuccessful ? .info : .error, message: line)

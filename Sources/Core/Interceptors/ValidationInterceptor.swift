@@ -40,7 +40,7 @@ public struct ValidationInterceptor: RestingInterceptor {
         case .statusCodes(let range):
             guard range.contains(response.status) else { throw RestingError.httpError(HTTPError(response)) }
         case .contentTypeMatchesAccept:
-            guard !response.body.isEmpty || response.bodyStream != nil, let accept = request.headers["Accept"] else {
+            guard !response.body.isEmpty, let accept = request.headers["Accept"] else {
                 return
             }
             let contentType = response.headers["Content-Type"] ?? ""

@@ -90,8 +90,8 @@ extension StubResponse {
             progress(
                 TransferProgress(bytesSent: sent, totalBytesToSend: sent, bytesReceived: 0, totalBytesToReceive: nil))
             return HTTPDataResponse(
-                status: status, headers: headers, url: request.url,
-                bodyStream: makeBodyStream(idleTimeout: idleTimeout))
+                status: status, headers: headers, body: ResponseBody(makeBodyStream(idleTimeout: idleTimeout)),
+                url: request.url)
         }
         var body = body
         if chunks != nil {
@@ -109,7 +109,7 @@ extension StubResponse {
         progress(
             TransferProgress(
                 bytesSent: sent, totalBytesToSend: sent, bytesReceived: length, totalBytesToReceive: length))
-        return HTTPDataResponse(status: status, headers: headers, body: body, url: request.url)
+        return HTTPDataResponse(status: status, headers: headers, body: ResponseBody(body), url: request.url)
     }
 
     /// Waits out ``delay``; cancellation ends the wait with ``RestingError/cancelled``.

@@ -40,7 +40,8 @@ final class CacheOrigin: Sendable {
         }
         let language = request.headers["Accept-Language"].map { " \($0)" } ?? ""
         return HTTPDataResponse(
-            status: status, headers: headers, body: Data("\(path) v\(version)\(language)".utf8), url: request.url)
+            status: status, headers: headers, body: ResponseBody(Data("\(path) v\(version)\(language)".utf8)),
+            url: request.url)
     }
 }
 

@@ -24,8 +24,9 @@ struct ReconnectionTests {
                 }
                 let next = Int(request.headers["Last-Event-ID"] ?? "0").map { $0 + 1 } ?? 1
                 return HTTPDataResponse(
-                    status: 200, headers: ["Content-Type": "text/event-stream"], url: request.url,
-                    bodyStream: ResponseBodyStream(Data("id: \(next)\ndata: \(next)\n\n".utf8)))
+                    status: 200, headers: ["Content-Type": "text/event-stream"],
+                    body: ResponseBody(ResponseBodyStream(Data("id: \(next)\ndata: \(next)\n\n".utf8))),
+                    url: request.url)
             }
         }
 

@@ -21,7 +21,7 @@ final class TaskRecordingTransport: HTTPClient {
 
     func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         visits.append(Visit(task: currentTask(), onExecutor: queueExecutor?.isCurrent == true))
-        return HTTPDataResponse(status: 200, body: Data("{}".utf8), url: request.url)
+        return HTTPDataResponse(status: 200, body: ResponseBody(Data("{}".utf8)), url: request.url)
     }
 }
 

@@ -87,7 +87,7 @@ struct DeduplicationInterceptorTests {
         let transport = ClosureHTTPClient { _ in
             for await _ in gate.stream { break }
             try Task.checkCancellation()  // like a real transport: a cancelled call gets no response
-            return HTTPDataResponse(status: 200, body: Data("shared".utf8))
+            return HTTPDataResponse(status: 200, body: ResponseBody(Data("shared".utf8)))
         }
         let client = RestingClient(
             baseUrl: "https://api.example.com", httpClient: transport, interceptors: [DeduplicationInterceptor()])

@@ -15,7 +15,8 @@ struct PageContinuationTests {
             seen.append(request)
             var headers: HTTPHeaders = ["Content-Type": "application/json"]
             if request.url.query == nil { headers["Link"] = "</items?page=2>; rel=\"next\"" }
-            return HTTPDataResponse(status: 200, headers: headers, body: Data(#"[{"id":1}]"#.utf8), url: request.url)
+            return HTTPDataResponse(
+                status: 200, headers: headers, body: ResponseBody(Data(#"[{"id":1}]"#.utf8)), url: request.url)
         }
     }
 

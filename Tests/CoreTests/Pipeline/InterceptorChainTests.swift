@@ -51,7 +51,7 @@ struct InterceptorChainTests {
     func shortCircuit() async throws {
         struct CachedPost: RestingInterceptor {
             func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-                HTTPDataResponse(status: 200, body: try JSONEncoder().encode(samplePost))
+                HTTPDataResponse(status: 200, body: ResponseBody(try JSONEncoder().encode(samplePost)))
             }
         }
         let stub = StubHTTPClient()
@@ -108,7 +108,7 @@ struct InterceptorChainTests {
                 do {
                     return try await execution(request)
                 } catch RestingError.transportFailed {
-                    return HTTPDataResponse(status: 200, body: try JSONEncoder().encode(samplePost))
+                    return HTTPDataResponse(status: 200, body: ResponseBody(try JSONEncoder().encode(samplePost)))
                 }
             }
         }
@@ -142,7 +142,8 @@ struct InterceptorChainTests {
             let received = Locked<[HTTPRequest]>([])
             func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
                 received.withLock { $0.append(request) }
-                return HTTPDataResponse(status: 200, body: try JSONEncoder().encode(samplePost), url: request.url)
+                return HTTPDataResponse(
+                    status: 200, body: ResponseBody(try JSONEncoder().encode(samplePost)), url: request.url)
             }
         }
         let transport = Recorder()

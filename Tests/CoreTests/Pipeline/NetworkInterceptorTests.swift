@@ -117,7 +117,8 @@ struct NetworkInterceptorTests {
         struct AnswerHopOne: RestingInterceptor {
             func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
                 guard request.url.path == "/hops/1" else { return try await execution(request) }
-                return HTTPDataResponse(status: 200, body: Data("from the interceptor".utf8), url: request.url)
+                return HTTPDataResponse(
+                    status: 200, body: ResponseBody(Data("from the interceptor".utf8)), url: request.url)
             }
         }
         let stub = hopStub()

@@ -143,7 +143,8 @@ struct RequestOptionsTests {
                 for await _ in release { break }
             }
             return HTTPDataResponse(
-                status: 200, body: Data(#"{"host": "\#(request.url.host ?? "")"}"#.utf8), url: request.url)
+                status: 200, body: ResponseBody(Data(#"{"host": "\#(request.url.host ?? "")"}"#.utf8)), url: request.url
+            )
         }
         struct Answer: Decodable, Sendable { let host: String }
         let client = RestingClient(baseUrl: "https://production.example.com", httpClient: transport)
@@ -163,7 +164,7 @@ struct RequestOptionsTests {
     )
     func baseURLSwitchUnderLoad() async throws {
         let transport = ClosureHTTPClient { request in
-            HTTPDataResponse(status: 200, body: Data(), url: request.url)
+            HTTPDataResponse(status: 200, body: ResponseBody(Data()), url: request.url)
         }
         let environments = ["https://production.example.com/v1", "https://staging.example.com/v2"]
         let client = RestingClient(baseUrl: environments[0], httpClient: transport)

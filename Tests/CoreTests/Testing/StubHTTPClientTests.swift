@@ -8,7 +8,8 @@ import Testing
 struct StubHTTPClientTests {
     let base = URL(string: "https://api.example.com")!
 
-    @Test("a redirect between stubbed routes is followed by the chain, each hop recorded, credentials dropped off-origin")
+    @Test(
+        "a redirect between stubbed routes is followed by the chain, each hop recorded, credentials dropped off-origin")
     func followsRedirects() async throws {
         let stub = StubHTTPClient()
         let client = RestingClient(baseUrl: "", httpClient: stub)
@@ -78,7 +79,7 @@ struct StubHTTPClientTests {
             return
         }
         let plain = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("plain"))) { _ in }
-        #expect(plain.body == Data("ok".utf8))
+        #expect(plain.body.data == Data("ok".utf8))
     }
 
     @Test("a download's 2xx body lands in the file, not in memory; an error status keeps its body for the error")
@@ -124,8 +125,8 @@ struct StubHTTPClientTests {
         let registered = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("registered")))
         { _ in }
         let other = try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("other"))) { _ in }
-        #expect(String(decoding: registered.body, as: UTF8.self) == "registered")
-        #expect(String(decoding: other.body, as: UTF8.self) == "fallback for /other")
+        #expect(String(decoding: registered.body.bytes, as: UTF8.self) == "registered")
+        #expect(String(decoding: other.body.bytes, as: UTF8.self) == "fallback for /other")
 
         let waiting = Task {
             try await stub.send(HTTPRequest(method: .get, url: base.appendingPathComponent("wait"))) { _ in }

@@ -252,7 +252,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     /// metrics interceptor uses to count bytes without buffering them.
     ///
     /// ```swift
-    /// response.bodyStream = stream.observed(onChunk: { bytes += $0.count }, onEnd: { _ in log(bytes) })
+    /// response.body = ResponseBody(stream.observed(onChunk: { bytes += $0.count }, onEnd: { _ in log(bytes) }))
     /// ```
     public func observed(
         onChunk: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable (RestingError?) -> Void

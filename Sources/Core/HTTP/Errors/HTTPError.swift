@@ -31,9 +31,10 @@ public struct HTTPError: Sendable, CustomStringConvertible {
         self.url = url
     }
 
-    /// The error for an unaccepted `response`.
+    /// The error for an unaccepted `response`, with its body when it was read whole (a streamed one is not read here).
     public init(_ response: HTTPDataResponse) {
-        self.init(status: response.status, headers: response.headers, body: response.body, url: response.url)
+        self.init(
+            status: response.status, headers: response.headers, body: response.body.data ?? Data(), url: response.url)
     }
 
     /// Decodes the body as the API's typed error, throwing ``RestingError/decodingFailed(type:underlying:body:)``.

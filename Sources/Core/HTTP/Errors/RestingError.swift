@@ -17,6 +17,7 @@ import Foundation
 /// ```
 ///
 /// Descriptions never include header values or request bodies, which may carry credentials.
+@nonexhaustive
 public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// The base URL, a path, or the URL built from them is not a valid URL.
     case invalidURL(String, reason: String)
