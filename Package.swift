@@ -40,7 +40,7 @@ let package = Package(
         // The transport conformance suite: checks any HTTPClient against the conformance server.
         .target(
             name: "RestingTransportConformance",
-            dependencies: ["RestingCore", "RestingServerHarness", "RestingTestSupport"],
+            dependencies: ["RestingCore", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/Conformance", exclude: ["https_proxy.py", "make_certificates.sh", "nginx_h2.py"],
             resources: [.copy("conformance_server.py")]),
         // Fuzz targets for every parser a server's or a caller's bytes reach (`make fuzz`), and the program that
@@ -52,7 +52,8 @@ let package = Package(
         .testTarget(
             name: "CoreTests",
             dependencies: [
-                "RestingCore", "RestingTestSupport", "RestingServerHarness", "CrashProbe", "RestingFuzzTargets",
+                "RestingCore", "RestingTesting", "RestingTestSupport", "RestingServerHarness", "CrashProbe",
+                "RestingFuzzTargets",
             ],
             path: "Tests/CoreTests"),
         .testTarget(
@@ -87,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport",
+                "RestingCurl", "RestingURLSession", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
                 "RestingTransportConformance",
             ],
             path: "Tests/ConformanceTests"),
@@ -97,7 +98,9 @@ let package = Package(
             path: "Tests/StreamingTests"),
         .testTarget(
             name: "HTTPSemanticsTests",
-            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
+            dependencies: [
+                "RestingCurl", "RestingURLSession", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
+            ],
             path: "Tests/HTTPSemanticsTests", exclude: ["recording_server.py"]),
         .testTarget(
             name: "RestingKitTests",

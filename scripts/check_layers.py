@@ -33,7 +33,8 @@ def package_name():
 FLOORS = [
     ("Support", "a lock, duration units, string trimming: no HTTP in sight"),
     ("Encoding", "percent-encoding, query strings, JSON values"),
-    ("HTTP", "what a transport sees: requests, bodies, responses, errors, downloads, deadlines, redaction"),
+    ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction"),
+    ("Transport", "the transport seam, and what only transports use: deadlines, rate floor, download sink, limits"),
     ("Storage", "files that survive a crash"),
     ("Promise", "the progressable promise every call returns"),
     ("Response", "how a response body becomes the endpoint's type"),
@@ -43,7 +44,6 @@ FLOORS = [
     ("Interceptors", "the interceptors we ship"),
     ("Cache", "the RFC 9111 cache interceptor and its stores"),
     ("Cookies", "the RFC 6265 cookie jar and its interceptor"),
-    ("Testing", "the stub transport and virtual clock"),
     ("Client", "RestingClient: converter, chain, transport, promise; buffered and streamed calls"),
     ("Download", "downloads to disk with resume"),
     ("JSONRPC", "JSON-RPC 2.0 over RestingClient"),

@@ -1,4 +1,5 @@
 import RestingServerHarness
+import RestingTesting
 
 /// What answers the checks' requests: the conformance server on 127.0.0.1 for transports with a wire, or
 /// ``ConformanceModel`` for ``/RestingCore/StubHTTPClient``, which has none.

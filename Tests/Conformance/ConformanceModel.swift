@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingServerHarness
+import RestingTesting
 
 /// The conformance server's routes in Swift, as the `fallback` responder of a ``/RestingCore/StubHTTPClient``, so that
 /// the stub runs the same checks as the transports with a wire.

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingCurl
+import RestingTesting
 import RestingTransportConformance
 import RestingURLSession
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingTesting
 import Testing
 
 // The examples of the public doc comments, compiled and run.

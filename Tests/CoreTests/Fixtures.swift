@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingTesting
 import Testing
 
 struct Post: Codable, Sendable, Equatable {

@@ -2,6 +2,7 @@ import Foundation
 import RestingKit
 import RestingServerHarness
 import RestingTestSupport
+import RestingTesting
 import Testing
 
 // The README's streamed-response examples, verbatim between the markers, against image_server.

@@ -1,5 +1,5 @@
 /// The one list of header names that carry credentials. It drives every place a credential could escape: the
-/// credential boundary (the last link of every call's chain) and ``RedirectFollower`` keep these headers within
+/// credential boundary (the last link of every call's chain) and the chain's redirect link keep these headers within
 /// their origin, ``RedactionPolicy/default`` hides their values in logs, cURL descriptions and recordings, and the
 /// HTTP cache and the offline queue never store them.
 ///

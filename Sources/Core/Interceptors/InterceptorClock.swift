@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// The time source of interceptors that wait (retry backoff) or read dates (`Retry-After`). Inject
-/// ``VirtualClock`` in tests so that backoff takes no real time.
+/// `VirtualClock` (RestingTesting) in tests so that backoff takes no real time.
 public protocol InterceptorClock: Sendable {
     /// Waits `duration`; throws when the task is cancelled.
     func sleep(for duration: Duration) async throws

@@ -50,7 +50,7 @@ public struct RetryInterceptor: RestingInterceptor {
     /// - Parameters:
     ///   - policy: When and how often to retry.
     ///   - budget: share one budget between the interceptors of a client (or of several clients of one API).
-    ///   - clock: What the delays are waited on (a ``VirtualClock`` in tests).
+    ///   - clock: What the delays are waited on (a `VirtualClock`, from RestingTesting, in tests).
     ///   - onEvent: told of every retry scheduled (``RestingEvent/retryScheduled(_:attempt:delay:)``).
     public init(
         policy: Policy = Policy(), budget: RetryBudget = RetryBudget(), clock: any InterceptorClock = SystemClock(),

@@ -1,4 +1,4 @@
-/// Runs a request through the application interceptors, in order, then follows redirects (``RedirectFollower``),
+/// Runs a request through the application interceptors, in order, then follows redirects (`RedirectFollower`),
 /// sending each hop through the network interceptors and the transport. Every request that reaches the transport
 /// passes the ``CredentialBoundary`` and is validated there, once: the transport performs one exchange.
 struct InterceptorChain: Sendable {

@@ -1,6 +1,6 @@
-/// A transport used on its own, without a ``RestingClient``: follows redirects the way the client's chain does
-/// (``RedirectFollower``'s rules: methods, bodies, the limit and loops), and keeps each hop inside the
-/// ``CredentialBoundary`` and validated, as the chain's last step does.
+/// A transport used on its own, without a ``RestingClient``, that follows redirects under the chain's rules
+/// (methods and bodies rewritten, credentials dropped across origins, the limit and loops) and validates each hop,
+/// as the chain's last step does.
 ///
 /// A transport performs one exchange; ``RestingClient`` follows redirects in its chain. Code that calls a
 /// transport directly and wants redirects followed wraps it:

@@ -1,5 +1,6 @@
 import Foundation
 import RestingTestSupport
+import RestingTesting
 import Testing
 
 @testable import RestingCore

@@ -1,4 +1,5 @@
 import Foundation
+import RestingTesting
 import Testing
 
 @testable import RestingCore

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RestingCore
 
 /// A clock for tests: `sleep` returns at once, advancing ``now`` and recording the duration.
 ///

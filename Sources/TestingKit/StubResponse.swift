@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RestingCore
 
 /// A canned answer of ``StubHTTPClient``.
 public struct StubResponse: Sendable {

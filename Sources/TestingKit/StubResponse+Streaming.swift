@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RestingCore
 
 extension StubResponse {
     /// One step of a streamed stub body: bytes, a pause, or a failure that cuts the body there.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RestingCore
 
 /// A transport that answers from canned responses, for tests — yours and ours.
 ///
