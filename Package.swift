@@ -102,6 +102,15 @@ let package = Package(
                 "RestingCurl", "RestingURLSession", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
             ],
             path: "Tests/HTTPSemanticsTests", exclude: ["recording_server.py"]),
+        // Stand-ins declaring the public type names of the packages our users import beside us, and a test that
+        // uses RestingKit's names unqualified beside them: it compiles only while none collides.
+        .target(name: "NameCollisionStandIns", path: "Tests/NameCollisions/StandIns"),
+        .testTarget(
+            name: "NameCollisionTests",
+            dependencies: [
+                "RestingKit", "RestingCurl", "RestingMultipart", "RestingTesting", "NameCollisionStandIns",
+            ],
+            path: "Tests/NameCollisionTests"),
         .testTarget(
             name: "RestingKitTests",
             dependencies: [

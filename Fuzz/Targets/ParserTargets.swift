@@ -37,7 +37,7 @@ extension FuzzTarget {
     /// A header that validates has a token name and no CR, LF or NUL in its value.
     static let headerValidation = FuzzTarget(name: "headers") { input, violation in
         let (name, value) = input.halves
-        let headers = HTTPHeaders([(name.text, value.text)])
+        let headers = HTTPHeaderFields([(name.text, value.text)])
         guard (try? headers.validate()) != nil else { return }
         if name.isEmpty || value.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
             violation("accepted \(name.text.debugDescription): \(value.text.debugDescription)")
@@ -67,7 +67,7 @@ extension FuzzTarget {
         guard let origin = URL(string: "https://api.example.com/start") else { return }
         let start = HTTPRequest(
             method: .get, url: origin, headers: ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t"])
-        let response = HTTPDataResponse(status: 302, headers: HTTPHeaders([("Location", input.text)]))
+        let response = HTTPDataResponse(status: 302, headers: HTTPHeaderFields([("Location", input.text)]))
         guard let next = RedirectFollower(maximumRedirects: 10).nextRequest(after: response, for: start) else { return }
         guard Origin(next.url) != nil else {
             return violation("followed to \(next.url.absoluteString.debugDescription)")

@@ -19,7 +19,7 @@ extension FuzzTarget {
         _ = policy.printableBody(shape, contentType: "application/json")
         _ = policy.printableBody(shape, contentType: "application/x-www-form-urlencoded")
 
-        var headers: HTTPHeaders = ["Authorization": "Bearer \(secret)", "X-Api-Key": secret]
+        var headers: HTTPHeaderFields = ["Authorization": "Bearer \(secret)", "X-Api-Key": secret]
         headers.add(name: "X-Custom-\(noise.filter(\.isLetter).prefix(8))", value: secret, sensitive: true)
         let query = "access_token=\(secret)&accessToken=\(secret)&client%5Fsecret=\(secret)#id_token=\(secret)"
         guard let url = URL(string: "https://user:\(secret)@api.example.com/p?" + query) else {

@@ -38,7 +38,7 @@ extension FuzzTarget {
 
     /// `Cache-Control` directives never come out negative, whatever the field.
     static let cacheControl = FuzzTarget(name: "cache-control") { input, violation in
-        let directives = CacheControl(HTTPHeaders([("Cache-Control", input.text)]))
+        let directives = CacheControl(HTTPHeaderFields([("Cache-Control", input.text)]))
         for (name, value) in [("max-age", directives.maxAge)] where (value ?? 0) < 0 {
             violation("\(name) \(value ?? 0) from \(input.text.debugDescription)")
         }

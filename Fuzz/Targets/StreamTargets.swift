@@ -11,10 +11,10 @@ extension FuzzTarget {
     /// chunks anywhere (at points the input itself picks) changes nothing; an ID never holds NUL.
     static let serverSentEvents = FuzzTarget(name: "server-sent-events") { input, violation in
         let limit = 256
-        func parse(_ chunks: [Data]) -> Result<[ServerSentEvent], RestingError> {
-            Result { () throws(RestingError) -> [ServerSentEvent] in
+        func parse(_ chunks: [Data]) -> Result<[ServerSentEventMessage], RestingError> {
+            Result { () throws(RestingError) -> [ServerSentEventMessage] in
                 var parser = ServerSentEventParser(maximumEventSize: limit)
-                var events: [ServerSentEvent] = []
+                var events: [ServerSentEventMessage] = []
                 for chunk in chunks { events += try parser.parse(chunk) }
                 parser.finish()
                 return events

@@ -14,11 +14,12 @@ extension RestingClient {
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(),
         requestConverter: any RequestConverter = RestingRequestConverter(),
         interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
-        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited
+        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited,
+        maximumRedirects: Int = TransportDefaults.maximumRedirects
     ) {
         self.init(
             baseUrl: baseUrl, decoder: decoder, httpClient: URLSessionClient.shared,
             requestConverter: requestConverter, interceptors: interceptors, networkInterceptors: networkInterceptors,
-            acceptedStatusCodes: acceptedStatusCodes, concurrency: concurrency)
+            acceptedStatusCodes: acceptedStatusCodes, concurrency: concurrency, maximumRedirects: maximumRedirects)
     }
 }

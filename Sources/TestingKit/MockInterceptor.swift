@@ -27,7 +27,7 @@ public final class MockInterceptor: RestingInterceptor {
     }
 
     private struct Mock: Sendable {
-        let method: HTTPMethod
+        let method: RequestMethod
         let pattern: PathPattern
         let responses: ResponseSequence
     }
@@ -48,7 +48,7 @@ public final class MockInterceptor: RestingInterceptor {
 
     /// Mocks `method` on paths matching `pattern` (see `*` and `**`, or `{{name}}` as in templates).
     @discardableResult
-    public func register(_ method: HTTPMethod, _ pattern: String, _ responses: StubResponse...) -> Registration {
+    public func register(_ method: RequestMethod, _ pattern: String, _ responses: StubResponse...) -> Registration {
         register(method, pattern, responses)
     }
 
@@ -70,7 +70,7 @@ public final class MockInterceptor: RestingInterceptor {
         return String(path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? path)
     }
 
-    private func register(_ method: HTTPMethod, _ pattern: String, _ responses: [StubResponse]) -> Registration {
+    private func register(_ method: RequestMethod, _ pattern: String, _ responses: [StubResponse]) -> Registration {
         let sequence = ResponseSequence(responses)
         mocks.withLock { $0.append(Mock(method: method, pattern: PathPattern(pattern), responses: sequence)) }
         return Registration(responses: sequence)

@@ -16,7 +16,7 @@ struct RecordedExchange: Codable {
         /// A request's body is stored only where the policy can redact it (JSON, forms); a response's body
         /// must replay, so any other kind is stored as it came, in base64 when it is not UTF-8.
         init(
-            method: String? = nil, url: String? = nil, status: Int? = nil, headers: HTTPHeaders, body: Data,
+            method: String? = nil, url: String? = nil, status: Int? = nil, headers: HTTPHeaderFields, body: Data,
             redaction: RedactionPolicy, replayable: Bool
         ) {
             self.method = method
@@ -46,7 +46,7 @@ struct RecordedExchange: Codable {
             }
             let fields = headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
             return HTTPDataResponse(
-                status: status ?? 200, headers: HTTPHeaders(fields), body: ResponseBody(bytes), url: url)
+                status: status ?? 200, headers: HTTPHeaderFields(fields), body: ResponseBody(bytes), url: url)
         }
     }
 

@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 /// A transport that answers from canned responses, for tests — yours and ours.
 ///
@@ -69,7 +70,7 @@ public final class StubHTTPClient: HTTPClient {
     public typealias Responder = @Sendable (ReceivedRequest) async throws -> StubResponse
 
     private struct Route: Hashable, CustomStringConvertible {
-        let method: HTTPMethod
+        let method: RequestMethod
         let path: String
         var description: String { "\(method) \(path)" }
     }
@@ -101,7 +102,7 @@ public final class StubHTTPClient: HTTPClient {
     }
 
     /// Serves `responses` for `method` and `path` (the URL's percent-encoded path, without query), in order.
-    public func register(_ method: HTTPMethod, _ path: String, _ responses: StubResponse...) {
+    public func register(_ method: RequestMethod, _ path: String, _ responses: StubResponse...) {
         let route = Route(method: method, path: path)
         state.withLock { state in
             if state.routes[route] == nil {

@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 extension StubResponse {
     /// One step of a streamed stub body: bytes, a pause, or a failure that cuts the body there.
@@ -26,7 +27,7 @@ extension StubResponse {
     /// stub.register(.get, "/feed", .stream([.text("data: 1\n\n"), .pause(.milliseconds(50)), .text("data: 2\n\n")],
     ///                                headers: ["Content-Type": "text/event-stream"]))
     /// ```
-    public static func stream(_ chunks: [Chunk], status: Int = 200, headers: HTTPHeaders = [:]) -> StubResponse {
+    public static func stream(_ chunks: [Chunk], status: Int = 200, headers: HTTPHeaderFields = [:]) -> StubResponse {
         var response = StubResponse(status: status, headers: headers)
         response.chunks = chunks
         return response

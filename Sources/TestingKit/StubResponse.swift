@@ -1,16 +1,17 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 /// A canned answer of ``StubHTTPClient``.
 public struct StubResponse: Sendable {
     /// The status code answered.
     public var status: Int
     /// The headers answered.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaderFields
     /// The body answered.
     public var body: Data
     /// How long to wait before answering; cancellation ends the wait.
@@ -22,7 +23,7 @@ public struct StubResponse: Sendable {
 
     /// An answer with this status, headers and body, after `delay`, or the `error` instead.
     public init(
-        status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration? = nil,
+        status: Int = 200, headers: HTTPHeaderFields = [:], body: Data = Data(), delay: Duration? = nil,
         error: RestingError? = nil
     ) {
         self.status = status
@@ -33,7 +34,7 @@ public struct StubResponse: Sendable {
     }
 
     /// A response with the given status and an optional body.
-    public static func status(_ status: Int, headers: HTTPHeaders = [:], body: Data = Data()) -> StubResponse {
+    public static func status(_ status: Int, headers: HTTPHeaderFields = [:], body: Data = Data()) -> StubResponse {
         StubResponse(status: status, headers: headers, body: body)
     }
 

@@ -1,9 +1,10 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import RestingCore
 
 /// A clock for tests: `sleep` returns at once, advancing ``now`` and recording the duration.
 ///

@@ -66,7 +66,7 @@ extension CurlTransfer {
         var list: UnsafeMutablePointer<curl_slist>?
         func append(_ line: String) { list = line.withCString { curl_slist_append(list, $0) } }
         // libcurl frames the body itself; a caller's framing headers could only contradict it.
-        for field in request.headers where !HTTPHeaders.isFraming(field.name) {
+        for field in request.headers where !HTTPHeaderFields.isFraming(field.name) {
             // "Name;" is libcurl's way of sending a header with an empty value.
             append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }

@@ -30,7 +30,7 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var handle: EasyHandle?
 
     @exclusivity(unchecked) var reader: (any RequestBodyReader)?
-    @exclusivity(unchecked) private var headers = HTTPHeaders()
+    @exclusivity(unchecked) private var headers = HTTPHeaderFields()
     @exclusivity(unchecked) private var headerBytes = 0
     /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
     @exclusivity(unchecked) private var headSeen = false
@@ -141,7 +141,7 @@ final class CurlTransfer: @unchecked Sendable {
         let line = UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
         if HeaderLine.isStatusLine(line) {
             // A new response begins (after a 100 Continue, say): forget the previous one's headers.
-            headers = HTTPHeaders()
+            headers = HTTPHeaderFields()
             // Most heads fit: one allocation rather than a regrowth (and a copy) at 1, 2, 4 and 8 fields.
             headers.reserveCapacity(Self.typicalHeaderCount)
             headSeen = false

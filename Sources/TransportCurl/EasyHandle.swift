@@ -18,7 +18,7 @@ final class EasyHandle {
     /// case, one API with the same headers on every call — since libcurl copies each line into two allocations.
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// What ``headerList`` was made from.
-    private(set) var headerListSource: (headers: HTTPHeaders, method: HTTPMethod)?
+    private(set) var headerListSource: (headers: HTTPHeaderFields, method: RequestMethod)?
 
     init?(configuration: CurlConfiguration) {
         guard let raw = curl_easy_init() else { return nil }
@@ -43,7 +43,9 @@ final class EasyHandle {
     }
 
     /// Sends `list`, made from `headers` for a `method` request, from now on; frees the previous list.
-    func replaceHeaderList(with list: UnsafeMutablePointer<curl_slist>?, from headers: HTTPHeaders, method: HTTPMethod)
+    func replaceHeaderList(
+        with list: UnsafeMutablePointer<curl_slist>?, from headers: HTTPHeaderFields, method: RequestMethod
+    )
         throws(RestingError)
     {
         do {

@@ -20,7 +20,7 @@ final class TaskExchange: Sendable {
     private struct State {
         var lifecycle = TaskLifecycle<URLSessionTask, Continuation, SpillingStreamFeed>()
         var response: HTTPURLResponse?
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaderFields()
         var body = Data()
         var sink: DownloadSink?
         var bodyStream: BodyInputStream?

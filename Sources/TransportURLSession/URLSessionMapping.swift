@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// Translations between RestingCore's types and Foundation's: an ``/RestingCore/HTTPRequest`` into a `URLRequest`, an
-/// `HTTPURLResponse`'s headers into ``/RestingCore/HTTPHeaders``, and a `URLError` into a
+/// `HTTPURLResponse`'s headers into ``/RestingCore/HTTPHeaderFields``, and a `URLError` into a
 /// ``/RestingCore/RestingError``.
 ///
 /// ```swift
@@ -21,7 +21,7 @@ enum URLSessionMapping {
         if case .bytes(let data) = request.body.source { urlRequest.httpBody = data }
         // FoundationNetworking frames the body (a length for bytes, chunked for streams); a caller's framing
         // header beside its own would let the declared length differ from the bytes sent.
-        for field in request.headers where !HTTPHeaders.isFraming(field.name) {
+        for field in request.headers where !HTTPHeaderFields.isFraming(field.name) {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
         return urlRequest
@@ -29,23 +29,23 @@ enum URLSessionMapping {
 
     /// The response's headers, sorted by name: `HTTPURLResponse` keeps neither order nor repeats (it joins
     /// repeated fields with commas; `Set-Cookie` fields are split again, as each is one cookie).
-    static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+    static func headers(of response: HTTPURLResponse) -> HTTPHeaderFields {
         // Each name is lowercased once, for the sort, rather than twice per comparison.
-        var fields: [(key: String, field: HTTPHeaders.Field)] = []
+        var fields: [(key: String, field: HTTPHeaderFields.Field)] = []
         for (key, value) in response.allHeaderFields {
             guard let name = key as? String else { continue }
             let text = value as? String ?? "\(value)"
             let sortKey = name.lowercased()
             guard sortKey == "set-cookie" else {
-                fields.append((sortKey, HTTPHeaders.Field(name: name, value: text)))
+                fields.append((sortKey, HTTPHeaderFields.Field(name: name, value: text)))
                 continue
             }
             for cookie in SetCookie.splitJoinedFields(text) {
-                fields.append((sortKey, HTTPHeaders.Field(name: name, value: cookie)))
+                fields.append((sortKey, HTTPHeaderFields.Field(name: name, value: cookie)))
             }
         }
         fields.sort { $0.key < $1.key }
-        return HTTPHeaders(fields.map(\.field))
+        return HTTPHeaderFields(fields.map(\.field))
     }
 
     /// Parts of libcurl's messages for a reply that breaks HTTP's framing, as FoundationNetworking passes them on.

@@ -74,7 +74,7 @@ public final class ConformanceModel: ConformanceBackend {
             ]
             guard let (name, value) = challenges[segments[1]] else { return .status(404) }
             return .status(
-                segments[1] == "proxy" ? 407 : 401, headers: HTTPHeaders([(name, value)]),
+                segments[1] == "proxy" ? 407 : 401, headers: HTTPHeaderFields([(name, value)]),
                 body: Data("credentials required".utf8))
         case ("trailers", _):
             // A stub response has no trailers: the head is all there is.
@@ -84,7 +84,7 @@ public final class ConformanceModel: ConformanceBackend {
                 200, headers: ["Content-Type": "application/octet-stream"],
                 body: Data((0..<count).map { UInt8($0 % 251) }))
         case ("headers", _):
-            var headers: HTTPHeaders = ["X-Multi": "a"]
+            var headers: HTTPHeaderFields = ["X-Multi": "a"]
             for (name, value) in [
                 ("x-multi", "b"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("X-Mixed-Case", "Value"),
             ] {

@@ -59,7 +59,8 @@ extension TransportConformance {
     public func cancellation() async throws {
         let upload = Data(count: 8 * 1024 * 1024)
         for (path, method, body) in [
-            ("/delay/120000", HTTPMethod.get, Data()), ("/slow-read", .put, upload), ("/slow-download", .get, Data()),
+            ("/delay/120000", RequestMethod.get, Data()), ("/slow-read", .put, upload),
+            ("/slow-download", .get, Data()),
         ] {
             let tag = UUID().uuidString
             let request = HTTPRequest(method: method, url: try url("\(path)?tag=\(tag)"), body: .bytes(body))

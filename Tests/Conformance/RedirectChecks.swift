@@ -44,7 +44,7 @@ extension TransportConformance {
 
     /// Credentials go on to the same origin and are dropped on a hop to another one.
     public func redirectCredentials() async throws {
-        let credentials: HTTPHeaders = [
+        let credentials: HTTPHeaderFields = [
             "Authorization": "Bearer secret", "Cookie": "session=secret", "X-Other": "kept",
         ]
         let sameOrigin = try await echo(

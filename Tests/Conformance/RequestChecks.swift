@@ -7,7 +7,7 @@ import Testing
 extension TransportConformance {
     /// Every standard method, and a custom one, reaches the server as sent.
     public func methods() async throws {
-        for method: HTTPMethod in [.get, .post, .put, .patch, .delete, .options, "PURGE"] {
+        for method: RequestMethod in [.get, .post, .put, .patch, .delete, .options, "PURGE"] {
             let echoed = try await echo(HTTPRequest(method: method, url: url("/echo/method")))
             #expect(echoed.method == method.rawValue, "\(name): \(method)")
         }
@@ -17,7 +17,7 @@ extension TransportConformance {
 
     /// Request headers arrive in order, with repeats; names keep their case where the transport can.
     public func requestHeaders() async throws {
-        var headers: HTTPHeaders = ["X-First": "1", "x-second-lower": "2"]
+        var headers: HTTPHeaderFields = ["X-First": "1", "x-second-lower": "2"]
         headers.add(name: "X-Repeat", value: "a")
         headers.add(name: "X-Repeat", value: "b")
         let echoed = try await echo(HTTPRequest(method: .get, url: url("/echo"), headers: headers))
@@ -59,7 +59,7 @@ extension TransportConformance {
     /// Framing is the transport's alone: a caller's `Content-Length`, `Transfer-Encoding` or `Expect` never
     /// reaches the server, so the length it reads always matches the bytes that follow.
     public func framingHeaders() async throws {
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaderFields()
         headers.add(name: "Content-Length", value: "2")
         headers.add(name: "Transfer-Encoding", value: "chunked")
         headers.add(name: "Expect", value: "100-continue")
@@ -77,9 +77,9 @@ extension TransportConformance {
     /// on a `GET` — fails with its typed error before anything is sent.
     public func invalidRequests() async throws {
         let target = try url("/echo")
-        var injected = HTTPHeaders()
+        var injected = HTTPHeaderFields()
         injected.add(name: "X-Injected", value: "a\r\nX-Smuggled: b")
-        var badName = HTTPHeaders()
+        var badName = HTTPHeaderFields()
         badName.add(name: "Bad Name:", value: "x")
         let cases: [(String, HTTPRequest, (RestingError) -> Bool)] =
             [

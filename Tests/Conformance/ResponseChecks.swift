@@ -93,7 +93,7 @@ extension TransportConformance {
         for (scheme, status) in [
             ("basic", 401), ("digest", 401), ("bearer", 401), ("bearer-bare", 401), ("proxy", 407),
         ] {
-            for headers: HTTPHeaders in [[:], ["Authorization": "Basic d3Jvbmc6d3Jvbmc="]] {
+            for headers: HTTPHeaderFields in [[:], ["Authorization": "Basic d3Jvbmc6d3Jvbmc="]] {
                 let request = HTTPRequest(
                     method: .get, url: try url("/challenge/\(scheme)"), headers: headers, timeout: .seconds(10))
                 let response = try await send(request)

@@ -22,7 +22,7 @@ struct CredentialLeakTests {
         var transport: ClosureHTTPClient {
             ClosureHTTPClient { [self] request in
                 seen.append((request.url.absoluteString, request.headers["Authorization"]))
-                var headers: HTTPHeaders = ["Content-Type": "application/json"]
+                var headers: HTTPHeaderFields = ["Content-Type": "application/json"]
                 if let link = links[request.url.absoluteString] { headers["Link"] = "<\(link)>; rel=\"next\"" }
                 return HTTPDataResponse(
                     status: 200, headers: headers, body: ResponseBody(Data(#"[{"id":1}]"#.utf8)), url: request.url)
@@ -216,7 +216,7 @@ struct CredentialLeakTests {
         let printed = policy.url(url)
         #expect(!printed.contains("s3cr3t") && !printed.contains("pw"), "\(printed)")
         #expect(printed.contains("page=2"))
-        let location = HTTPHeaders.Field(name: "Location", value: "/next?token=s3cr3t&page=3")
+        let location = HTTPHeaderFields.Field(name: "Location", value: "/next?token=s3cr3t&page=3")
         #expect(policy.value(ofHeader: location) == "/next?token=<redacted>&page=3")
     }
 

@@ -24,7 +24,7 @@ struct HandleReuseTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/echo"))
         let body = RequestBody.bytes(Data("payload".utf8))
         // One request at a time, so that every request reuses the previous one's handle.
-        let sequence: [(HTTPMethod, RequestBody, String, Int)] = [
+        let sequence: [(RequestMethod, RequestBody, String, Int)] = [
             (.head, .empty, "HEAD", -1), (.get, .empty, "GET", 0), (.put, body, "PUT", 7), (.get, .empty, "GET", 0),
             (.post, body, "POST", 7), ("PURGE", .empty, "PURGE", 0), (.get, .empty, "GET", 0),
             (.delete, body, "DELETE", 7),
@@ -53,10 +53,10 @@ struct HandleReuseTests {
         let server = try await LocalServer.sharedConformanceServer.value
         let transport = try CurlClient()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/echo"))
-        let token: HTTPHeaders = ["X-Token": "one"]
+        let token: HTTPHeaderFields = ["X-Token": "one"]
         // (method, headers, what X-Token must read): one request at a time, so that each reuses the previous
         // one's handle and, where method and headers repeat, its header list.
-        let sequence: [(HTTPMethod, HTTPHeaders, [String])] = [
+        let sequence: [(RequestMethod, HTTPHeaderFields, [String])] = [
             (.get, token, ["one"]), (.get, token, ["one"]), (.get, ["X-Token": "two"], ["two"]), (.get, [:], []),
             (.post, [:], []), (.get, [:], []), (.post, token, ["one"]), (.get, token, ["one"]),
         ]

@@ -102,7 +102,7 @@ struct TLSTests {
         let plain = try await LocalServer.sharedConformanceServer.value
         let target =
             "http://127.0.0.1:\(plain.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        var headers: HTTPHeaders = ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t", "X-Kept": "yes"]
+        var headers: HTTPHeaderFields = ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t", "X-Kept": "yes"]
         headers.add(name: "X-Tenant-Secret", value: "s3cr3t", sensitive: true)
         var configuration = CurlClient.Configuration()
         configuration.tls.caFile = fixtures.path("ca.pem")

@@ -60,7 +60,8 @@ enum SessionStub {
                 sessions.withLock { $0[token] = login.user }
                 let cookie = "session=\(token); Path=/; HttpOnly"
                 guard request.url.path == "/session/login" else {
-                    return .status(302, headers: HTTPHeaders([("Set-Cookie", cookie), ("Location", "/session/me")]))
+                    return .status(
+                        302, headers: HTTPHeaderFields([("Set-Cookie", cookie), ("Location", "/session/me")]))
                 }
                 var answer = try StubResponse.json(["user": login.user])
                 answer.headers.add(name: "Set-Cookie", value: cookie)

@@ -120,7 +120,7 @@ struct RecordReplayTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let getPost = Endpoint<Nothing, Data>(.get, "/posts/{{id}}", encoding: .query)
         let createPost = Endpoint<PostCreateModel, Data>(.post, "/posts", encoding: .json)
-        let requests: [@Sendable (RestingClient) async throws -> HTTPResponse<Data>] = [
+        let requests: [@Sendable (RestingClient) async throws -> RestingResponse<Data>] = [
             {
                 try await $0.perform(
                     RestingRequest(
@@ -151,7 +151,7 @@ struct RecordReplayTests {
                 AuthInterceptor(provider: StaticKey(), headerName: "X-Custom-Auth"),
                 RecordReplayInterceptor(directory: directory, mode: .record),
             ])
-        var recorded: [Result<HTTPResponse<Data>, any Error>] = []
+        var recorded: [Result<RestingResponse<Data>, any Error>] = []
         for request in requests { recorded.append(await Result { try await request(recording) }) }
 
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)

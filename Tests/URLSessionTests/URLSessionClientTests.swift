@@ -31,7 +31,7 @@ struct URLSessionClientTests {
     init() async throws { server = try await LocalServer.sharedImageServer.value }
 
     private func request(
-        _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: RequestBody = .empty,
+        _ method: RequestMethod, _ path: String, headers: HTTPHeaderFields = [:], body: RequestBody = .empty,
         timeout: Duration? = nil
     ) throws -> HTTPRequest {
         HTTPRequest(
@@ -58,8 +58,8 @@ struct URLSessionClientTests {
 
     @Test(
         "methods, headers and bodies reach the server as sent",
-        arguments: [HTTPMethod.post, .put, .patch, .delete, "PURGE"])
-    func methodsHeadersAndBodies(method: HTTPMethod) async throws {
+        arguments: [RequestMethod.post, .put, .patch, .delete, "PURGE"])
+    func methodsHeadersAndBodies(method: RequestMethod) async throws {
         let body = Data("héllo \(method)".utf8)
         let echoed = try await echo(
             request(method, "/echo/x?a=1&a=2", headers: ["X-One": "1", "X-Two": "2"], body: .bytes(body)))

@@ -15,7 +15,7 @@ package struct CacheControl: Equatable, Sendable {
 
     /// The directives of every `Cache-Control` field in `headers`; a request's `Pragma: no-cache` counts as
     /// `no-cache` when it has no `Cache-Control` (RFC 9111 §5.4).
-    package init(_ headers: HTTPHeaders) {
+    package init(_ headers: HTTPHeaderFields) {
         let fields = headers.values(for: "Cache-Control")
         for field in fields {
             for directive in Self.directives(field) { apply(directive.name, directive.value) }

@@ -59,7 +59,7 @@ package enum CacheEntryCoding {
             meta.headers.allSatisfy({ $0.count == 2 }), meta.keyDigest == digest(of: key), let url = url(ofKey: key)
         else { return nil }
         let response = CachedResponse(
-            url: url, status: meta.status, headers: HTTPHeaders(meta.headers.map { ($0[0], $0[1]) }),
+            url: url, status: meta.status, headers: HTTPHeaderFields(meta.headers.map { ($0[0], $0[1]) }),
             body: Data(bytes[bodyStart..<bodyEnd]), requestTime: Date(timeIntervalSince1970: meta.requestTime),
             responseTime: Date(timeIntervalSince1970: meta.responseTime), varyingRequestHeaders: meta.vary)
         return response

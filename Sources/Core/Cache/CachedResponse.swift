@@ -12,7 +12,7 @@ public struct CachedResponse: Sendable, Equatable {
     /// The response's status code.
     public var status: Int
     /// The response's headers, as last received or merged from a `304 Not Modified`.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaderFields
     /// The whole response body.
     public var body: Data
     /// When the request that fetched (or last revalidated) it was sent.
@@ -26,7 +26,7 @@ public struct CachedResponse: Sendable, Equatable {
 
     /// A response to keep, with the times of its exchange and the request header values its `Vary` names.
     public init(
-        url: URL, status: Int, headers: HTTPHeaders, body: Data, requestTime: Date, responseTime: Date,
+        url: URL, status: Int, headers: HTTPHeaderFields, body: Data, requestTime: Date, responseTime: Date,
         varyingRequestHeaders: [String: String] = [:]
     ) {
         self.url = url
@@ -44,7 +44,7 @@ public struct CachedResponse: Sendable, Equatable {
     /// The names the response's `Vary` fields list, lowercased; `*` among them means no request matches.
     var varyNames: [String] { Self.varyNames(headers) }
 
-    static func varyNames(_ headers: HTTPHeaders) -> [String] {
+    static func varyNames(_ headers: HTTPHeaderFields) -> [String] {
         headers.values(for: "Vary").flatMap { $0.split(separator: ",") }.map { $0.trimmingWhitespace.lowercased() }
             .filter { !$0.isEmpty }
     }

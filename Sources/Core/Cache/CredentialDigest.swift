@@ -12,7 +12,7 @@ struct CredentialDigest: Sendable, Equatable {
 
     /// The digest of every field of `headers` that carries a credential (name and value, in order); `nil` for
     /// headers that carry none.
-    init?(of headers: HTTPHeaders) {
+    init?(of headers: HTTPHeaderFields) {
         var hasher = SHA256()
         var carriesAny = false
         for field in headers where field.carriesCredential {

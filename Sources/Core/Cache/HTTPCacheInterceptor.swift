@@ -85,7 +85,7 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     }
 
     /// The methods that change nothing on the server (RFC 9110 §9.2.1); any other invalidates its URL.
-    static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, .trace]
+    static let safeMethods: Set<RequestMethod> = [.get, .head, .options, .trace]
 
     /// Answers from the cache when it may, revalidates when it must, and stores what the network returns.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
@@ -211,13 +211,13 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
 
     /// `headers` without what a stored response must never hold: `Set-Cookie` (a hit would set a cookie again,
     /// bringing back a session the user has since left) and every other field that carries a credential.
-    private static func storableHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+    private static func storableHeaders(_ headers: HTTPHeaderFields) -> HTTPHeaderFields {
         var storable = headers
         storable.removeCredentials()
         return storable
     }
 
-    private func isStorable(_ headers: HTTPHeaders, status: Int, _ requestDirectives: CacheControl) -> Bool {
+    private func isStorable(_ headers: HTTPHeaderFields, status: Int, _ requestDirectives: CacheControl) -> Bool {
         let directives = CacheControl(headers)
         // A live event stream is not a representation: a reconnection must reach the server.
         guard !(headers["Content-Type"] ?? "").lowercased().hasPrefix("text/event-stream") else { return false }

@@ -25,7 +25,7 @@ extension RestingClient {
     /// ``perform(_:)`` when ``cancelAll()`` must leave the awaiting task alone, and for progress or chaining.
     public func send<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
-    ) async throws -> HTTPResponse<ResponseType> {
+    ) async throws -> RestingResponse<ResponseType> {
         guard request.endpoint.responseReading.streaming == nil else { return try await perform(request).value }
         let canceller = CurrentTaskCanceller()
         let id = calls.add(cancel: canceller.cancel)

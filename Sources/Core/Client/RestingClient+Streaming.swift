@@ -16,7 +16,7 @@ extension RestingClient {
     func performStreaming<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, as type: any StreamingResponseBody.Type,
         baseUrl: String? = nil, continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil
-    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+    ) -> ProgressablePromise<RestingResponse<ResponseType>> {
         // Read once, when the call starts: reconnections go where the first stream came from.
         let baseUrl = baseUrl ?? self.baseUrl
         let hooks = CancellationHooks()
@@ -41,7 +41,7 @@ extension RestingClient {
                         ResponseType.self, .init(codingPath: [], debugDescription: "not a stream")),
                     body: Data())
             }
-            return HTTPResponse(
+            return RestingResponse(
                 status: response.status, headers: response.headers, body: body, url: response.url,
                 metrics: response.metrics, cacheStatus: response.cacheStatus)
         }

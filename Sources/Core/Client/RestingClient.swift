@@ -104,7 +104,7 @@ public final class RestingClient: Sendable {
     /// `cancel()` on the promise or by cancelling the awaiting task.
     public func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
-    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+    ) -> ProgressablePromise<RestingResponse<ResponseType>> {
         perform(request, baseUrl: nil, continuing: nil)
     }
 
@@ -115,7 +115,7 @@ public final class RestingClient: Sendable {
     package func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String?,
         continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil
-    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+    ) -> ProgressablePromise<RestingResponse<ResponseType>> {
         if let streamed = request.endpoint.responseReading.streaming {
             return performStreaming(request, as: streamed, baseUrl: baseUrl, continuing: continuing)
         }
@@ -128,7 +128,7 @@ public final class RestingClient: Sendable {
     func respond<RequestType, ResponseType>(
         to request: RestingRequest<RequestType, ResponseType>, baseUrl: String? = nil,
         continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil, progress: @escaping ProgressHandler
-    ) async throws -> HTTPResponse<ResponseType> {
+    ) async throws -> RestingResponse<ResponseType> {
         var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl ?? self.baseUrl)
         continuing?(&httpRequest)
         // A mock or a custom transport may answer with a stream even so: read it whole.
@@ -139,7 +139,7 @@ public final class RestingClient: Sendable {
         let body = try await decode(
             ResponseType.self, from: response.body.data ?? Data(), decoder: request.endpoint.decoder ?? decoder,
             reading: request.endpoint.responseReading)
-        return HTTPResponse(
+        return RestingResponse(
             status: response.status, headers: response.headers, body: body, url: response.url,
             metrics: response.metrics, cacheStatus: response.cacheStatus)
     }
@@ -198,7 +198,7 @@ public final class RestingClient: Sendable {
     /// file, which made the original's uploads impossible to retry).
     public func upload<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
-    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+    ) -> ProgressablePromise<RestingResponse<ResponseType>> {
         perform(request)
     }
 }

@@ -15,7 +15,7 @@ public struct DownloadedFile: Sendable {
     /// The status of the last response: 200, 206 when resumed, 416 when the partial file already held every byte.
     public var status: Int
     /// The headers of the response whose body is in the file.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaderFields
     /// What the transport measured for the exchange, when it measures.
     public var metrics: TransferMetrics?
 }

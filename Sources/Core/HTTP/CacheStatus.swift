@@ -1,5 +1,5 @@
 /// How an HTTP cache answered a request, so that logging and event monitors can report hits, misses and
-/// revalidations: ``HTTPDataResponse/cacheStatus`` and ``HTTPResponse/cacheStatus``. ``LoggingInterceptor`` adds it
+/// revalidations: ``HTTPDataResponse/cacheStatus`` and ``RestingResponse/cacheStatus``. ``LoggingInterceptor`` adds it
 /// to its line (`← 200 GET https://… (0 ms, cache hit)`); ``RestingEvent/responseReceived(_:_:duration:)`` carries it.
 public enum CacheStatus: String, Sendable, Hashable {
     /// Served from the cache without asking the server.

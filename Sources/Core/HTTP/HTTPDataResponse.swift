@@ -19,7 +19,7 @@ public struct HTTPDataResponse: Sendable {
         _modify { yield &CopyOnWriteBox.unique(&box).fields.status }
     }
     /// The headers, in the order received (URLSession sorts them by name).
-    public var headers: HTTPHeaders {
+    public var headers: HTTPHeaderFields {
         get { box.fields.headers }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.headers }
     }
@@ -50,7 +50,7 @@ public struct HTTPDataResponse: Sendable {
 
     /// A response as a transport or an interceptor makes it.
     public init(
-        status: Int, headers: HTTPHeaders = [:], body: ResponseBody = .empty, url: URL? = nil,
+        status: Int, headers: HTTPHeaderFields = [:], body: ResponseBody = .empty, url: URL? = nil,
         metrics: TransferMetrics? = nil, cacheStatus: CacheStatus? = nil
     ) {
         let fields = Fields(
@@ -66,7 +66,7 @@ extension HTTPDataResponse {
     /// What the `CopyOnWriteBox` holds.
     private struct Fields: Sendable {
         var status: Int
-        var headers: HTTPHeaders
+        var headers: HTTPHeaderFields
         var body: ResponseBody
         var url: URL?
         var metrics: TransferMetrics?

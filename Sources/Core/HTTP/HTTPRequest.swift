@@ -16,7 +16,7 @@ import Foundation
 /// ```
 public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The request method.
-    public var method: HTTPMethod {
+    public var method: RequestMethod {
         get { box.fields.method }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.method }
     }
@@ -26,7 +26,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         _modify { yield &CopyOnWriteBox.unique(&box).fields.url }
     }
     /// Headers in the order they will be sent.
-    public var headers: HTTPHeaders {
+    public var headers: HTTPHeaderFields {
         get { box.fields.headers }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.headers }
     }
@@ -58,7 +58,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     }
     /// The origin this call's credentials were issued for: the origin of the URL the request was made with
     /// (by the converter, for a call), kept when ``url`` changes — by a redirect, a followed link, a
-    /// reconnection, a replay or an interceptor. A credential field without an ``HTTPHeaders/Field/origin`` of
+    /// reconnection, a replay or an interceptor. A credential field without an ``HTTPHeaderFields/Field/origin`` of
     /// its own belongs to it, and the credential boundary — the last link before the transport, after every
     /// interceptor — drops every credential field whose origin is not the request URL's, so a credential can
     /// never reach a site it was not issued for, whichever path took the request there.
@@ -95,7 +95,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 
     /// A request as the converter, an interceptor or a test makes it; validate it with ``validate()``.
     public init(
-        method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: RequestBody = .empty,
+        method: RequestMethod, url: URL, headers: HTTPHeaderFields = [:], body: RequestBody = .empty,
         timeout: Duration? = nil, downloadTarget: DownloadTarget? = nil, responseStreaming: ResponseStreaming? = nil,
         attributes: RequestAttributes = RequestAttributes(), followsRedirects: Bool = true
     ) {
@@ -136,9 +136,9 @@ extension HTTPRequest {
 extension HTTPRequest {
     /// What the `CopyOnWriteBox` holds.
     private struct Fields: Sendable {
-        var method: HTTPMethod
+        var method: RequestMethod
         var url: URL
-        var headers: HTTPHeaders
+        var headers: HTTPHeaderFields
         var body: RequestBody
         var timeout: Duration?
         var downloadTarget: DownloadTarget?

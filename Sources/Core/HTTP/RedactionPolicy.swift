@@ -28,7 +28,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var jsonBodyKeys: Set<String>
     /// Parts of a name that make any query parameter, form field or JSON key secret.
     public var secretWords: Set<String>
-    /// Whether fields marked sensitive (``HTTPHeaders/Field/isSensitive``) are hidden whatever their name.
+    /// Whether fields marked sensitive (``HTTPHeaderFields/Field/isSensitive``) are hidden whatever their name.
     public var hidesSensitiveFields: Bool
 
     /// A policy hiding these header names, query parameters and JSON keys, and any name containing one of
@@ -77,7 +77,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     public func redactsHeader(_ name: String) -> Bool { headerNames.contains { $0.caseInsensitiveEquals(name) } }
 
     /// The value to print for a header: hidden for a credential, a URL redacted for `Location`.
-    public func value(ofHeader field: HTTPHeaders.Field) -> String {
+    public func value(ofHeader field: HTTPHeaderFields.Field) -> String {
         if redactsHeader(field.name) || (hidesSensitiveFields && field.isSensitive) { return Self.placeholder }
         guard !hidesNothing, Self.urlHeaders.contains(where: field.name.caseInsensitiveEquals) else {
             return field.value

@@ -16,7 +16,7 @@ import Foundation
 ///   ``CredentialProvider/credential()`` afresh (the app may have signed in again meanwhile).
 /// - **Skips what needs none:** a request whose ``RequestAttributes/requiresAuthentication`` is `false` (the
 ///   token endpoint, so that it works on the same client) is passed on untouched.
-/// - **Never leaks:** the header is marked sensitive (``HTTPHeaders/Field/isSensitive``), whatever its name, so
+/// - **Never leaks:** the header is marked sensitive (``HTTPHeaderFields/Field/isSensitive``), whatever its name, so
 ///   a redirect to another origin drops it and logs, cURL descriptions and recordings hide it.
 ///
 /// ```swift

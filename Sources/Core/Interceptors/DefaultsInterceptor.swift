@@ -12,12 +12,12 @@ import Foundation
 /// ```
 public struct DefaultsInterceptor: RestingInterceptor {
     /// Headers added to requests that lack them.
-    public let headers: HTTPHeaders
+    public let headers: HTTPHeaderFields
     /// Query items added to every request's URL.
     public let queryItems: [URLQueryItem]
 
     /// An interceptor adding these headers (where missing) and query items to every request.
-    public init(headers: HTTPHeaders = [:], queryItems: [URLQueryItem] = []) {
+    public init(headers: HTTPHeaderFields = [:], queryItems: [URLQueryItem] = []) {
         self.headers = headers
         self.queryItems = queryItems
     }

@@ -98,7 +98,7 @@ public struct LoggingInterceptor: RestingInterceptor {
             })
     }
 
-    private func tree(_ title: String, _ headers: HTTPHeaders, _ body: String?) -> String {
+    private func tree(_ title: String, _ headers: HTTPHeaderFields, _ body: String?) -> String {
         var lines = ["┌ \(title)"]
         if !headers.isEmpty {
             lines.append("├ Headers")
@@ -115,7 +115,7 @@ public struct LoggingInterceptor: RestingInterceptor {
 
     /// The body as it should be shown, or `nil` when there is none. What the policy cannot redact is
     /// described, never printed.
-    private func body(of body: RequestBody, headers: HTTPHeaders) -> String? {
+    private func body(of body: RequestBody, headers: HTTPHeaderFields) -> String? {
         switch body.source {
         case .empty:
             return nil

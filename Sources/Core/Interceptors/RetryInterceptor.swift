@@ -93,10 +93,10 @@ public struct RetryInterceptor: RestingInterceptor {
     }
 
     /// How long to wait before the next attempt, or `nil` when this outcome is not to be retried.
-    func delay(after outcome: Result<HTTPDataResponse, any Error>, attempt: Int, method: HTTPMethod) -> Duration? {
+    func delay(after outcome: Result<HTTPDataResponse, any Error>, attempt: Int, method: RequestMethod) -> Duration? {
         guard method.isIdempotent || policy.retriesNonIdempotentMethods else { return nil }
         let status: Int
-        let headers: HTTPHeaders
+        let headers: HTTPHeaderFields
         switch outcome {
         case .failure(RestingError.transportFailed(let failure)) where policy.retryableFailures.contains(failure.kind):
             return backoff(attempt: attempt)

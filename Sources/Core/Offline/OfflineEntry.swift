@@ -109,11 +109,11 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
         -> RestingRequest<Body, Data>?
     {
         guard let restored = RequestAttributes(restoring: attributes ?? [:], keys: attributeKeys) else { return nil }
-        var requestHeaders = HTTPHeaders(headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
+        var requestHeaders = HTTPHeaderFields(headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
         requestHeaders["Idempotency-Key"] = idempotencyKey
         let encoding = RequestEncoding.raw(contentType: contentType ?? "application/octet-stream")
         return RestingRequest(
-            endpoint: Endpoint<Body, Data>(HTTPMethod(rawValue: method), pathTemplate, encoding: encoding),
+            endpoint: Endpoint<Body, Data>(RequestMethod(rawValue: method), pathTemplate, encoding: encoding),
             body: body, headers: requestHeaders, pathVariables: pathVariables,
             queryItems: queryItems.compactMap { $0.count == 2 ? URLQueryItem(name: $0[0], value: $0[1]) : nil },
             attributes: restored)

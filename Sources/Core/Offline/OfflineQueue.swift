@@ -70,7 +70,7 @@ public final class OfflineQueue: Sendable {
     /// Opens (or creates) the queue in `directory`, failing if another queue has it open. `attributeKeys` are the
     /// app's ``PersistentRequestAttributeKey``s to restore on replay (the library's are always known).
     /// `redaction` is kept for source compatibility: every header that carries a credential
-    /// (``HTTPHeaders/Field/carriesCredential``) is left out of stored entries.
+    /// (``HTTPHeaderFields/Field/carriesCredential``) is left out of stored entries.
     public init(
         directory: URL, attributeKeys: [any PersistentRequestAttributeKey.Type] = [],
         redaction: RedactionPolicy = .default
@@ -216,7 +216,7 @@ public final class OfflineQueue: Sendable {
     }
 
     /// Whether a request with `method` that failed with `error` is kept under `policy`.
-    static func keeps(_ method: HTTPMethod, after error: any Error, policy: DeliveryPolicy) -> Bool {
+    static func keeps(_ method: RequestMethod, after error: any Error, policy: DeliveryPolicy) -> Bool {
         guard case RestingError.transportFailed(let failure) = error, isConnectivityFailure(error) else { return false }
         let undelivered = failure.kind == .connectionFailed || failure.kind == .dnsFailed
         return undelivered || method.isIdempotent || policy == .keepPossiblyDelivered
@@ -270,13 +270,13 @@ extension RestingClient {
     public func perform<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, storingOfflineIn queue: OfflineQueue,
         ifDeliveryUncertain policy: OfflineQueue.DeliveryPolicy = .keepOnlyUndelivered
-    ) -> ProgressablePromise<HTTPResponse<ResponseType>> {
+    ) -> ProgressablePromise<RestingResponse<ResponseType>> {
         let configuration = (requestConverter as? RestingRequestConverter)?.configuration ?? .init()
         // Read once: the first send and the kept entry address the same API.
         let baseUrl = self.baseUrl
         var keyed = request
         if !keyed.headers.contains("Idempotency-Key") { keyed.headers["Idempotency-Key"] = UUID().uuidString }
-        return perform(keyed, baseUrl: baseUrl).recover { [keyed] error throws -> HTTPResponse<ResponseType> in
+        return perform(keyed, baseUrl: baseUrl).recover { [keyed] error throws -> RestingResponse<ResponseType> in
             guard OfflineQueue.keeps(keyed.endpoint.method, after: error, policy: policy),
                 case RestingError.transportFailed(let original) = error
             else { throw error }

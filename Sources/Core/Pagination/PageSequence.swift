@@ -18,7 +18,7 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
 
     let client: RestingClient
     let endpoint: Endpoint<Nothing, Page>
-    let headers: HTTPHeaders
+    let headers: HTTPHeaderFields
     let pathVariables: [String: any PathVariableValue]
     let queryItems: [URLQueryItem]
     let start: PagePosition
@@ -26,7 +26,7 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
     /// Where the next page is, from the page just fetched and the origin the iteration's calls are addressed to.
     let next:
         @Sendable (
-            _ after: PagePosition, _ page: Page, _ count: Int, _ response: HTTPResponse<Page>, _ callOrigin: Origin?
+            _ after: PagePosition, _ page: Page, _ count: Int, _ response: RestingResponse<Page>, _ callOrigin: Origin?
         ) throws -> PagePosition?
 
     /// Every page is a continuation of one call: the endpoint's attributes, the headers and the base URL the
@@ -71,12 +71,12 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
     }
 
     /// The items of every page, one by one.
-    public var items: AsyncThrowingFlatMapSequence<PageSequence, AsyncSyncSequence<[Item]>> {
-        flatMap { $0.async }
+    public var items: some AsyncSequence<Item, any Error> & Sendable {
+        flatMap { PageItems(items: $0) }
     }
 
     private func fetch(_ position: PagePosition, baseUrl: String, callOrigin: Locked<Origin?>) async throws
-        -> HTTPResponse<Page>
+        -> RestingResponse<Page>
     {
         switch position {
         case .query(let extra):
@@ -98,28 +98,23 @@ public struct PageSequence<Page: Decodable & Sendable, Item: Sendable>: AsyncSeq
     }
 }
 
-/// A synchronous sequence as an `AsyncSequence`.
-public struct AsyncSyncSequence<Base: Sequence & Sendable>: AsyncSequence, Sendable where Base.Element: Sendable {
-    public typealias Element = Base.Element
-    let base: Base
+/// One page's items as an `AsyncSequence`, for ``PageSequence/items``.
+struct PageItems<Item: Sendable>: AsyncSequence, Sendable {
+    let items: [Item]
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        var iterator: Base.Iterator
-        public mutating func next() async -> Base.Element? { iterator.next() }
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var iterator: IndexingIterator<[Item]>
+        mutating func next() async -> Item? { iterator.next() }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(iterator: base.makeIterator()) }
-}
-
-extension Array where Element: Sendable {
-    var async: AsyncSyncSequence<[Element]> { AsyncSyncSequence(base: self) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(iterator: items.makeIterator()) }
 }
 
 extension RestingClient {
     /// The pages of a list endpoint whose response is an array, following `pagination`; `headers` go with
     /// every page.
     public func pages<Item: Decodable & Sendable>(
-        of endpoint: Endpoint<Nothing, [Item]>, headers: HTTPHeaders = [:],
+        of endpoint: Endpoint<Nothing, [Item]>, headers: HTTPHeaderFields = [:],
         pathVariables: [String: any PathVariableValue] = [:],
         queryItems: [URLQueryItem] = [], pagination: Pagination
     ) -> PageSequence<[Item], Item> {
@@ -137,7 +132,7 @@ extension RestingClient {
     /// The pages of a cursor-paginated endpoint: `items` reads a page's items, `nextCursor` the cursor of the
     /// next page (`nil` after the last), sent as the `cursorParameter` query item; `headers` go with every page.
     public func pages<Page: Decodable & Sendable, Item: Sendable>(
-        of endpoint: Endpoint<Nothing, Page>, headers: HTTPHeaders = [:],
+        of endpoint: Endpoint<Nothing, Page>, headers: HTTPHeaderFields = [:],
         pathVariables: [String: any PathVariableValue] = [:],
         queryItems: [URLQueryItem] = [], cursorParameter: String, items: @escaping @Sendable (Page) -> [Item],
         nextCursor: @escaping @Sendable (Page) -> String?

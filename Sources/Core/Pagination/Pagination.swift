@@ -33,7 +33,7 @@ public enum Pagination: Sendable {
     }
 
     /// Where the page after `position` is, given what that page held.
-    func next(after position: PagePosition, count: Int, headers: HTTPHeaders, url: URL?, callOrigin: Origin?)
+    func next(after position: PagePosition, count: Int, headers: HTTPHeaderFields, url: URL?, callOrigin: Origin?)
         throws(RestingError) -> PagePosition?
     {
         switch self {
@@ -57,7 +57,7 @@ public enum Pagination: Sendable {
 
     /// The `next` link of a page fetched from `url` (relative links resolve against it), judged against the
     /// origin the iteration's calls are addressed to.
-    private func nextLink(headers: HTTPHeaders, url: URL?, callOrigin: Origin?, trustedHosts: Set<String>)
+    private func nextLink(headers: HTTPHeaderFields, url: URL?, callOrigin: Origin?, trustedHosts: Set<String>)
         throws(RestingError) -> PagePosition?
     {
         guard let header = headers["Link"], let target = LinkHeader.target(of: header, relation: "next"),

@@ -2,7 +2,7 @@
 /// chain, after every application and network interceptor, right before the transport.
 ///
 /// A header field carries a credential when its name says so (``SensitiveHeaders``) or it was marked sensitive
-/// (``HTTPHeaders/Field/isSensitive``). Each is bound to an origin — its own ``HTTPHeaders/Field/origin``
+/// (``HTTPHeaderFields/Field/isSensitive``). Each is bound to an origin — its own ``HTTPHeaderFields/Field/origin``
 /// (a cookie's site), or else the call's ``HTTPRequest/credentialOrigin`` (where the call was addressed) — and
 /// leaves only for that origin: a request to any other has it removed here, whoever added it and however the
 /// request got there (a redirect, a followed link, a reconnection, a replay, an interceptor that copies headers

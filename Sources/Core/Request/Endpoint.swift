@@ -22,7 +22,7 @@ import Foundation
 /// from it with ``RestingError/invalidPathTemplate(template:reason:)``.
 public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
     /// The HTTP method.
-    public let method: HTTPMethod
+    public let method: RequestMethod
     /// How the request body is encoded: a query, JSON, a form or a multipart form.
     public let encoding: RequestEncoding
     /// The template as written.
@@ -37,7 +37,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
 
     /// An endpoint for `method` on the path template `path`, with its body encoded as `encoding`.
     public init(
-        _ method: HTTPMethod, _ path: String, encoding: RequestEncoding,
+        _ method: RequestMethod, _ path: String, encoding: RequestEncoding,
         attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
     ) {
         self.method = method

@@ -37,11 +37,11 @@ public final class RestingHeaderProvider: Sendable {
     }
 
     /// The headers for one request, evaluated now.
-    public func headers() -> HTTPHeaders {
+    public func headers() -> HTTPHeaderFields {
         let sensitive = sensitiveNames.withLock { $0 }
-        return HTTPHeaders(
+        return HTTPHeaderFields(
             store.evaluate().map { entry in
-                HTTPHeaders.Field(
+                HTTPHeaderFields.Field(
                     name: entry.key, value: entry.value, isSensitive: sensitive.contains(entry.key.lowercased()))
             })
     }

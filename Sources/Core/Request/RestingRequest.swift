@@ -21,7 +21,7 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
     /// The body, encoded as the endpoint says (``Nothing`` for none).
     public var body: RequestType
     /// Headers for this request only, in order; they replace provider headers of the same name.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaderFields
     /// Values for the template's variables; they win over the path-variable provider's.
     public var pathVariables: [String: any PathVariableValue]
     /// Query items added after those encoded from the body (for `.query` endpoints), in this order.
@@ -34,7 +34,7 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
 
     /// A call to `endpoint` with these values; only the endpoint is required.
     public init(
-        endpoint: Endpoint<RequestType, ResponseType>, body: RequestType, headers: HTTPHeaders = [:],
+        endpoint: Endpoint<RequestType, ResponseType>, body: RequestType, headers: HTTPHeaderFields = [:],
         pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
         timeout: Duration? = nil, attributes: RequestAttributes = RequestAttributes()
     ) {
@@ -51,7 +51,7 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
 extension RestingRequest where RequestType == Nothing {
     /// A request with no body.
     public init(
-        endpoint: Endpoint<Nothing, ResponseType>, headers: HTTPHeaders = [:],
+        endpoint: Endpoint<Nothing, ResponseType>, headers: HTTPHeaderFields = [:],
         pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
         timeout: Duration? = nil, attributes: RequestAttributes = RequestAttributes()
     ) {

@@ -50,7 +50,7 @@ public struct ServerSentEventParser: Sendable {
     }
 
     /// Feeds the next chunk of the body; returns the events it completed, in order.
-    public mutating func parse(_ chunk: Data) throws(RestingError) -> [ServerSentEvent] {
+    public mutating func parse(_ chunk: Data) throws(RestingError) -> [ServerSentEventMessage] {
         var chunk = chunk
         if isAtStart, !chunk.isEmpty {
             // The BOM may itself be split across chunks: wait until three bytes (or a mismatch) are seen.
@@ -58,7 +58,7 @@ public struct ServerSentEventParser: Sendable {
             chunk = try strippingByteOrderMark(chunk)
             if isAtStart { return [] }
         }
-        var events: [ServerSentEvent] = []
+        var events: [ServerSentEventMessage] = []
         // Moved out (not copied, which would copy its buffer on every write) while `process` mutates self.
         var lines = LineSplitter(maximumLineLength: maximumEventSize)
         swap(&lines, &self.lines)
@@ -100,7 +100,7 @@ public struct ServerSentEventParser: Sendable {
         return Data(held) + chunk
     }
 
-    private mutating func process(_ line: UnsafeBufferPointer<UInt8>) throws(RestingError) -> ServerSentEvent? {
+    private mutating func process(_ line: UnsafeBufferPointer<UInt8>) throws(RestingError) -> ServerSentEventMessage? {
         if line.isEmpty { return dispatch() }
         if line[0] == UInt8(ascii: ":") { return nil }
         let colon = line.firstIndex(of: UInt8(ascii: ":"))
@@ -132,7 +132,7 @@ public struct ServerSentEventParser: Sendable {
         return nil
     }
 
-    private mutating func dispatch() -> ServerSentEvent? {
+    private mutating func dispatch() -> ServerSentEventMessage? {
         lastEventID = lastEventIDBuffer
         defer {
             data.removeAll(keepingCapacity: true)
@@ -140,7 +140,7 @@ public struct ServerSentEventParser: Sendable {
             eventType = ""
         }
         guard hasData else { return nil }
-        return ServerSentEvent(
+        return ServerSentEventMessage(
             event: eventType.isEmpty ? "message" : eventType,
             data: String(decoding: data, as: UTF8.self), lastEventID: lastEventID)
     }

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A `text/event-stream` body read as ``ServerSentEvent``s, each yielded as soon as its blank line arrives
+/// A `text/event-stream` body read as ``ServerSentEventMessage``s, each yielded as soon as its blank line arrives
 /// (parsed by ``ServerSentEventParser``), with opt-in reconnection.
 ///
 /// ```swift
@@ -26,7 +26,7 @@ import Foundation
 /// meanwhile does not move it), the client's concurrency limit for each new head, and `cancel()` on the promise
 /// or the client's `cancelAll()` end it at any moment, the wait before a reconnection included.
 public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
-    public typealias Element = ServerSentEvent
+    public typealias Element = ServerSentEventMessage
     public typealias Failure = any Error
 
     /// When and how often a dropped event stream is opened again.
@@ -98,12 +98,12 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         fileprivate let reconnector: (any StreamReconnector)?
         /// Ends the call when the last copy of this iterator is gone, however the reader left.
         fileprivate let lease: ReaderLease?
-        fileprivate var ready = Batch<ServerSentEvent>()
+        fileprivate var ready = Batch<ServerSentEventMessage>()
         fileprivate var failedAttempts = 0
         fileprivate var serverDelay: Duration?
         fileprivate var isFinished = false
 
-        public mutating func next() async throws -> ServerSentEvent? {
+        public mutating func next() async throws -> ServerSentEventMessage? {
             while true {
                 if let event = ready.next() { return event }
                 guard !isFinished else { return nil }

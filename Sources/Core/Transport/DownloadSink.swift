@@ -42,7 +42,7 @@ public final class DownloadSink {
     /// ``RestingError/resumeRefused(_:)`` when a resumed download gets anything but its continuation, and
     /// ``RestingError/downloadFailed(reason:)`` when the file cannot be opened; the transport then stops.
     @discardableResult
-    public func begin(status: Int, headers: HTTPHeaders) throws(RestingError) -> Destination {
+    public func begin(status: Int, headers: HTTPHeaderFields) throws(RestingError) -> Destination {
         if let destination { return destination }
         guard (200..<300).contains(status) else {
             destination = .memory
@@ -89,7 +89,7 @@ public final class DownloadSink {
     }
 
     /// Completes the file: a 2xx body with no bytes still creates it.
-    public func finish(status: Int, headers: HTTPHeaders) throws(RestingError) {
+    public func finish(status: Int, headers: HTTPHeaderFields) throws(RestingError) {
         try begin(status: status, headers: headers)
         close()
     }

@@ -8,16 +8,16 @@ import Testing
 /// conditional requests with 304 when the validator matches, and counting what reached it.
 final class CacheOrigin: Sendable {
     struct Seen: Sendable {
-        let method: HTTPMethod
+        let method: RequestMethod
         let path: String
         let conditional: Bool
     }
     private let state = Locked<(version: [String: Int], seen: [Seen])>(([:], []))
-    let headers: @Sendable (String) -> HTTPHeaders
+    let headers: @Sendable (String) -> HTTPHeaderFields
     let failure = Locked<RestingError?>(nil)
     let status = Locked(200)
 
-    init(headers: @escaping @Sendable (String) -> HTTPHeaders) { self.headers = headers }
+    init(headers: @escaping @Sendable (String) -> HTTPHeaderFields) { self.headers = headers }
 
     var seen: [Seen] { state.withLock { $0.seen } }
     var transport: ClosureHTTPClient { ClosureHTTPClient { try self.answer($0) } }
@@ -58,35 +58,38 @@ struct HTTPCacheTests {
         RestingClient(baseUrl: baseURL, httpClient: origin.transport, interceptors: [cache])
     }
 
-    func get(_ client: RestingClient, _ path: String, headers: HTTPHeaders = [:], policy: CachePolicy = .useProtocol)
-        async throws -> HTTPResponse<Data>
+    func get(
+        _ client: RestingClient, _ path: String, headers: HTTPHeaderFields = [:], policy: CachePolicy = .useProtocol
+    )
+        async throws -> RestingResponse<Data>
     {
         var request = RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path, encoding: .query), headers: headers)
         request.attributes.cachePolicy = policy
         return try await client.perform(request).value
     }
 
-    func text(_ response: HTTPResponse<Data>) -> String { String(decoding: response.body, as: UTF8.self) }
+    func text(_ response: RestingResponse<Data>) -> String { String(decoding: response.body, as: UTF8.self) }
 
     @Test("Cache-Control directives are read from every field, quoted values and unknown directives included")
     func directives() {
         let parsed = CacheControl(
-            HTTPHeaders([
+            HTTPHeaderFields([
                 ("Cache-Control", #"max-age=60, no-cache="Set-Cookie, X-Y", private"#),
                 ("cache-control", "MUST-REVALIDATE, max-stale, x-ext=\"a,b\""),
             ]))
         #expect(parsed.maxAge == 60 && parsed.noCache && parsed.mustRevalidate && parsed.maxStale == Int.max)
         #expect(
-            CacheControl(HTTPHeaders([("Cache-Control", "max-age=-1, max-age=abc")])).maxAge == nil,
+            CacheControl(HTTPHeaderFields([("Cache-Control", "max-age=-1, max-age=abc")])).maxAge == nil,
             "a malformed number ignores its directive")
-        #expect(CacheControl(HTTPHeaders([("Pragma", "no-cache")])).noCache)
-        #expect(CacheControl(HTTPHeaders([("Cache-Control", "max-age=99999999999999999999999")])).maxAge == Int.max)
+        #expect(CacheControl(HTTPHeaderFields([("Pragma", "no-cache")])).noCache)
+        #expect(
+            CacheControl(HTTPHeaderFields([("Cache-Control", "max-age=99999999999999999999999")])).maxAge == Int.max)
     }
 
     @Test("freshness: max-age over Expires, Age and the response delay counted, a heuristic from Last-Modified")
     func freshness() {
         let received = Date(timeIntervalSince1970: 1_800_000_000)
-        func stored(_ headers: HTTPHeaders, status: Int = 200) -> CachedResponse {
+        func stored(_ headers: HTTPHeaderFields, status: Int = 200) -> CachedResponse {
             CachedResponse(
                 url: URL(string: "https://h.example/")!, status: status, headers: headers, body: Data(),
                 requestTime: received.addingTimeInterval(-2), responseTime: received)
@@ -322,7 +325,9 @@ struct HTTPCacheTests {
 
     @Test("a hit never sets a cookie again: Set-Cookie is not stored")
     func setCookieNotReplayed() async throws {
-        let origin = CacheOrigin { _ in HTTPHeaders([("Cache-Control", "max-age=60"), ("Set-Cookie", "session=old")]) }
+        let origin = CacheOrigin { _ in
+            HTTPHeaderFields([("Cache-Control", "max-age=60"), ("Set-Cookie", "session=old")])
+        }
         let jar = InMemoryCookieJar()
         let client = RestingClient(
             baseUrl: baseURL, httpClient: origin.transport,

@@ -45,7 +45,7 @@ struct ConcurrencyModeTests {
     func limitedInOrder() async throws {
         let transport = HoldingTransport()
         let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport, concurrency: .limited(2))
-        var promises: [ProgressablePromise<HTTPResponse<Nothing>>] = []
+        var promises: [ProgressablePromise<RestingResponse<Nothing>>] = []
         for n in 0..<6 {
             promises.append(client.perform(RestingRequest(endpoint: endpoint, pathVariables: ["n": n])))
             // Each call queues before the next is made, so the arrival order is known.

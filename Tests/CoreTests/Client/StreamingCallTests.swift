@@ -11,7 +11,7 @@ struct StreamingCallTests {
     struct Token: Codable, Equatable { let text: String }
 
     let events = Endpoint<Nothing, ServerSentEvents>(.get, "/events", encoding: .query)
-    let sse: HTTPHeaders = ["Content-Type": "text/event-stream"]
+    let sse: HTTPHeaderFields = ["Content-Type": "text/event-stream"]
 
     func client(_ stub: StubHTTPClient, _ interceptors: [any RestingInterceptor] = []) -> RestingClient {
         RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: interceptors)
@@ -88,7 +88,7 @@ struct StreamingCallTests {
         let client = client(stub, [RetryInterceptor(policy: policy), AuthInterceptor(provider: tokens)])
         let response = try await client.perform(RestingRequest(endpoint: events)).value
         #expect(response.status == 200)
-        #expect(try await collect(response.body) == [ServerSentEvent(data: "ok")])
+        #expect(try await collect(response.body) == [ServerSentEventMessage(data: "ok")])
         #expect(tokens.refreshes.all.count == 1)
         #expect(
             stub.received.map { $0.request.headers["Authorization"] } == ["Bearer old", "Bearer new", "Bearer new"])

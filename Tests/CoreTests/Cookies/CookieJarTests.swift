@@ -20,7 +20,8 @@ struct CookieJarTests {
         let stub = StubHTTPClient()
         stub.register(
             .get, "/login",
-            .status(200, headers: HTTPHeaders([("Set-Cookie", "session=s1; Path=/"), ("Set-Cookie", "theme=dark")])))
+            .status(
+                200, headers: HTTPHeaderFields([("Set-Cookie", "session=s1; Path=/"), ("Set-Cookie", "theme=dark")])))
         stub.register(.get, "/me", .status(200))
         let jar = InMemoryCookieJar()
         let client = RestingClient(

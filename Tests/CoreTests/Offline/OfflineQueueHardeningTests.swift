@@ -69,7 +69,7 @@ struct OfflineQueueHardeningTests {
     )
     func onlyUndeliveredNonIdempotentRequestsAreKept() async throws {
         let put = Endpoint<Payload, Nothing>(.put, "/items/1", encoding: .json)
-        let cases: [(TransportError.Kind, HTTPMethod, OfflineQueue.DeliveryPolicy, Bool)] = [
+        let cases: [(TransportError.Kind, RequestMethod, OfflineQueue.DeliveryPolicy, Bool)] = [
             (.timedOut, .post, .keepOnlyUndelivered, false), (.connectionReset, .post, .keepOnlyUndelivered, false),
             (.connectionFailed, .post, .keepOnlyUndelivered, true), (.dnsFailed, .post, .keepOnlyUndelivered, true),
             (.timedOut, .put, .keepOnlyUndelivered, true), (.timedOut, .post, .keepPossiblyDelivered, true),

@@ -13,7 +13,7 @@ struct PageContinuationTests {
     func server(_ seen: Collector<HTTPRequest>) -> ClosureHTTPClient {
         ClosureHTTPClient { request in
             seen.append(request)
-            var headers: HTTPHeaders = ["Content-Type": "application/json"]
+            var headers: HTTPHeaderFields = ["Content-Type": "application/json"]
             if request.url.query == nil { headers["Link"] = "</items?page=2>; rel=\"next\"" }
             return HTTPDataResponse(
                 status: 200, headers: headers, body: ResponseBody(Data(#"[{"id":1}]"#.utf8)), url: request.url)

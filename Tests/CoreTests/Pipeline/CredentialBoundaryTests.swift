@@ -56,7 +56,7 @@ struct CredentialBoundaryUnitTests {
 
     @Test("#7 sensitivity sticks to a name however it is set again: subscript, replaceOrAdd, remove and add")
     func stickySensitivity() {
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaderFields()
         headers.add(name: "X-Tenant-Secret", value: "one", sensitive: true)
         headers["x-tenant-secret"] = "two"
         #expect(headers.allSatisfy { $0.isSensitive })

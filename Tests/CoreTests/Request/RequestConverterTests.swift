@@ -219,8 +219,8 @@ struct RequestConverterTests {
         }
     }
 
-    @Test("a body on GET or HEAD is an error, not a silent drop", arguments: [HTTPMethod.get, .head])
-    func bodyOnGetIsAnError(method: HTTPMethod) {
+    @Test("a body on GET or HEAD is an error, not a silent drop", arguments: [RequestMethod.get, .head])
+    func bodyOnGetIsAnError(method: RequestMethod) {
         let endpoint = Endpoint<PostCreateModel, Nothing>(method, "/posts", encoding: .json)
         #expect {
             try convert(RestingRequest(endpoint: endpoint, body: newPost))

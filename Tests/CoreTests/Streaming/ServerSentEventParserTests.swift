@@ -7,13 +7,13 @@ import Testing
 @Suite("Server-Sent Events parser")
 struct ServerSentEventParserTests {
     /// Every event `text` dispatches, fed as one chunk.
-    func events(_ text: String, lastEventID: String = "") throws -> [ServerSentEvent] {
+    func events(_ text: String, lastEventID: String = "") throws -> [ServerSentEventMessage] {
         try events(in: [Data(text.utf8)], lastEventID: lastEventID)
     }
 
-    func events(in chunks: [Data], lastEventID: String = "") throws -> [ServerSentEvent] {
+    func events(in chunks: [Data], lastEventID: String = "") throws -> [ServerSentEventMessage] {
         var parser = ServerSentEventParser(lastEventID: lastEventID)
-        var events: [ServerSentEvent] = []
+        var events: [ServerSentEventMessage] = []
         for chunk in chunks { events += try parser.parse(chunk) }
         parser.finish()
         return events
@@ -21,7 +21,7 @@ struct ServerSentEventParserTests {
 
     @Test("the standard's stock example: three data lines make one event, joined with LF")
     func multilineData() throws {
-        #expect(try events("data: YHOO\ndata: +2\ndata: 10\n\n") == [ServerSentEvent(data: "YHOO\n+2\n10")])
+        #expect(try events("data: YHOO\ndata: +2\ndata: 10\n\n") == [ServerSentEventMessage(data: "YHOO\n+2\n10")])
     }
 
     @Test(
@@ -31,21 +31,25 @@ struct ServerSentEventParserTests {
         let stream = ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"
         #expect(
             try events(stream) == [
-                ServerSentEvent(data: "first event", lastEventID: "1"),
-                ServerSentEvent(data: "second event", lastEventID: ""),
+                ServerSentEventMessage(data: "first event", lastEventID: "1"),
+                ServerSentEventMessage(data: "second event", lastEventID: ""),
             ])
     }
 
     @Test("the standard's third example: `data` alone is an empty line of data; two of them are one LF")
     func emptyData() throws {
-        #expect(try events("data\n\ndata\ndata\n\ndata:") == [ServerSentEvent(data: ""), ServerSentEvent(data: "\n")])
+        #expect(
+            try events("data\n\ndata\ndata\n\ndata:") == [
+                ServerSentEventMessage(data: ""), ServerSentEventMessage(data: "\n"),
+            ])
     }
 
     @Test("the standard's fourth example: one leading space after the colon is dropped, no more")
     func leadingSpace() throws {
         #expect(
             try events("data:test\n\ndata: test\n\ndata:  two\n\n") == [
-                ServerSentEvent(data: "test"), ServerSentEvent(data: "test"), ServerSentEvent(data: " two"),
+                ServerSentEventMessage(data: "test"), ServerSentEventMessage(data: "test"),
+                ServerSentEventMessage(data: " two"),
             ])
     }
 
@@ -53,7 +57,7 @@ struct ServerSentEventParserTests {
     func eventType() throws {
         #expect(
             try events("event: add\ndata: 1\n\ndata: 2\n\n") == [
-                ServerSentEvent(event: "add", data: "1"), ServerSentEvent(event: "message", data: "2"),
+                ServerSentEventMessage(event: "add", data: "1"), ServerSentEventMessage(event: "message", data: "2"),
             ])
     }
 
@@ -62,14 +66,15 @@ struct ServerSentEventParserTests {
         var parser = ServerSentEventParser()
         #expect(try parser.parse(Data("id: 7\nevent: ping\n\n".utf8)).isEmpty)
         #expect(parser.lastEventID == "7")
-        #expect(try parser.parse(Data("data: x\n\n".utf8)) == [ServerSentEvent(data: "x", lastEventID: "7")])
+        #expect(try parser.parse(Data("data: x\n\n".utf8)) == [ServerSentEventMessage(data: "x", lastEventID: "7")])
     }
 
     @Test("an id containing NUL is ignored; the previous ID stays")
     func idWithNull() throws {
         #expect(
             try events("id: 1\ndata: a\n\nid: 2\u{0}3\ndata: b\n\n") == [
-                ServerSentEvent(data: "a", lastEventID: "1"), ServerSentEvent(data: "b", lastEventID: "1"),
+                ServerSentEventMessage(data: "a", lastEventID: "1"),
+                ServerSentEventMessage(data: "b", lastEventID: "1"),
             ])
     }
 
@@ -88,17 +93,17 @@ struct ServerSentEventParserTests {
     func lineEndings() throws {
         #expect(
             try events("data: a\r\n\r\ndata: b\r\rfoo: bar\n: note\ndata: c\n\n") == [
-                ServerSentEvent(data: "a"), ServerSentEvent(data: "b"), ServerSentEvent(data: "c"),
+                ServerSentEventMessage(data: "a"), ServerSentEventMessage(data: "b"), ServerSentEventMessage(data: "c"),
             ])
     }
 
     @Test("one leading BOM is skipped, even split across chunks; a second one is part of the field name")
     func byteOrderMark() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        #expect(try events(in: [Data(bom + Array("data: x\n\n".utf8))]) == [ServerSentEvent(data: "x")])
+        #expect(try events(in: [Data(bom + Array("data: x\n\n".utf8))]) == [ServerSentEventMessage(data: "x")])
         #expect(
             try events(in: [Data(bom[..<1]), Data(bom[1...] + Array("data: x\n\n".utf8))]) == [
-                ServerSentEvent(data: "x")
+                ServerSentEventMessage(data: "x")
             ])
         #expect(
             try events(in: [Data(bom + bom + Array("data: x\n\n".utf8))]).isEmpty, "\u{FEFF}data is not a known field")
@@ -106,7 +111,7 @@ struct ServerSentEventParserTests {
 
     @Test("a reconnection continues from the previous stream's last event ID")
     func continuesLastEventID() throws {
-        #expect(try events("data: x\n\n", lastEventID: "41") == [ServerSentEvent(data: "x", lastEventID: "41")])
+        #expect(try events("data: x\n\n", lastEventID: "41") == [ServerSentEventMessage(data: "x", lastEventID: "41")])
     }
 
     @Test("a line or an event larger than the limit fails; the limit is what bounds memory")
@@ -124,8 +129,8 @@ struct ServerSentEventParserTests {
     @Test("decode reads an event's data as JSON, with a typed error naming the type")
     func decode() throws {
         struct Token: Decodable, Equatable { let text: String }
-        #expect(try ServerSentEvent(data: #"{"text":"hi"}"#).decode(Token.self) == Token(text: "hi"))
-        #expect(throws: RestingError.self) { _ = try ServerSentEvent(data: "[DONE]").decode(Token.self) }
+        #expect(try ServerSentEventMessage(data: #"{"text":"hi"}"#).decode(Token.self) == Token(text: "hi"))
+        #expect(throws: RestingError.self) { _ = try ServerSentEventMessage(data: "[DONE]").decode(Token.self) }
     }
 
     static let samples = [

@@ -59,7 +59,7 @@ struct StubHTTPClientTests {
         stub.register(.head, "/a", .text("body"))
         stub.register(.get, "/b", .text("body", status: 204))
         stub.register(.get, "/c", .text("body", status: 304))
-        for (method, path) in [(HTTPMethod.head, "a"), (.get, "b"), (.get, "c")] {
+        for (method, path) in [(RequestMethod.head, "a"), (.get, "b"), (.get, "c")] {
             let response = try await stub.send(HTTPRequest(method: method, url: base.appendingPathComponent(path))) {
                 _ in
             }

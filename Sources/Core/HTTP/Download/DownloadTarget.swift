@@ -46,7 +46,7 @@ struct PartialDownloadRecord: Codable, Equatable {
 
     /// The validator a response carries: its strong `ETag`, else its `Last-Modified`. A weak ETag (`W/"…"`)
     /// cannot vouch for byte ranges.
-    static func validator(of headers: HTTPHeaders) -> String? {
+    static func validator(of headers: HTTPHeaderFields) -> String? {
         if let tag = headers["ETag"], !tag.hasPrefix("W/") { return tag }
         return headers["Last-Modified"]
     }

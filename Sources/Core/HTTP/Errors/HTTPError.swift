@@ -17,14 +17,14 @@ public struct HTTPError: Sendable, CustomStringConvertible {
     /// The response's status code.
     public let status: Int
     /// The response's headers.
-    public let headers: HTTPHeaders
+    public let headers: HTTPHeaderFields
     /// The response's body, for the server's explanation.
     public let body: Data
     /// The URL that answered (after redirects), when the transport knows it.
     public let url: URL?
 
     /// An error for a response with `status`, `headers` and `body`, received from `url`.
-    public init(status: Int, headers: HTTPHeaders, body: Data, url: URL?) {
+    public init(status: Int, headers: HTTPHeaderFields, body: Data, url: URL?) {
         self.status = status
         self.headers = headers
         self.body = body

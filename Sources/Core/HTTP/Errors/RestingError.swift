@@ -32,7 +32,7 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// The method is not a valid HTTP token.
     case invalidMethod(String)
     /// The request has a body but its method (`GET`, `HEAD`) may not carry one.
-    case bodyNotAllowed(method: HTTPMethod)
+    case bodyNotAllowed(method: RequestMethod)
     /// The request body could not be encoded with the endpoint's encoding.
     case encodingFailed(reason: String)
     /// The request body could not be read (a missing or unreadable file, a failing stream).

@@ -6,7 +6,7 @@ import Foundation
 
 /// One event of a `text/event-stream` body, as the WHATWG HTML standard's event-stream interpretation
 /// dispatches it.
-public struct ServerSentEvent: Sendable, Equatable {
+public struct ServerSentEventMessage: Sendable, Equatable {
     /// The event type: the last `event:` field, or `"message"` when there was none.
     public var event: String
     /// The `data:` lines, joined with `"\n"`.

@@ -5,11 +5,11 @@ import Foundation
 #endif
 
 /// A successful response with its body decoded as the endpoint's response type.
-public struct HTTPResponse<Body: Sendable>: Sendable {
+public struct RestingResponse<Body: Sendable>: Sendable {
     /// The status code.
     public let status: Int
     /// The headers, in the order received.
-    public let headers: HTTPHeaders
+    public let headers: HTTPHeaderFields
     /// The decoded body.
     public let body: Body
     /// The URL that answered, after redirects, when the transport knows it.
@@ -21,7 +21,7 @@ public struct HTTPResponse<Body: Sendable>: Sendable {
 
     /// A response with a decoded body (what tests and interceptors that answer themselves build).
     public init(
-        status: Int, headers: HTTPHeaders, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
+        status: Int, headers: HTTPHeaderFields, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
         cacheStatus: CacheStatus? = nil
     ) {
         self.cacheStatus = cacheStatus

@@ -4,7 +4,7 @@
 /// case. A dictionary literal keeps its written order:
 ///
 /// ```swift
-/// var headers: HTTPHeaders = ["Accept": "application/json", "X-Trace": "abc"]
+/// var headers: HTTPHeaderFields = ["Accept": "application/json", "X-Trace": "abc"]
 /// headers["accept"]                      // "application/json"
 /// headers.add(name: "Cookie", value: "a=1")
 /// headers["X-Trace"] = nil               // removes every X-Trace field
@@ -17,7 +17,7 @@
 /// the same list is sensitive too, however it is set (the subscript, ``replaceOrAdd(name:value:sensitive:origin:)``
 /// without `sensitive:`, a request's own header over a provider's): a credential can lose its protection only by
 /// building a new list without it.
-public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One header field.
     public struct Field: Sendable, Hashable {
         /// The field's name, in the case it was given; compared without case.
@@ -154,7 +154,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public mutating func removeCredentials() { fields.removeAll(where: \.carriesCredential) }
 
     /// Adds every field of `other` whose name is not present yet (used to lay defaults under explicit values).
-    public mutating func addMissing(from other: HTTPHeaders) {
+    public mutating func addMissing(from other: HTTPHeaderFields) {
         for field in other where !contains(field.name) { append(field) }
     }
 
@@ -178,7 +178,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.map { "\($0.name): \(RedactionPolicy.default.value(ofHeader: $0))" }.joined(separator: "\n")
     }
 
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
+    public static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool { lhs.fields == rhs.fields }
     public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 }
 

@@ -6,7 +6,7 @@ import Testing
 struct HTTPHeadersTests {
     @Test("lookups ignore case and keep the spelling given")
     func lookupsIgnoreCase() {
-        let headers: HTTPHeaders = ["Content-Type": "application/json", "X-Trace-ID": "abc"]
+        let headers: HTTPHeaderFields = ["Content-Type": "application/json", "X-Trace-ID": "abc"]
         #expect(headers["content-type"] == "application/json")
         #expect(headers["X-TRACE-ID"] == "abc")
         #expect(headers.map(\.name) == ["Content-Type", "X-Trace-ID"])
@@ -14,7 +14,7 @@ struct HTTPHeadersTests {
 
     @Test("a dictionary literal keeps its written order, and repeats are kept")
     func orderAndRepeats() {
-        var headers: HTTPHeaders = ["B": "1", "A": "2"]
+        var headers: HTTPHeaderFields = ["B": "1", "A": "2"]
         headers.add(name: "Set-Cookie", value: "a=1")
         headers.add(name: "set-cookie", value: "b=2")
         #expect(headers.map(\.name) == ["B", "A", "Set-Cookie", "set-cookie"])
@@ -23,7 +23,7 @@ struct HTTPHeadersTests {
 
     @Test("setting a value replaces every field of that name where the first one was")
     func setReplacesInPlace() {
-        var headers: HTTPHeaders = ["A": "1", "X": "old", "B": "2", "x": "older"]
+        var headers: HTTPHeaderFields = ["A": "1", "X": "old", "B": "2", "x": "older"]
         headers["X"] = "new"
         #expect(headers.map { "\($0.name)=\($0.value)" } == ["A=1", "X=new", "B=2"])
         headers["x"] = nil
@@ -34,7 +34,7 @@ struct HTTPHeadersTests {
         "CR, LF, NUL and other control characters in a value are rejected",
         arguments: ["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\u{0}b", "a\u{7F}b", "a\u{1B}b"])
     func rejectsControlCharactersInValues(value: String) {
-        let headers: HTTPHeaders = ["X-Test": value]
+        let headers: HTTPHeaderFields = ["X-Test": value]
         #expect(throws: RestingError.self) { try headers.validate() }
         do { try headers.validate() } catch {
             #expect(!error.description.contains(value), "the value must not be echoed in the error")
@@ -43,19 +43,19 @@ struct HTTPHeadersTests {
 
     @Test("names that are not tokens are rejected", arguments: ["", "Bad Name", "X-Test\r\n", "a:b", "é"])
     func rejectsInvalidNames(name: String) {
-        let headers = HTTPHeaders([(name, "v")])
+        let headers = HTTPHeaderFields([(name, "v")])
         #expect(throws: RestingError.self) { try headers.validate() }
     }
 
     @Test("tabs and visible characters are accepted")
     func acceptsValidValues() throws {
-        let headers: HTTPHeaders = ["X-Test": "a\tb c; q=0.5, ünïcode"]
+        let headers: HTTPHeaderFields = ["X-Test": "a\tb c; q=0.5, ünïcode"]
         try headers.validate()
     }
 
     @Test("credentials are redacted when headers are printed")
     func descriptionRedactsCredentials() {
-        let headers: HTTPHeaders = [
+        let headers: HTTPHeaderFields = [
             "Authorization": "Bearer secret-token", "proxy-authorization": "Basic c2VjcmV0",
             "Cookie": "session=secret", "Set-Cookie": "id=secret", "X-Visible": "shown",
         ]
