@@ -5,32 +5,39 @@ SWIFT ?= swift
 # Zero warnings is a rule of the project: the build that precedes the tests treats them as errors.
 STRICT := -Xswiftc -warnings-as-errors
 
-.PHONY: deps demo build lint test test-sanitize docs api format fuzz soak bench clean
+.PHONY: deps demo build lint probe test test-sanitize docs api format fuzz soak bench clean
 
 deps:
 	@scripts/install-deps.sh
 
+# The tools are packages of their own (the root package declares libraries only); each depends on it by path.
 demo: deps
-	$(SWIFT) build --product RestingKitDemo
-	$(SWIFT) run --skip-build RestingKitDemo --transport curl
-	$(SWIFT) run --skip-build RestingKitDemo --transport urlsession
+	$(SWIFT) build --package-path Demo
+	$(SWIFT) run --package-path Demo --skip-build RestingKitDemo --transport curl
+	$(SWIFT) run --package-path Demo --skip-build RestingKitDemo --transport urlsession
 
 build: deps
 	$(SWIFT) build $(STRICT) --build-tests
 
 # What reads the code rather than runs it: RestingCore's folders stack as floors (each compiles with only the
 # floors below it), every public symbol has a doc comment, the tree is formatted (.swift-format; `make format`
-# fixes it), and the public API is the recorded one (`make api` records a change, for review).
+# fixes it), the public API is the recorded one (`make api` records a change, for review), and no reference in the
+# repository points at a file that is not there.
 lint: build
 	python3 scripts/check_layers.py
+	python3 scripts/check_references.py
 	scripts/docs.sh check
 	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
 	scripts/api.sh check
 
-test: lint
+# The crash tests of the durable stores kill a separate process, the package in Tests/CrashProbe.
+probe: deps
+	$(SWIFT) build --package-path Tests/CrashProbe
+
+test: lint probe
 	$(SWIFT) test $(STRICT)
 
-FORMATTED := Package.swift Sources Tests Benchmarks Fuzz
+FORMATTED := Package.swift Sources Tests Benchmarks Fuzz Demo
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMATTED)
 
@@ -45,11 +52,11 @@ api: build
 # Every test under ThreadSanitizer, then AddressSanitizer (with LeakSanitizer; .ci/lsan.supp names the toolchain
 # libraries whose own leaks are not ours). A report fails the run. Tests run several times slower there on two
 # cores, which is why their time limits — hang detectors, never timing assertions — are five minutes.
-test-sanitize: deps
+test-sanitize: deps probe
 	$(SWIFT) test --sanitize=thread
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 $(SWIFT) test --sanitize=address
 
-# Every fuzz target (Fuzz/Targets) under libFuzzer with AddressSanitizer, FUZZ_SECONDS each, starting from its
+# Every fuzz target (Tests/FuzzTargets) under libFuzzer with AddressSanitizer, FUZZ_SECONDS each, starting from its
 # committed corpus (Fuzz/Corpus/<target>). New inputs that add coverage go to a scratch folder, not the corpus; an
 # input that crashes or breaks a property is saved as Fuzz/Crashes/<target>-crash-… and the run fails: copy it
 # into the corpus once fixed, and FuzzRegressionTests replays it in `make test` from then on.
@@ -59,15 +66,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 0
 FUZZ_BUILD := .build/fuzz
 fuzz: deps
-	$(SWIFT) build --scratch-path $(FUZZ_BUILD) --product RestingFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	$(SWIFT) build --package-path Fuzz --scratch-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 	@scripts/fuzz.sh $(FUZZ_BUILD)/debug/RestingFuzz $(FUZZ_SECONDS) $(FUZZ_SEED)
 
 # Both transports for SOAK_SECONDS each at 64 calls in flight against the conformance server on loopback: GETs,
 # uploads, downloads, cancellations and faults, with memory, descriptors and threads sampled (RESULT lines).
 SOAK_SECONDS ?= 90
 soak: deps
-	$(SWIFT) build --product RestingSoak
-	$(SWIFT) run --skip-build RestingSoak --seconds $(SOAK_SECONDS)
+	$(SWIFT) build --package-path Benchmarks --product RestingSoak
+	$(SWIFT) run --package-path Benchmarks --skip-build RestingSoak --seconds $(SOAK_SECONDS)
 
 # Benchmarks against nginx on loopback (installs nginx): small requests (Benchmarks/bench.py), then large
 # uploads and downloads with peak RSS (Benchmarks/streaming.py).

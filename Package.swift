@@ -1,8 +1,11 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Module boundaries follow DESIGN.md: Core never imports a transport, a transport never sees an `Endpoint`,
-// and the umbrella `RestingKit` is the only module that picks a default transport.
+// The package apps depend on: the libraries only. Module boundaries follow the DocC catalogue's architecture article
+// (Documentation/RestingCore.docc/Architecture.md): Core never imports a transport, a transport never sees an
+// `Endpoint`, and the umbrella `RestingKit` is the only module that picks a default transport. The demo, the
+// benchmarks and soak, the fuzz runner and the crash probe are packages of their own in this repository (Demo/,
+// Benchmarks/, Fuzz/, Tests/CrashProbe/), which depend on this one by path.
 let package = Package(
     name: "RestingKit",
     // macOS 15 / iOS 18 is where `TaskExecutor` preferences exist; the transports run the pipeline on them.
@@ -13,11 +16,13 @@ let package = Package(
         .library(name: "RestingMultipart", targets: ["RestingMultipart"]),
         .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
         .library(name: "RestingCurl", targets: ["RestingCurl"]),
-        // For your test targets: mocks and record/replay.
+        // For your test targets: the stub transport, mocks, a virtual clock and record/replay.
         .library(name: "RestingTesting", targets: ["RestingTesting"]),
         // The conformance suite the shipped transports pass, for anyone's `HTTPClient` (test targets only).
         .library(name: "RestingTransportConformance", targets: ["RestingTransportConformance"]),
-        .executable(name: "RestingKitDemo", targets: ["RestingKitDemo"]),
+        // Not API: what this repository's own tool packages (Demo/, Benchmarks/, Fuzz/) share with its tests.
+        .library(name: "_RestingServerHarness", targets: ["RestingServerHarness"]),
+        .library(name: "_RestingFuzzTargets", targets: ["RestingFuzzTargets"]),
     ],
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
@@ -29,12 +34,9 @@ let package = Package(
         .target(name: "RestingCurl", dependencies: ["RestingCore", "CCurl"], path: "Sources/TransportCurl"),
         .target(name: "RestingTesting", dependencies: ["RestingCore"], path: "Sources/TestingKit"),
         .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
-        // Starts and stops the bundled image_server for the demo and the tests, and checks digests of what went
-        // through it; not part of any product.
+        // Starts and stops the bundled image_server and the test servers, and checks digests of what went through
+        // them: for the tests, the demo and the soak.
         .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
-        .executableTarget(
-            name: "RestingKitDemo", dependencies: ["RestingKit", "RestingCurl", "RestingServerHarness"],
-            path: "Sources/Demo"),
         // Helpers shared by the test targets.
         .target(name: "RestingTestSupport", dependencies: ["RestingCore"], path: "Tests/Support"),
         // The transport conformance suite: checks any HTTPClient against the conformance server.
@@ -43,17 +45,14 @@ let package = Package(
             dependencies: ["RestingCore", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/Conformance", exclude: ["https_proxy.py", "make_certificates.sh", "nginx_h2.py"],
             resources: [.copy("conformance_server.py")]),
-        // Fuzz targets for every parser a server's or a caller's bytes reach (`make fuzz`), and the program that
-        // runs them: under libFuzzer when built with -D FUZZING -sanitize=fuzzer, else replaying files.
-        .target(name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart"], path: "Fuzz/Targets"),
-        .executableTarget(name: "RestingFuzz", dependencies: ["RestingFuzzTargets"], path: "Fuzz/Runner"),
-        // Killed at random points by the offline queue's crash test.
-        .executableTarget(name: "CrashProbe", dependencies: ["RestingCore"], path: "Tests/CrashProbe"),
+        // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s
+        // runner (`make fuzz`), and their saved inputs replayed by FuzzRegressionTests in `make test`.
+        .target(
+            name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart"], path: "Tests/FuzzTargets"),
         .testTarget(
             name: "CoreTests",
             dependencies: [
-                "RestingCore", "RestingTesting", "RestingTestSupport", "RestingServerHarness", "CrashProbe",
-                "RestingFuzzTargets",
+                "RestingCore", "RestingTesting", "RestingTestSupport", "RestingServerHarness", "RestingFuzzTargets",
             ],
             path: "Tests/CoreTests"),
         .testTarget(
@@ -62,24 +61,6 @@ let package = Package(
         .testTarget(
             name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/URLSessionTests"),
-        // `make bench`: the small-request benchmark's Swift side (Benchmarks/bench.py drives it).
-        .executableTarget(
-            name: "RestingKitBenchmarks",
-            dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingKitBenchmarkSupport", "CCurl"],
-            path: "Benchmarks/Swift"),
-        // `make bench`, large transfers (Benchmarks/streaming.py): the RestingClient side, and CurlClient's runs
-        // in a binary without FoundationNetworking, so that their peak RSS is the transport's own.
-        .target(
-            name: "RestingKitBenchmarkSupport", dependencies: ["RestingCore", "RestingMultipart"],
-            path: "Benchmarks/Support"),
-        .executableTarget(
-            name: "RestingCurlStreamingBenchmark", dependencies: ["RestingCurl", "RestingKitBenchmarkSupport"],
-            path: "Benchmarks/CurlStreaming"),
-        // `make soak`: both transports under a bounded mixed load with faults, resources sampled.
-        .executableTarget(
-            name: "RestingSoak",
-            dependencies: ["RestingCore", "RestingCurl", "RestingURLSession", "RestingServerHarness"],
-            path: "Benchmarks/Soak"),
         .testTarget(
             name: "CurlTests",
             dependencies: ["RestingCurl", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],

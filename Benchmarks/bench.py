@@ -92,7 +92,7 @@ def make_certificates(directory):
 
 def measure(client, url, concurrency):
     native = client in ("c", "c-same-options")
-    binary = "/tmp/restingkit-multi-get" if native else f"{ROOT}/.build/release/RestingKitBenchmarks"
+    binary = "/tmp/restingkit-multi-get" if native else f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks"
     command = [binary, url, str(concurrency), str(REQUESTS[client])]
     if client == "c-same-options":
         command.append("same-options")
@@ -106,7 +106,7 @@ def measure(client, url, concurrency):
 
 def main():
     print("Building (release)…", flush=True)
-    subprocess.run(["swift", "build", "-c", "release", "--product", "RestingKitBenchmarks"], cwd=ROOT, check=True,
+    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product", "RestingKitBenchmarks"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     subprocess.run(["cc", "-O2", "-o", "/tmp/restingkit-multi-get", f"{ROOT}/Benchmarks/c/multi_get.c", "-lcurl"],
                    check=True)
@@ -160,7 +160,7 @@ def report(results):
 
 def check_http2(directory, tls_port):
     """8 requests at once over TLS: with HTTP/2 multiplexing they share one connection."""
-    run([f"{ROOT}/.build/release/RestingKitBenchmarks", "h2", f"https://127.0.0.1:{tls_port}/post.json", "8", "8",
+    run([f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "h2", f"https://127.0.0.1:{tls_port}/post.json", "8", "8",
          f"{directory}/ca.pem"])
     time.sleep(0.2)  # nginx writes its access log asynchronously to the response
     with open(f"{directory}/h2.log") as log:

@@ -38,8 +38,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 UPLOAD_MIB = int(os.environ.get("BENCH_UPLOAD_MIB", "1024"))
 DOWNLOAD_MIB, DOWNLOADS = 64, 4
-SWIFT = f"{ROOT}/.build/release/RestingKitBenchmarks"
-CURL_SWIFT = f"{ROOT}/.build/release/RestingCurlStreamingBenchmark"
+SWIFT = f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks"
+CURL_SWIFT = f"{ROOT}/Benchmarks/.build/release/RestingCurlStreamingBenchmark"
 C = "/tmp/restingkit-transfer"
 UPLOADS = ["c-upload-raw", "curl-upload-raw", "urlsession-upload-raw", "raw-urlsession-upload-fromfile",
            "raw-urlsession-upload-stream", "c-upload-multipart", "curl-upload-multipart", "urlsession-upload-multipart"]
@@ -102,7 +102,7 @@ def make_file(path, mib):
 def main():
     print("Building (release)…", flush=True)
     for product in ("RestingKitBenchmarks", "RestingCurlStreamingBenchmark"):
-        subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=ROOT, check=True,
+        subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product", product], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
     subprocess.run(["cc", "-O2", "-o", C, f"{ROOT}/Benchmarks/c/transfer.c", "-lcurl"], check=True)
     # tmpfs when there is one: the files' reads and writes then cost memory copies, not disk time.

@@ -14,7 +14,7 @@ import Foundation
 ///   stream URL                   one GET of URL read as a `ResponseBodyStream`, every chunk discarded
 ///   stream-slow URL              the same, pausing 3 ms after each chunk: a reader slower than the network, whose
 ///                                memory must stay the fast reader's plus the stream's buffer
-/// Prints "bytes seconds", like `c/transfer.c`. Shared by the executables of each transport, so that the
+/// Prints "bytes seconds", like `Benchmarks/c/transfer.c`. Shared by the executables of each transport, so that the
 /// curl one links neither URLSession nor FoundationNetworking and its peak RSS is the transport's own.
 public enum StreamingTransfer {
     struct Form: Encodable, Sendable {

@@ -11,3 +11,9 @@ extension SHA256 {
         return hasher.finalizeHex()
     }
 }
+
+/// Digests of files, for the demo to compare with what image_server reports it received.
+public enum FileDigest {
+    /// The SHA-256 of the file at `url`, as lowercase hex.
+    public static func sha256Hex(of url: URL) throws -> String { try SHA256.hex(ofFile: url) }
+}

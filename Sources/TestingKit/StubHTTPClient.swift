@@ -23,21 +23,21 @@ import Foundation
 /// It keeps the transport contract that the conformance suite checks on `CurlClient` and `URLSessionClient`,
 /// so that code tested against the stub meets the same behaviour on the wire:
 ///
-/// - it performs one exchange: a 3xx is answered as it is, and ``RestingClient``'s chain follows redirects among
+/// - it performs one exchange: a 3xx is answered as it is, and ``/RestingCore/RestingClient``'s chain follows redirects among
 ///   stubbed routes as it would on the wire (each hop is recorded);
-/// - a request's ``HTTPRequest/timeout``, or the stub's `idleTimeout` (the stub sends a whole response at
+/// - a request's ``/RestingCore/HTTPRequest/timeout``, or the stub's `idleTimeout` (the stub sends a whole response at
 ///   once, so waiting for it is all the idleness there is), ends a slower answer with
-///   ``TransportError/Kind/timedOut``; cancellation ends it with ``RestingError/cancelled``;
+///   ``/RestingCore/TransportError/Kind/timedOut``; cancellation ends it with ``/RestingCore/RestingError/cancelled``;
 /// - responses to `HEAD` and 1xx, 204 and 304 responses have no body;
-/// - a download's (``HTTPRequest/downloadTarget``) 2xx body is written to its file, so
-///   ``RestingClient/download(_:to:resume:maximumSize:)`` works against the stub;
+/// - a download's (``/RestingCore/HTTPRequest/downloadTarget``) 2xx body is written to its file, so
+///   ``/RestingCore/RestingClient/download(_:to:resume:maximumSize:)`` works against the stub;
 /// - a response with a `Content-Encoding` other than `identity` fails with
-///   ``RestingError/unsupported(feature:transport:)``: a real transport would decode it and the stub cannot, and
+///   ``/RestingCore/RestingError/unsupported(feature:transport:)``: a real transport would decode it and the stub cannot, and
 ///   passing coded bytes on as the body would let a test pass that fails in production. Register the decoded body
 ///   instead.
 ///
 /// A request with no registered route goes to the `fallback` responder when there is one, and otherwise
-/// fails with ``RestingError/transportFailed(_:)`` whose message lists what is registered:
+/// fails with ``/RestingCore/RestingError/transportFailed(_:)`` whose message lists what is registered:
 ///
 /// ```swift
 /// let echo = StubHTTPClient { received in .text("you sent \(received.body.count) bytes") }
@@ -87,9 +87,9 @@ public final class StubHTTPClient: HTTPClient {
     private let maximumResponseSize: Int64
 
     /// - Parameters:
-    ///   - idleTimeout: How long an answer may take when the request sets no shorter ``HTTPRequest/timeout``.
+    ///   - idleTimeout: How long an answer may take when the request sets no shorter ``/RestingCore/HTTPRequest/timeout``.
     ///   - maximumResponseSize: The largest body answered in memory, as on the transports (downloads to a file
-    ///     are not limited); past it the call fails with ``RestingError/responseTooLarge(limit:)``.
+    ///     are not limited); past it the call fails with ``/RestingCore/RestingError/responseTooLarge(limit:)``.
     ///   - fallback: Answers requests that match no registered route.
     public init(
         idleTimeout: Duration? = nil,

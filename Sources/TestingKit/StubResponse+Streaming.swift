@@ -34,7 +34,7 @@ extension StubResponse {
     }
 
     /// A fresh stream of ``chunks``, read as the reader asks for them (so a reader that stops, stops it); a pause
-    /// longer than `idleTimeout` fails with ``TransportError/Kind/timedOut`` as a silent server would.
+    /// longer than `idleTimeout` fails with ``/RestingCore/TransportError/Kind/timedOut`` as a silent server would.
     package func makeBodyStream(idleTimeout: Duration?) -> ResponseBodyStream {
         let steps = chunks ?? [.data(body)]
         return ResponseBodyStream(StubChunks(steps: steps, idleTimeout: idleTimeout))

@@ -55,7 +55,7 @@ public struct StubResponse: Sendable {
         StubResponse(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
     }
 
-    /// A fixture file's bytes, read now; a missing file is ``RestingError/bodyUnreadable(reason:)``.
+    /// A fixture file's bytes, read now; a missing file is ``/RestingCore/RestingError/bodyUnreadable(reason:)``.
     public static func file(_ url: URL, status: Int = 200, contentType: String = "application/json")
         throws(RestingError) -> StubResponse
     {
@@ -114,7 +114,7 @@ extension StubResponse {
         return HTTPDataResponse(status: status, headers: headers, body: ResponseBody(body), url: request.url)
     }
 
-    /// Waits out ``delay``; cancellation ends the wait with ``RestingError/cancelled``.
+    /// Waits out ``delay``; cancellation ends the wait with ``/RestingCore/RestingError/cancelled``.
     package func waitForDelay() async throws {
         if let delay {
             do {

@@ -15,8 +15,8 @@ import RestingCore
 /// ```
 ///
 /// One thread per client drives every transfer (see ``executor``); connections, TLS sessions and DNS
-/// answers are cached and reused, and HTTP/2 is multiplexed over TLS. Redirects are followed by
-/// ``/RestingCore/RedirectFollower``, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
+/// answers are cached and reused, and HTTP/2 is multiplexed over TLS. A `send` is one exchange: redirects are
+/// followed by the client's chain, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
 /// bypassed by redirecting to another host). Keep one client for the life of your app.
 public final class CurlClient: HTTPClient {
     /// How this client connects, verifies and limits its transfers.

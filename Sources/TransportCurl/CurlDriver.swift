@@ -14,7 +14,7 @@ import Darwin
 /// this executor runs between libcurl calls: when its transfer finishes, its continuation is resumed right
 /// here, its next request goes straight to `curl_multi_add_handle`, and the thread sleeps in
 /// `curl_multi_poll` only when nothing is runnable — the scheduling of a plain C loop, with tasks in it.
-/// (`shared/notes/curl-async-bridge.md` measures why this matters.)
+/// (The Performance article of the DocC catalogue measures why this matters.)
 ///
 /// Other threads talk to it through one locked mailbox: jobs, submitted transfers, cancellations. A sender
 /// wakes the thread only if it is asleep (the `isSleeping` flag is set and read under the same lock, so no

@@ -17,7 +17,6 @@ import Foundation
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     private let progress: ProgressHandler
-    private let maximumResponseSize: Int64
     let uploadLength: Int64?
 
     @exclusivity(unchecked) var lifecycle = TransferLifecycle()
@@ -34,18 +33,18 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) private var headerBytes = 0
     /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
     @exclusivity(unchecked) private var headSeen = false
-    @exclusivity(unchecked) private var body = Data()
-    /// Where a download's 2xx body goes instead of `body`.
-    let sink: DownloadSink?
+    /// A body read whole: in memory within the limit or in a download's file; the rate floor, fed from the progress
+    /// callback (which libcurl calls at least once a second, stalled or not); the progress throttle.
+    @exclusivity(unchecked) private var collector: ResponseCollector
     /// A failure a callback decided on (body unreadable, response too large), which wins over the CURLcode.
     @exclusivity(unchecked) private var failure: RestingError?
-    @exclusivity(unchecked) private var lastProgressReport: MonotonicInstant?
-    private let minimumRate: MinimumTransferRate?
-    /// Fed from the progress callback, which libcurl calls at least once a second, stalled or not.
-    @exclusivity(unchecked) private var rateFloor: TransferRateFloor?
     @exclusivity(unchecked) private var lastReported: (downloaded: Int64, uploaded: Int64) = (0, 0)
     /// Set when the request asks for a streamed body: the head goes up as soon as it arrives.
     let streaming: ResponseStreaming?
+    /// Where a download's 2xx body goes, instead of memory.
+    var sink: DownloadSink? { collector.sink }
+    /// The largest body kept in memory (libcurl enforces it too, from the announced length).
+    let maximumResponseSize: Int64
     /// The producer's end of a streamed body, once its head has gone up.
     @exclusivity(unchecked) private var bodyStream: ResponseBodyStream.Continuation?
     /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
@@ -61,8 +60,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// All the response header bytes a server may send before the transfer fails.
     static var maximumHeaderBytes: Int { 256 * 1024 }
-    /// At most one progress report per interval.
-    static var progressInterval: Duration { .milliseconds(50) }
     static var typicalHeaderCount: Int { 16 }
 
     /// The client's count of live transfers and double resumes.
@@ -77,11 +74,9 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.progress = progress
         self.maximumResponseSize = maximumResponseSize
-        sink = request.downloadTarget.map(DownloadSink.init)
-        // A download's body goes to its file; a stream's quiet spells are not a slow transfer.
-        streaming = sink == nil ? request.responseStreaming : nil
-        self.minimumRate = streaming == nil ? minimumRate : nil
-        rateFloor = self.minimumRate.map(TransferRateFloor.init)
+        collector = ResponseCollector(
+            request: request, maximumResponseSize: maximumResponseSize, minimumRate: minimumRate)
+        streaming = collector.streaming
         uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
         self.driver = driver
     }
@@ -108,28 +103,17 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return failure == nil ? count : 0
         }
-        if let sink {
-            do throws(RestingError) {
-                // The status is read once, with the first chunk; the sink remembers where the body goes.
-                var destination = sink.destination
-                if destination == nil {
-                    destination = try sink.begin(status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers)
-                }
-                if destination == .file {
-                    try sink.write(UnsafeRawBufferPointer(start: bytes, count: count))
-                    return count
-                }
-            } catch {
-                failure = error
-                return 0
+        do throws(RestingError) {
+            // A body before the end of the head (HTTP/0.9-like, or a server that sends no blank line) still begins.
+            if !collector.hasBegun {
+                try collector.begin(status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers)
             }
-        }
-        guard Int64(body.count + count) <= maximumResponseSize else {
-            failure = .responseTooLarge(limit: maximumResponseSize)
+            try collector.append(UnsafeRawBufferPointer(start: bytes, count: count))
+            return count
+        } catch {
+            failure = error
             return 0
         }
-        body.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
-        return count
     }
 
     func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
@@ -147,8 +131,16 @@ final class CurlTransfer: @unchecked Sendable {
             headSeen = false
         } else if HeaderLine.trimmed(line[...]).isEmpty {
             headSeen = true
-            if let streaming, let status = handle?.long(CURLINFO_RESPONSE_CODE), status >= 200 {
+            guard let status = handle?.long(CURLINFO_RESPONSE_CODE), status >= 200 else { return count }
+            if let streaming {
                 deliverHead(status: status, bufferSize: streaming.bufferSize)
+            } else {
+                do throws(RestingError) {
+                    try collector.begin(status: status, headers: headers)
+                } catch {
+                    failure = error
+                    return 0
+                }
             }
         } else if headSeen {
             // A trailer, after a chunked body: never merged into the head, where it could supply a
@@ -162,9 +154,6 @@ final class CurlTransfer: @unchecked Sendable {
                 if let earlier = headers["Content-Length"], earlier != value {
                     failure = Self.malformed("conflicting Content-Length headers")
                     return 0
-                }
-                if sink == nil, let length = Int64(value), length > 0 {
-                    body.reserveCapacity(Int(min(length, maximumResponseSize, 16 * 1024 * 1024)))
                 }
             }
             headers.add(name: name, value: value)
@@ -260,19 +249,23 @@ final class CurlTransfer: @unchecked Sendable {
     func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) -> Bool {
         // Header bytes count: the response has begun with its first one, and a head can drip too.
         let received = Int64(headerBytes) + downloaded
-        let judgesRate = received > 0 && rateFloor != nil
+        let judgesRate = received > 0 && collector.minimumRate != nil
         // libcurl calls this often, also when nothing moved; only a change or a rate to judge is worth the clock.
         let moved = downloaded != lastReported.downloaded || uploaded != lastReported.uploaded
         guard judgesRate || moved else { return true }
         let now = MonotonicInstant.now
-        if judgesRate, let minimumRate, rateFloor?.isTooSlow(received: received, at: now) == true {
-            failure = minimumRate.failure(domain: CurlError.domain, code: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
-            return false
+        if judgesRate {
+            do throws(RestingError) {
+                try collector.checkRate(
+                    received: received, at: now, domain: CurlError.domain, code: Int(CURLE_OPERATION_TIMEDOUT.rawValue))
+            } catch {
+                failure = error
+                return false
+            }
         }
         guard moved else { return true }
         lastReported = (downloaded, uploaded)
-        if let lastProgressReport, now - lastProgressReport < Self.progressInterval { return true }
-        lastProgressReport = now
+        guard collector.isProgressDue(at: now) else { return true }
         progress(
             TransferProgress(
                 bytesSent: uploaded, totalBytesToSend: uploadLength, bytesReceived: downloaded,
@@ -297,12 +290,14 @@ final class CurlTransfer: @unchecked Sendable {
         }
         guard code == CURLE_OK else { return .failure(CurlError.restingError(code, detail: handle.errorDetail)) }
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
-        do {
-            try sink?.finish(status: status, headers: headers)
+        let received = collector.bytesReceived
+        let body: Data
+        do throws(RestingError) {
+            try collector.begin(status: status, headers: headers)
+            body = try collector.finish(status: status, headers: headers)
         } catch {
             return .failure(error)
         }
-        let received = Int64(body.count) + (sink?.bytesWritten ?? 0)
         let metrics = TransferMetrics(
             nameLookup: handle.offset(CURLINFO_NAMELOOKUP_TIME_T).map(Duration.microseconds),
             connect: handle.offset(CURLINFO_CONNECT_TIME_T).map(Duration.microseconds),
@@ -338,7 +333,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func releaseRequestResources() {
-        sink?.close()
+        collector.close()
         reader?.close()
         reader = nil
     }

@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// A ``/RestingCore/RequestBody`` as the `InputStream` URLSession reads an upload from, following the rules that keep
-/// FoundationNetworking on Linux fast and safe (`notes/urlsession-on-linux.md`):
+/// FoundationNetworking on Linux fast and safe (each found by measuring; see also the Platform notes article):
 ///
 /// - `hasBytesAvailable` stays `true` until `read` has returned 0 or -1: FoundationNetworking takes `false`
 ///   for the end of the body and would send a short body with a success status.

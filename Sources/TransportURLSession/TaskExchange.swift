@@ -21,19 +21,16 @@ final class TaskExchange: Sendable {
         var lifecycle = TaskLifecycle<URLSessionTask, Continuation, SpillingStreamFeed>()
         var response: HTTPURLResponse?
         var headers = HTTPHeaderFields()
-        var body = Data()
-        var sink: DownloadSink?
+        /// The body read whole (in memory or a download's file), the rate floor — judged as each chunk arrives: a
+        /// drip delivers chunks, and a full stall is the idle timeout's — and the progress throttle.
+        var collector: ResponseCollector
         var bodyStream: BodyInputStream?
         var progress = TransferProgress()
         /// A failure decided here (too large, download refused), which wins over URLSession's error.
         var failure: RestingError?
-        /// Checked as each chunk arrives: a drip delivers chunks, and a full stall is the idle timeout's.
-        var rateFloor: TransferRateFloor?
     }
 
     private let request: HTTPRequest
-    private let maximumResponseSize: Int64
-    private let minimumRate: MinimumTransferRate?
     private let progress: ProgressHandler
     private let state: Locked<State>
     /// Set when the request asks for a streamed body (and is not a download).
@@ -45,15 +42,12 @@ final class TaskExchange: Sendable {
         streamSpillLimit: Int64, progress: @escaping ProgressHandler
     ) {
         self.request = request
-        self.maximumResponseSize = maximumResponseSize
-        streaming = request.downloadTarget == nil ? request.responseStreaming : nil
-        // A stream's quiet spells are not a slow transfer.
-        self.minimumRate = streaming == nil ? minimumRate : nil
+        let collector = ResponseCollector(
+            request: request, maximumResponseSize: maximumResponseSize, minimumRate: minimumRate)
+        streaming = collector.streaming
         self.streamSpillLimit = streamSpillLimit
         self.progress = progress
-        var initial = State()
-        initial.rateFloor = self.minimumRate.map(TransferRateFloor.init)
-        initial.sink = request.downloadTarget.map(DownloadSink.init)
+        var initial = State(collector: collector)
         initial.progress.totalBytesToSend = request.body.isEmpty ? 0 : request.body.contentLength
         state = Locked(initial)
     }
@@ -81,7 +75,7 @@ final class TaskExchange: Sendable {
             let running = state.lifecycle.cancel()
             // The request's body stream stays open until URLSession reports the task complete: FoundationNetworking
             // may be reading it right now, and a failing read on a cancelled task traps inside it.
-            if running != nil { state.sink?.close() }
+            if running != nil { state.collector.close() }
             return running
         }
         guard let (task, continuation) = running else { return }
@@ -141,32 +135,25 @@ final class TaskExchange: Sendable {
         let (report, refused) = state.withLock { state -> (TransferProgress?, Bool) in
             if let feed = state.lifecycle.feed {
                 state.progress.bytesReceived += Int64(data.count)
-                return feed.receive(data) ? (state.progress, false) : (nil, true)
+                guard feed.receive(data) else { return (nil, true) }
+                return (state.collector.isProgressDue(at: .now) ? state.progress : nil, false)
             }
             guard state.lifecycle.isRunning else { return (nil, false) }
             do throws(RestingError) {
                 if state.response == nil, let response = response as? HTTPURLResponse {
                     try accept(response, in: &state)
                 }
-                if let minimumRate,
-                    state.rateFloor?.isTooSlow(received: state.progress.bytesReceived + Int64(data.count), at: .now)
-                        == true
-                {
-                    throw minimumRate.failure(domain: NSURLErrorDomain, code: URLError.timedOut.rawValue)
-                }
-                if state.sink?.destination == .file {
-                    try state.sink?.write(data)
-                } else if Int64(state.body.count + data.count) > maximumResponseSize {
-                    throw .responseTooLarge(limit: maximumResponseSize)
-                } else {
-                    state.body.append(data)
-                }
+                let now = MonotonicInstant.now
+                try state.collector.checkRate(
+                    received: state.progress.bytesReceived + Int64(data.count), at: now, domain: NSURLErrorDomain,
+                    code: URLError.timedOut.rawValue)
+                try state.collector.append(data)
+                state.progress.bytesReceived += Int64(data.count)
+                return (state.collector.isProgressDue(at: now) ? state.progress : nil, false)
             } catch {
                 state.failure = error
                 return (nil, true)
             }
-            state.progress.bytesReceived += Int64(data.count)
-            return (state.progress, false)
         }
         if let report { progress(report) }
         if refused { abandon() }
@@ -188,10 +175,7 @@ final class TaskExchange: Sendable {
         let expected = response.expectedContentLength
         state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
         // The limit is for bodies held in memory; a download's goes to its file, a stream's to its reader.
-        if expected > maximumResponseSize, state.sink == nil, streaming == nil {
-            throw .responseTooLarge(limit: maximumResponseSize)
-        }
-        try state.sink?.begin(status: response.statusCode, headers: state.headers)
+        try state.collector.begin(status: response.statusCode, headers: state.headers)
     }
 
     func sent(_ totalBytesSent: Int64) {
@@ -228,10 +212,10 @@ final class TaskExchange: Sendable {
                 guard let response = state.response else {
                     throw URLSessionMapping.restingError(URLError(.badServerResponse))
                 }
-                try state.sink?.finish(status: response.statusCode, headers: state.headers)
+                let body = try state.collector.finish(status: response.statusCode, headers: state.headers)
                 return .success(
                     HTTPDataResponse(
-                        status: response.statusCode, headers: state.headers, body: ResponseBody(state.body),
+                        status: response.statusCode, headers: state.headers, body: ResponseBody(body),
                         url: response.url ?? request.url))
             } catch {
                 return .failure(error)
@@ -258,7 +242,7 @@ final class TaskExchange: Sendable {
 
     private func finish(_ outcome: Result<HTTPDataResponse, RestingError>) {
         let continuation: Continuation? = state.withLock { state in
-            state.sink?.close()
+            state.collector.close()
             state.bodyStream?.close()
             return state.lifecycle.finish()
         }

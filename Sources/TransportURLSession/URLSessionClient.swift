@@ -8,7 +8,7 @@ import FoundationNetworking
 /// An ``/RestingCore/HTTPClient`` on `URLSession` — FoundationNetworking on Linux.
 ///
 /// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on Linux);
-/// share it, or use ``shared``. Redirects are followed by ``/RestingCore/RedirectFollower`` like on every transport.
+/// share it, or use ``shared``. It performs one exchange per `send`; the client's chain follows redirects.
 ///
 /// Bodies in memory are sent with a `Content-Length`; file and stream bodies (multipart forms included) are
 /// streamed from disk through an `InputStream` — on Linux always chunked, as FoundationNetworking cannot

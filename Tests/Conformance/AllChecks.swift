@@ -97,6 +97,9 @@ extension TransportConformance {
         case streamErrors
         /// ``streamShape()``: A streamed body is read once: a second iteration fails at once.
         case streamShape
+        /// ``minimumRateSparesStreams()``: The minimum transfer rate cuts a buffered call that drips, as timed out,
+        /// and never a streamed body that drips as slowly.
+        case minimumRateSparesStreams
 
         public var description: String { rawValue }
 
@@ -105,6 +108,7 @@ extension TransportConformance {
 
         private static let streaming: Set<Check> = [
             .streamsWithoutBuffering, .backPressure, .slowReader, .streamCancellation, .streamErrors, .streamShape,
+            .minimumRateSparesStreams,
         ]
     }
 
@@ -142,6 +146,7 @@ extension TransportConformance {
         case .streamCancellation: try await streamCancellation()
         case .streamErrors: try await streamErrors()
         case .streamShape: try await streamShape()
+        case .minimumRateSparesStreams: try await minimumRateSparesStreams()
         }
     }
 

@@ -2,7 +2,7 @@ import RestingServerHarness
 import RestingTesting
 
 /// What answers the checks' requests: the conformance server on 127.0.0.1 for transports with a wire, or
-/// ``ConformanceModel`` for ``/RestingCore/StubHTTPClient``, which has none.
+/// ``ConformanceModel`` for ``/RestingTesting/StubHTTPClient``, which has none.
 public protocol ConformanceBackend: Sendable {
     /// The port the checks put in their URLs.
     var port: Int { get }

@@ -3,7 +3,7 @@ import RestingCore
 import RestingServerHarness
 import RestingTesting
 
-/// The conformance server's routes in Swift, as the `fallback` responder of a ``/RestingCore/StubHTTPClient``, so that
+/// The conformance server's routes in Swift, as the `fallback` responder of a ``/RestingTesting/StubHTTPClient``, so that
 /// the stub runs the same checks as the transports with a wire.
 ///
 /// It answers what `conformance_server.py` sends. Where that server misbehaves on the wire (resets, broken

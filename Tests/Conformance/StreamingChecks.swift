@@ -188,4 +188,23 @@ extension TransportConformance {
             Issue.record("\(name): expected .bodyAlreadyConsumed, got \(error)")
         }
     }
+
+    /// The minimum transfer rate cuts a buffered call that drips (one byte a second against 1 KiB a second) as timed
+    /// out, and never a streamed body that drips as slowly: a stream's quiet spells are not a slow transfer.
+    public func minimumRateSparesStreams() async throws {
+        let transport = try makeTransport(
+            Settings(minimumTransferRate: MinimumTransferRate(bytes: 1024, window: .seconds(1))))
+        let error = await failure { try await send(HTTPRequest(method: .get, url: url("/drip")), on: transport) }
+        guard case .transportFailed(let failure) = error, failure.kind == .timedOut else {
+            Issue.record("\(name): a buffered drip must end as timedOut, got \(String(describing: error))")
+            return
+        }
+        let streamed = try await streamed("/drip", on: transport)
+        var received = 0
+        for try await chunk in try #require(streamed.body.stream, "\(name)") {
+            received += chunk.count
+            if received >= 3 { break }
+        }
+        #expect(received >= 3, "\(name): three seconds of a byte a second, far below 1 KiB a second, still flowing")
+    }
 }

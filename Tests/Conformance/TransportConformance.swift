@@ -51,11 +51,17 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         public var connectTimeout: Duration?
         /// Fail a response whose body, kept in memory, would be larger than this.
         public var maximumResponseSize: Int64?
+        /// Fail a buffered response that arrives slower than this (never a streamed one).
+        public var minimumTransferRate: MinimumTransferRate?
         /// Settings with these limits; `nil` leaves the transport's default.
-        public init(idleTimeout: Duration? = nil, connectTimeout: Duration? = nil, maximumResponseSize: Int64? = nil) {
+        public init(
+            idleTimeout: Duration? = nil, connectTimeout: Duration? = nil, maximumResponseSize: Int64? = nil,
+            minimumTransferRate: MinimumTransferRate? = nil
+        ) {
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
             self.maximumResponseSize = maximumResponseSize
+            self.minimumTransferRate = minimumTransferRate
         }
     }
 

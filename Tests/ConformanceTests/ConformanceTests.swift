@@ -18,6 +18,7 @@ enum Transports {
             configuration.idleTimeout = settings.idleTimeout ?? .seconds(60)
             if let limit = settings.maximumResponseSize { configuration.maximumResponseSize = limit }
             if let connectTimeout = settings.connectTimeout { configuration.connectTimeout = connectTimeout }
+            if let rate = settings.minimumTransferRate { configuration.minimumTransferRate = rate }
             return try CurlClient(configuration: configuration)
         }
     }
@@ -37,7 +38,8 @@ enum Transports {
                 configuration.timeoutIntervalForRequest = min(max(1, Double(idle.components.seconds)), 1e9)
             }
             return URLSessionClient(
-                configuration: configuration, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024)
+                configuration: configuration, maximumResponseSize: settings.maximumResponseSize ?? 64 * 1024 * 1024,
+                minimumTransferRate: settings.minimumTransferRate ?? .default)
         }
     }
 }
@@ -160,6 +162,9 @@ struct StreamingConformanceTests {
 
     @Test("the head comes first and each chunk as soon as it is sent", arguments: names)
     func streamsWithoutBuffering(_ name: String) async throws { try await suite(name).streamsWithoutBuffering() }
+
+    @Test("the minimum transfer rate cuts a dripping buffered call, never a stream", arguments: names)
+    func minimumRateSparesStreams(_ name: String) async throws { try await suite(name).minimumRateSparesStreams() }
 
     @Test("a reader that stops stops the transfer, and the body then arrives whole", arguments: names)
     func backPressure(_ name: String) async throws { try await suite(name).backPressure() }

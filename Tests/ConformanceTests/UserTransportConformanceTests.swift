@@ -29,6 +29,7 @@ func tracingTransportConforms() async throws {
         if let idle = settings.idleTimeout { configuration.idleTimeout = idle }
         if let connect = settings.connectTimeout { configuration.connectTimeout = connect }
         if let limit = settings.maximumResponseSize { configuration.maximumResponseSize = limit }
+        if let rate = settings.minimumTransferRate { configuration.minimumTransferRate = rate }
         return TracingTransport(wire: try CurlClient(configuration: configuration))
     }
     try await suite.runAll()  // or one check per parametrised test: `suite.run(check)`

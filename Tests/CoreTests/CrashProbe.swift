@@ -1,6 +1,7 @@
 import Foundation
 
-/// The CrashProbe executable, run beside this test bundle, for the crash tests of the durable stores.
+/// The CrashProbe executable (the package in Tests/CrashProbe, which `make test` builds first), for the crash tests
+/// of the durable stores.
 enum Probe {
     /// Whether this test process runs under AddressSanitizer or ThreadSanitizer (their runtimes are linked in).
     static let underSanitizer = ["__asan_init", "__tsan_init"].contains { (name: String) in
@@ -13,7 +14,8 @@ enum Probe {
     }
 
     static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("CrashProbe")
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("CrashProbe/.build/debug/CrashProbe")
     }
 
     /// Runs the probe and reads its output; after `killAfter` lines (if given) kills it with SIGKILL. Runs on a

@@ -37,27 +37,6 @@ struct StreamLifecycleTests {
         #expect(census.live == 0, "every transfer record is freed once its stream ended or was dropped")
     }
 
-    @Test("the minimum transfer rate cuts a dripping buffered call, never a stream")
-    func minimumRateSparesStreams() async throws {
-        let server = try await LocalServer.sharedConformanceServer.value
-        var configuration = CurlClient.Configuration()
-        configuration.minimumTransferRate = MinimumTransferRate(bytes: 1024, window: .seconds(1))
-        let transport = try CurlClient(configuration: configuration)
-        let drip = try #require(URL(string: "http://127.0.0.1:\(server.port)/drip"))
-        await #expect(throws: RestingError.self) {
-            _ = try await transport.send(HTTPRequest(method: .get, url: drip)) { _ in }
-        }
-        let streamed = try await transport.send(
-            HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())
-        ) { _ in }
-        var received = 0
-        for try await chunk in try #require(streamed.body.stream) {
-            received += chunk.count
-            if received >= 3 { break }
-        }
-        #expect(received >= 3, "three seconds of a byte a second, far below 1 KiB a second, and still flowing")
-    }
-
     @Test(
         "a reader slower than the idle timeout, pause after pause, never times its stream out; a silent server still does"
     )

@@ -200,25 +200,6 @@ struct URLSessionUnsupportedTests {
 
 @Suite("URLSessionClient streamed bodies", .timeLimit(.minutes(5)))
 struct URLSessionStreamingTests {
-    @Test("the minimum transfer rate cuts a dripping buffered call, never a stream")
-    func minimumRateSparesStreams() async throws {
-        let server = try await LocalServer.sharedConformanceServer.value
-        let client = URLSessionClient(minimumTransferRate: MinimumTransferRate(bytes: 1024, window: .seconds(1)))
-        let drip = try #require(URL(string: "http://127.0.0.1:\(server.port)/drip"))
-        await #expect(throws: RestingError.self) {
-            _ = try await client.send(HTTPRequest(method: .get, url: drip)) { _ in }
-        }
-        let streamed = try await client.send(
-            HTTPRequest(method: .get, url: drip, responseStreaming: ResponseStreaming())
-        ) { _ in }
-        var received = 0
-        for try await chunk in try #require(streamed.body.stream) {
-            received += chunk.count
-            if received >= 3 { break }
-        }
-        #expect(received >= 3, "three seconds of a byte a second, far below 1 KiB a second, and still flowing")
-    }
-
     @Test("a reader that stops makes the body wait on disk, up to the spill limit, then fail as too large")
     func spillLimit() async throws {
         let server = try await LocalServer.sharedConformanceServer.value

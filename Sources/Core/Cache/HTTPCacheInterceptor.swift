@@ -29,7 +29,7 @@ import Foundation
 /// - **Invalidates** the URL (and its `Location` / `Content-Location` on the same origin) when an unsafe method
 ///   (`POST`, `PUT`, `PATCH`, `DELETE`, …) to it succeeds.
 /// - **Never crosses a credential.** A response is stored under a key that holds a digest of the credentials
-///   its request carried (``key(for:)``: `Authorization`, `Cookie`, every field that carries one), so it is
+///   its request carried (``key(for:)-(HTTPRequest)``: `Authorization`, `Cookie`, every field that carries one), so it is
 ///   never served to a request with other credentials or none. A store on disk keeps no response to a
 ///   credentialed request unless it opts in (``HTTPCacheStore/storesCredentialedResponses``); nothing stored
 ///   holds a credential (`Vary` on a credential header keeps a digest of its value), `Set-Cookie` (a hit never

@@ -22,7 +22,8 @@ extension Demo {
 
     /// Milliseconds since `start`, right-aligned, so that arrival times line up.
     static func elapsed(since start: ContinuousClock.Instant) -> String {
-        let milliseconds = String((ContinuousClock.now - start).wholeMilliseconds)
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        let milliseconds = String(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         return String(repeating: " ", count: max(0, 5 - milliseconds.count)) + "\(milliseconds) ms"
     }
 

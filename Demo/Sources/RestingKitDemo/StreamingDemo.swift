@@ -1,6 +1,7 @@
 import Foundation
 import RestingKit
 import RestingServerHarness
+import Synchronization
 
 extension Demo {
     struct PhotoUpload: Encodable, Sendable {
@@ -27,7 +28,7 @@ extension Demo {
         let original = directory.appendingPathComponent("holiday.jpg")
         try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom")).read(upToCount: 8 * 1024 * 1024)?.write(
             to: original)
-        let digest = try SHA256.hex(ofFile: original)
+        let digest = try FileDigest.sha256Hex(of: original)
 
         let upload = Endpoint<PhotoUpload, StoredUpload>(.post, "/upload", encoding: .multipartFormData)
         var request = RestingRequest(
@@ -63,7 +64,7 @@ extension Demo {
             .progress { downloadBar.show($0.bytesReceived, of: $0.totalBytesToReceive) }
             .value
         downloadBar.end()
-        let downloadedDigest = try SHA256.hex(ofFile: destination)
+        let downloadedDigest = try FileDigest.sha256Hex(of: destination)
         try check(downloadedDigest == digest && file.resumedFrom > 0, "the resumed download differs from the original")
         print(
             "  downloaded again, resumed from byte \(file.resumedFrom) (HTTP \(file.status)) → SHA-256 \(downloadedDigest.prefix(16))… matches"
@@ -74,7 +75,7 @@ extension Demo {
 /// A one-line progress bar on standard output, redrawn in place.
 final class ProgressBar: Sendable {
     private let label: String
-    private let lastPercent = Locked(-1)
+    private let lastPercent = Mutex(-1)
 
     init(label: String) { self.label = label }
 

@@ -16,7 +16,9 @@ extension Demo {
         limited.cancelAll()
         var cancelled = 0
         for call in calls {
-            if case .failure(RestingError.cancelled) = await Result(catching: { try await call.value }) {
+            do {
+                _ = try await call.value
+            } catch RestingError.cancelled {
                 cancelled += 1
             }
         }
