@@ -60,11 +60,11 @@ public final class CurlClient: HTTPClient {
             request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
             minimumRate: configuration.minimumTransferRate, census: census, driver: driver)
         return try await withTaskCancellationHandler {
-            // Only a wake-up: the outcome crosses threads under `CurlTransfer`'s lock. Checked, although
-            // `CurlTransfer.resume(with:)` resumes at most once: ThreadSanitizer reports the unchecked kind's own
-            // hand-off, through the concurrency runtime's atomics, as a race.
+            // Only a wake-up: the outcome crosses threads under `CurlTransfer`'s lock. Checked, although the
+            // lifecycle hands the continuation out once: ThreadSanitizer reports the unchecked kind's own hand-off,
+            // through the concurrency runtime's atomics, as a race.
             await withCheckedContinuation { continuation in
-                transfer.continuation = continuation
+                transfer.lifecycle.attach(continuation)
                 driver.submit(transfer)
             }
             return try transfer.takeOutcome().get()

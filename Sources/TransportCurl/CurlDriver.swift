@@ -119,8 +119,9 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     func submit(_ transfer: CurlTransfer) {
         if isCurrentThread {
             start(transfer)
-        } else if !post({ $0.mail.submissions.append(transfer) }) {
-            transfer.resume(with: .failure(.cancelled))
+        } else if !post({ $0.mail.submissions.append(transfer) }), let waiter = transfer.lifecycle.failBeforeStart() {
+            // The driver has stopped: nothing else will ever touch the transfer.
+            transfer.resume(waiter, with: .failure(.cancelled))
         }
     }
 
@@ -232,8 +233,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         switch transfer.lifecycle.start() {
         case .start:
             break
-        case .failCancelled:
-            return transfer.resume(with: .failure(.cancelled))
+        case .failCancelled(let waiter):
+            return transfer.resume(waiter, with: .failure(.cancelled))
         default:
             return
         }
@@ -244,8 +245,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             do {
                 handle = try EasyHandle.make(for: configuration)
             } catch {
-                _ = transfer.lifecycle.failBeforeStart()
-                return transfer.resume(with: .failure(error))
+                if let waiter = transfer.lifecycle.failBeforeStart() { transfer.resume(waiter, with: .failure(error)) }
+                return
             }
         }
         // One retain per started transfer, for libcurl's pointers; released in `release(_:)` only.
@@ -261,32 +262,35 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             }
             activeTransfers += 1
         } catch {
-            _ = transfer.lifecycle.failBeforeStart()
+            let waiter = transfer.lifecycle.failBeforeStart()
             release(transfer)
-            transfer.resume(with: .failure(error as? RestingError ?? .cancelled))
+            waiter.map { transfer.resume($0, with: .failure(error as? RestingError ?? .cancelled)) }
         }
     }
 
     private func cancelOnDriver(_ transfer: CurlTransfer) {
         let action = transfer.lifecycle.cancel()
-        guard action == .removeHandleAndFailCancelled || action == .removeHandleAndCancelStream else { return }
+        switch action {
+        case .removeHandleAndFailCancelled, .removeHandleAndCancelStream: break
+        default: return
+        }
         // Removing a transfer midway closes its connection: it cannot carry another request.
         if let handle = transfer.handle { curl_multi_remove_handle(multi, handle.raw) }
         activeTransfers -= 1
-        if action == .removeHandleAndCancelStream {
-            transfer.endBody(CURLE_OK, failure: .cancelled)
+        if case .removeHandleAndCancelStream(let streamed) = action {
+            transfer.endBody(of: streamed, CURLE_OK, failure: .cancelled)
             release(transfer)
-        } else {
+        } else if case .removeHandleAndFailCancelled(let waiter) = action {
             release(transfer)
-            transfer.resume(with: .failure(.cancelled))
+            transfer.resume(waiter, with: .failure(.cancelled))
         }
     }
 
     private func unpauseOnDriver(_ transfer: CurlTransfer) {
-        guard transfer.lifecycle.state == .streaming, transfer.isPaused, let handle = transfer.handle else { return }
-        transfer.isPaused = false
+        guard let streamed = transfer.lifecycle.feed, streamed.isPaused, let handle = transfer.handle else { return }
+        streamed.isPaused = false
         // The bytes gathered before the pause go first; if the reader's buffer is full again, stay paused.
-        guard transfer.flushPendingBody() else { return }
+        guard transfer.flushPendingBody(of: streamed) else { return }
         // May call the write callback at once with what libcurl held back, which may pause again.
         curl_easy_pause(handle.raw, CURLPAUSE_CONT)
     }
@@ -302,9 +306,9 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         let transfers = pendingFlushes
         pendingFlushes.removeAll(keepingCapacity: true)
         for transfer in transfers {
-            transfer.isAwaitingFlush = false
-            guard transfer.lifecycle.state == .streaming, let handle = transfer.handle else { continue }
-            if !transfer.flushPendingBody(), transfer.isPaused {
+            guard let streamed = transfer.lifecycle.feed, let handle = transfer.handle else { continue }
+            streamed.isAwaitingFlush = false
+            if !transfer.flushPendingBody(of: streamed), streamed.isPaused {
                 curl_easy_pause(handle.raw, CURLPAUSE_RECV)
             }
         }
@@ -314,18 +318,21 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         var userdata: UnsafeMutableRawPointer?
         guard rk_easy_getinfo_pointer(raw, CURLINFO_PRIVATE, &userdata) == CURLE_OK, let userdata else { return }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        let action = transfer.lifecycle.complete()
-        guard action == .finish || action == .finishStream else { return }
-        curl_multi_remove_handle(multi, raw)
-        activeTransfers -= 1
-        if action == .finishStream {
-            transfer.endBody(code)
+        switch transfer.lifecycle.complete() {
+        case .finishStream(let streamed):
+            curl_multi_remove_handle(multi, raw)
+            activeTransfers -= 1
+            transfer.endBody(of: streamed, code)
             release(transfer)
+        case .finish(let waiter):
+            curl_multi_remove_handle(multi, raw)
+            activeTransfers -= 1
+            let outcome = transfer.outcome(code)
+            release(transfer)
+            transfer.resume(waiter, with: outcome)
+        default:
             return
         }
-        let outcome = transfer.outcome(code)
-        release(transfer)
-        transfer.resume(with: outcome)
     }
 
     /// Gives the handle back to the pool and drops libcurl's retain of the transfer.

@@ -19,9 +19,9 @@ final class CurlTransfer: @unchecked Sendable {
     private let progress: ProgressHandler
     let uploadLength: Int64?
 
-    @exclusivity(unchecked) var lifecycle = TransferLifecycle()
-    /// Wakes the awaiting task; the outcome itself goes through ``handoff``.
-    @exclusivity(unchecked) var continuation: CheckedContinuation<Void, Never>?
+    /// Where the transfer is, with what each state owns: the waiting task's continuation — only a wake-up; the outcome
+    /// itself goes through ``handoff`` — or a streamed body's feed.
+    @exclusivity(unchecked) var lifecycle = TransferLifecycle<CheckedContinuation<Void, Never>, StreamedBody>()
     /// The outcome on its way to the awaiting task, under a lock rather than as the continuation's value:
     /// ThreadSanitizer does not see the concurrency runtime's hand-off when the transfer ends before the task has
     /// suspended, and reported the fields of the response, made on this thread, as races.
@@ -45,16 +45,6 @@ final class CurlTransfer: @unchecked Sendable {
     var sink: DownloadSink? { collector.sink }
     /// The largest body kept in memory (libcurl enforces it too, from the announced length).
     let maximumResponseSize: Int64
-    /// The producer's end of a streamed body, once its head has gone up.
-    @exclusivity(unchecked) private var bodyStream: ResponseBodyStream.Continuation?
-    /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
-    /// unpauses it.
-    @exclusivity(unchecked) var isPaused = false
-    /// Body bytes gathered from libcurl's 16 KiB writes into one larger chunk for the reader, handed over when it
-    /// is large enough or at the end of the driver's pass (so that nothing waits for more to come).
-    @exclusivity(unchecked) private var pendingBody = Data()
-    /// Whether the driver will flush ``pendingBody`` after its current pass.
-    @exclusivity(unchecked) var isAwaitingFlush = false
     /// Where the body stream's reader sends its resume and cancel requests.
     private let driver: CurlDriver
 
@@ -89,16 +79,16 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: libcurl callbacks (driver thread)
 
     func receiveBody(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        if bodyStream != nil {
+        if let streamed = lifecycle.feed {
             // libcurl keeps a refused write and offers it again once the driver unpauses the transfer.
-            guard !isPaused else { return Int(CURL_WRITEFUNC_PAUSE) }
+            guard !streamed.isPaused else { return Int(CURL_WRITEFUNC_PAUSE) }
             // One allocation per chunk handed over, not a regrowth (and a copy) per write.
-            if pendingBody.isEmpty { pendingBody.reserveCapacity(coalescedChunkSize) }
-            pendingBody.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
-            if pendingBody.count >= coalescedChunkSize {
-                flushPendingBody()
-            } else if !isAwaitingFlush {
-                isAwaitingFlush = true
+            if streamed.pendingBody.isEmpty { streamed.pendingBody.reserveCapacity(coalescedChunkSize) }
+            streamed.pendingBody.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
+            if streamed.pendingBody.count >= coalescedChunkSize {
+                flushPendingBody(of: streamed)
+            } else if !streamed.isAwaitingFlush {
+                streamed.isAwaitingFlush = true
                 driver.flushAfterPass(self)
             }
             return failure == nil ? count : 0
@@ -164,56 +154,50 @@ final class CurlTransfer: @unchecked Sendable {
     /// The largest chunk handed to a stream's reader: half its buffer, at most 256 KiB (sixteen of libcurl's writes).
     private var coalescedChunkSize: Int { min(max(streaming?.bufferSize ?? 0, 2) / 2, 256 * 1024) }
 
-    /// Hands the gathered bytes to the stream; false (and the transfer marked paused) when its buffer is full.
+    /// Hands the gathered bytes to the reader's stream; false (and the body marked paused) when its buffer is full.
     @discardableResult
-    func flushPendingBody() -> Bool {
-        guard let bodyStream, !pendingBody.isEmpty else { return true }
-        switch bodyStream.yield(pendingBody) {
+    func flushPendingBody(of streamed: StreamedBody) -> Bool {
+        guard !streamed.pendingBody.isEmpty else { return true }
+        switch streamed.continuation.yield(streamed.pendingBody) {
         case .accepted:
-            pendingBody = Data()
+            streamed.pendingBody = Data()
             return true
         case .pause:
-            isPaused = true
+            streamed.isPaused = true
             return false
         case .discarded:
             failure = .cancelled
-            pendingBody = Data()
+            streamed.pendingBody = Data()
             return false
         }
     }
 
     /// Resumes the caller with the head of a streamed response and a stream for its body.
     private func deliverHead(status: Int, bufferSize: Int) {
-        guard lifecycle.headArrived() == .deliverHead else { return }
         let driver = driver
         let (stream, continuation) = ResponseBodyStream.makeStream(
             bufferSize: bufferSize,
             onResume: { [weak self] in self.map(driver.unpause) },
             onCancel: { [weak self] in self.map(driver.cancel) })
-        bodyStream = continuation
+        guard let waiter = lifecycle.streamHead(into: StreamedBody(continuation)) else { return }
         resume(
+            waiter,
             with: .success(
                 HTTPDataResponse(status: status, headers: headers, body: ResponseBody(stream), url: request.url)))
     }
 
-    /// Ends the streamed body with the transfer's outcome (`code`), or with `failure` when the driver stopped it.
-    func endBody(_ code: CURLcode, failure: RestingError? = nil) {
+    /// Ends a streamed body with the transfer's outcome (`code`), or with `failure` when the driver stopped it.
+    func endBody(of streamed: StreamedBody, _ code: CURLcode, failure: RestingError? = nil) {
         var end = failure
         if end == nil, case .failure(let error) = outcome(code) { end = error }
-        bodyStream?.finish(afterYielding: end == nil ? pendingBody : Data(), throwing: end)
-        bodyStream = nil
-        pendingBody = Data()
+        streamed.continuation.finish(afterYielding: end == nil ? streamed.pendingBody : Data(), throwing: end)
+        streamed.pendingBody = Data()
     }
 
-    /// Resumes the caller, exactly once; a second resume is counted, never performed.
-    func resume(with outcome: Result<HTTPDataResponse, RestingError>) {
-        guard let continuation else {
-            census.record { $0.doubleResumes += 1 }
-            return
-        }
-        self.continuation = nil
+    /// Resumes the caller that `waiter` is — handed out once by ``lifecycle``, so exactly once.
+    func resume(_ waiter: CheckedContinuation<Void, Never>, with outcome: Result<HTTPDataResponse, RestingError>) {
         handoff.withLock { $0 = outcome }
-        continuation.resume()
+        waiter.resume()
     }
 
     /// What ``resume(with:)`` handed over, for the task it woke.

@@ -43,7 +43,6 @@ struct CancellationStressTests {
         ) { _ in }
         #expect(fence.status == 200)
         let census = await Task(executorPreference: transport.executor) { transport.census.current }.value
-        #expect(census.doubleResumes == 0)
         #expect(census.live == 0, "every transfer record is freed once its call settled")
     }
 
@@ -84,7 +83,6 @@ struct CancellationStressTests {
         let fence = try await client.send(request)  // the driver reads its mail in order, as above
         #expect(fence.status == 200)
         let census = await Task(executorPreference: transport.executor) { transport.census.current }.value
-        #expect(census.doubleResumes == 0)
         #expect(census.live == 0, "every transfer record is freed once its call settled")
     }
 }

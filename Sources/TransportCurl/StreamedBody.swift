@@ -1,0 +1,25 @@
+import RestingCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a streamed transfer owns between its head and its body's end (``TransferLifecycle``'s `streaming` state):
+/// the producer's end of the reader's stream, the bytes gathered for it, and whether the reader fell behind.
+/// Touched on the driver thread only.
+final class StreamedBody {
+    /// Where the reader's chunks go.
+    let continuation: ResponseBodyStream.Continuation
+    /// Body bytes gathered from libcurl's 16 KiB writes into one larger chunk for the reader, handed over when it
+    /// is large enough or at the end of the driver's pass (so that nothing waits for more to come).
+    var pendingBody = Data()
+    /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
+    /// unpauses it.
+    var isPaused = false
+    /// Whether the driver will flush ``pendingBody`` after its current pass.
+    var isAwaitingFlush = false
+
+    init(_ continuation: ResponseBodyStream.Continuation) { self.continuation = continuation }
+}
