@@ -3,6 +3,7 @@ import RestingCore
 import RestingCurl
 import RestingServerHarness
 import RestingURLSession
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -110,6 +111,12 @@ let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("soa
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
 
+/// What the workers found, shared between them: outcomes counted, and one example of each wrong one.
+final class Tally: Sendable {
+    let counts = Mutex([String: Int]())
+    let examples = Mutex([String: String]())
+}
+
 let configuration = URLSessionConfiguration.ephemeral
 configuration.httpMaximumConnectionsPerHost = inFlight
 let transports: [(String, any HTTPClient)] = [
@@ -118,8 +125,7 @@ let transports: [(String, any HTTPClient)] = [
 var failed = false
 for (name, transport) in transports {
     let deadline = ContinuousClock.now + .seconds(seconds)
-    let counts = Locked([String: Int]())
-    let examples = Locked([String: String]())
+    let tally = Tally()
     let sampler = Task {
         var samples: [Sample] = []
         while !Task.isCancelled {
@@ -135,8 +141,8 @@ for (name, transport) in transports {
                 while ContinuousClock.now < deadline {
                     let call = Call.allCases[index % Call.allCases.count]
                     let (correct, outcome) = await call.run(on: transport, server: server, scratch: scratch)
-                    counts.withLock { $0[correct ? "ok" : "wrong \(call)", default: 0] += 1 }
-                    if !correct { examples.withLock { $0["\(call)"] = $0["\(call)"] ?? outcome } }
+                    tally.counts.withLock { $0[correct ? "ok" : "wrong \(call)", default: 0] += 1 }
+                    if !correct { tally.examples.withLock { $0["\(call)"] = $0["\(call)"] ?? outcome } }
                     index += 1
                 }
             }
@@ -144,7 +150,7 @@ for (name, transport) in transports {
     }
     sampler.cancel()
     let samples = await sampler.value
-    let outcome = counts.withLock { $0 }
+    let outcome = tally.counts.withLock { $0 }
     let wrong = outcome.filter { $0.key != "ok" }
     // Warm-up is the first half; after it, the last quarter may not sit above the second quarter.
     let settled = Array(samples.dropFirst(samples.count / 4))
@@ -158,7 +164,7 @@ for (name, transport) in transports {
     )
     print("RESULT soak_\(name)_calls \(outcome.values.reduce(0, +))")
     print("RESULT soak_\(name)_unexpected_outcomes \(wrong.values.reduce(0, +))\(wrong.isEmpty ? "" : " \(wrong)")")
-    for (call, outcome) in examples.withLock({ $0 }) { print("  \(call), for instance: \(outcome)") }
+    for (call, outcome) in tally.examples.withLock({ $0 }) { print("  \(call), for instance: \(outcome)") }
     print(
         String(
             format: "RESULT soak_%@_rss_mib %.1f (after warm-up %.1f, growth %.1f)", name, peak(samples, \.residentMiB),

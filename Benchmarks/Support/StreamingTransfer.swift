@@ -1,6 +1,12 @@
 import RestingCore
 import RestingMultipart
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -91,5 +97,8 @@ public enum StreamingTransfer {
     }
 
     /// The length of `file`, which the benchmark has just sent.
-    public static func size(of file: URL) -> Int64 { FileIO.size(of: file) ?? 0 }
+    public static func size(of file: URL) -> Int64 {
+        var info = stat()
+        return stat(file.path, &info) == 0 ? Int64(info.st_size) : 0
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -15,8 +16,8 @@ final class DelegateSession: NSObject, URLSessionDataDelegate, Sendable {
         var continuation: CheckedContinuation<Data, any Error>?
     }
 
-    private let pending = Locked([Int: Pending]())
-    private let session = Locked<URLSession?>(nil)
+    private let pending = Mutex([Int: Pending]())
+    private let session = Mutex<URLSession?>(nil)
 
     init(configuration: URLSessionConfiguration) {
         super.init()
