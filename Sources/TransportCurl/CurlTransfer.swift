@@ -33,6 +33,8 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) private var headerBytes = 0
     /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
     @exclusivity(unchecked) private var headSeen = false
+    /// The current response's `Content-Length`, read as its line arrived.
+    @exclusivity(unchecked) private var announcedLength: Int64?
     /// A body read whole: in memory within the limit or in a download's file; the rate floor, fed from the progress
     /// callback (which libcurl calls at least once a second, stalled or not); the progress throttle.
     @exclusivity(unchecked) private var collector: ResponseCollector
@@ -96,7 +98,9 @@ final class CurlTransfer: @unchecked Sendable {
         do throws(RestingError) {
             // A body before the end of the head (HTTP/0.9-like, or a server that sends no blank line) still begins.
             if !collector.hasBegun {
-                try collector.begin(status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers)
+                try collector.begin(
+                    status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers,
+                    announcedLength: announcedLength)
             }
             try collector.append(UnsafeRawBufferPointer(start: bytes, count: count))
             return count
@@ -119,6 +123,7 @@ final class CurlTransfer: @unchecked Sendable {
             // Most heads fit: one allocation rather than a regrowth (and a copy) at 1, 2, 4 and 8 fields.
             headers.reserveCapacity(Self.typicalHeaderCount)
             headSeen = false
+            announcedLength = nil
         } else if HeaderLine.trimmed(line[...]).isEmpty {
             headSeen = true
             guard let status = handle?.long(CURLINFO_RESPONSE_CODE), status >= 200 else { return count }
@@ -126,7 +131,7 @@ final class CurlTransfer: @unchecked Sendable {
                 deliverHead(status: status, bufferSize: streaming.bufferSize)
             } else {
                 do throws(RestingError) {
-                    try collector.begin(status: status, headers: headers)
+                    try collector.begin(status: status, headers: headers, announcedLength: announcedLength)
                 } catch {
                     failure = error
                     return 0
@@ -145,6 +150,7 @@ final class CurlTransfer: @unchecked Sendable {
                     failure = Self.malformed("conflicting Content-Length headers")
                     return 0
                 }
+                announcedLength = Int64(value)
             }
             headers.add(name: name, value: value)
         }
@@ -277,7 +283,7 @@ final class CurlTransfer: @unchecked Sendable {
         let received = collector.bytesReceived
         let body: Data
         do throws(RestingError) {
-            try collector.begin(status: status, headers: headers)
+            try collector.begin(status: status, headers: headers, announcedLength: announcedLength)
             body = try collector.finish(status: status, headers: headers)
         } catch {
             return .failure(error)

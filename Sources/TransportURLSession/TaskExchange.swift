@@ -175,7 +175,8 @@ final class TaskExchange: Sendable {
         let expected = response.expectedContentLength
         state.progress.totalBytesToReceive = expected >= 0 ? expected : nil
         // The limit is for bodies held in memory; a download's goes to its file, a stream's to its reader.
-        try state.collector.begin(status: response.statusCode, headers: state.headers)
+        try state.collector.begin(
+            status: response.statusCode, headers: state.headers, announcedLength: expected >= 0 ? expected : nil)
     }
 
     func sent(_ totalBytesSent: Int64) {

@@ -8,13 +8,13 @@ import Foundation
 /// a limit, or writes a download's 2xx body to its file (``DownloadSink``); judges the ``MinimumTransferRate``; and
 /// spaces out progress reports. A streamed body goes to its reader instead, and only the throttle applies.
 ///
-/// A transport makes one per attempt, calls ``begin(status:headers:)`` when the final head has arrived,
+/// A transport makes one per attempt, calls ``begin(status:headers:announcedLength:)`` when the final head has arrived,
 /// ``append(_:)-(UnsafeRawBufferPointer)`` for each chunk, and ``finish(status:headers:)`` once the transfer
 /// succeeded. It is used on one thread at a time (a transport's callback thread, or under its lock).
 ///
 /// ```swift
 /// var collector = ResponseCollector(request: request, maximumResponseSize: limit, minimumRate: .default)
-/// try collector.begin(status: 200, headers: headers)
+/// try collector.begin(status: 200, headers: headers, announcedLength: 5)
 /// try collector.append(chunk)
 /// let body = try collector.finish(status: 200, headers: headers)
 /// ```
@@ -33,7 +33,7 @@ package struct ResponseCollector {
     private var body = Data()
     private var rateFloor: TransferRateFloor?
     private var lastProgressReport: MonotonicInstant?
-    /// Whether ``begin(status:headers:)`` has run.
+    /// Whether ``begin(status:headers:announcedLength:)`` has run.
     package private(set) var hasBegun = false
     private let mayHaveBody: Bool
 
@@ -47,15 +47,14 @@ package struct ResponseCollector {
         mayHaveBody = request.method != .head
     }
 
-    /// The final head (status 200 or more) has arrived: decides where the body goes, refuses at once a body
-    /// announced larger than the limit, and reserves memory for one of known length. Later calls do nothing.
-    package mutating func begin(status: Int, headers: HTTPHeaderFields) throws(RestingError) {
+    /// The final head (status 200 or more) has arrived, announcing a body of `announcedLength` bytes (its
+    /// `Content-Length`, which the transport read as the head arrived): decides where the body goes, refuses at once
+    /// a body announced larger than the limit, and reserves memory for one of known length. Later calls do nothing.
+    package mutating func begin(status: Int, headers: HTTPHeaderFields, announcedLength: Int64?) throws(RestingError) {
         guard !hasBegun else { return }
         hasBegun = true
         if try sink?.begin(status: status, headers: headers) == .file { return }
-        guard streaming == nil, mayHaveBody, let announced = headers["Content-Length"].flatMap({ Int64($0) }),
-            announced > 0
-        else { return }
+        guard streaming == nil, mayHaveBody, let announced = announcedLength, announced > 0 else { return }
         guard announced <= maximumResponseSize else { throw .responseTooLarge(limit: maximumResponseSize) }
         // One allocation rather than a regrowth (and a copy) at every doubling; a lying length costs at most 16 MiB.
         body.reserveCapacity(Int(min(announced, 16 * 1024 * 1024)))
