@@ -9,6 +9,7 @@ extension TransportConformance {
     ///     try await TransportConformance(name: "MyTransport", capabilities: .init()) { _ in MyTransport() }.run(check)
     /// }
     /// ```
+    @nonexhaustive
     public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
         /// ``methods()``: Every standard method, and a custom one, reaches the server as sent.
         case methods
