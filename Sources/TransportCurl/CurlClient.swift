@@ -64,8 +64,7 @@ public final class CurlClient: HTTPClient {
             // lifecycle hands the continuation out once: ThreadSanitizer reports the unchecked kind's own hand-off,
             // through the concurrency runtime's atomics, as a race.
             await withCheckedContinuation { continuation in
-                transfer.lifecycle.attach(continuation)
-                driver.submit(transfer)
+                driver.submit(transfer, waiter: continuation)
             }
             return try transfer.takeOutcome().get()
         } onCancel: {

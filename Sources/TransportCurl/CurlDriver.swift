@@ -23,7 +23,9 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     /// What other threads post for the driver.
     private struct Mail {
         var jobs: [UnownedJob] = []
-        var submissions: [CurlTransfer] = []
+        /// Transfers to start, each with the task that waits for it (attached on the driver thread: the caller's
+        /// thread never touches a lifecycle that a cancellation may be changing here).
+        var submissions: [(CurlTransfer, CurlTransfer.Waiter)] = []
         var cancellations: [CurlTransfer] = []
         var unpauses: [CurlTransfer] = []
 
@@ -115,12 +117,12 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Starts `transfer` (directly when called on the driver thread).
-    func submit(_ transfer: CurlTransfer) {
+    /// Starts `transfer` for the task `waiter` resumes (directly when called on the driver thread).
+    func submit(_ transfer: CurlTransfer, waiter: CurlTransfer.Waiter) {
         if isCurrentThread {
-            start(transfer)
-        } else if !post({ $0.mail.submissions.append(transfer) }), let waiter = transfer.lifecycle.failBeforeStart() {
-            // The driver has stopped: nothing else will ever touch the transfer.
+            start(transfer, waiter: waiter)
+        } else if !post({ $0.mail.submissions.append((transfer, waiter)) }) {
+            // The driver has stopped: the transfer never reached it.
             transfer.resume(waiter, with: .failure(.cancelled))
         }
     }
@@ -188,7 +190,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         }
         for job in delivered.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
         runLocalJobs()
-        for transfer in delivered.submissions { start(transfer) }
+        for (transfer, waiter) in delivered.submissions { start(transfer, waiter: waiter) }
         for transfer in delivered.cancellations { cancelOnDriver(transfer) }
         for transfer in delivered.unpauses { unpauseOnDriver(transfer) }
         delivered.removeAll()
@@ -229,7 +231,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         return stopped
     }
 
-    private func start(_ transfer: CurlTransfer) {
+    private func start(_ transfer: CurlTransfer, waiter: CurlTransfer.Waiter) {
+        transfer.lifecycle.attach(waiter)
         switch transfer.lifecycle.start() {
         case .start:
             break

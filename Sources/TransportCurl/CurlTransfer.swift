@@ -21,7 +21,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Where the transfer is, with what each state owns: the waiting task's continuation — only a wake-up; the outcome
     /// itself goes through ``handoff`` — or a streamed body's feed.
-    @exclusivity(unchecked) var lifecycle = TransferLifecycle<CheckedContinuation<Void, Never>, StreamedBody>()
+    @exclusivity(unchecked) var lifecycle = TransferLifecycle<Waiter, StreamedBody>()
+    /// What wakes the task that waits for the transfer.
+    typealias Waiter = CheckedContinuation<Void, Never>
     /// The outcome on its way to the awaiting task, under a lock rather than as the continuation's value:
     /// ThreadSanitizer does not see the concurrency runtime's hand-off when the transfer ends before the task has
     /// suspended, and reported the fields of the response, made on this thread, as races.
@@ -201,7 +203,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Resumes the caller that `waiter` is — handed out once by ``lifecycle``, so exactly once.
-    func resume(_ waiter: CheckedContinuation<Void, Never>, with outcome: Result<HTTPDataResponse, RestingError>) {
+    func resume(_ waiter: Waiter, with outcome: Result<HTTPDataResponse, RestingError>) {
         handoff.withLock { $0 = outcome }
         waiter.resume()
     }

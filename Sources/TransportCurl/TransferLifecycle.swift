@@ -6,9 +6,9 @@
 /// Each state carries what it owns, as URLSession's `TaskLifecycle` does: the waiting caller (`Waiter`) while one
 /// waits, the body's feed (`Feed`) while a streamed body flows. Every transition returns what the driver must do
 /// and hands each waiter or feed out at most once, so the caller is resumed exactly once whatever the order of
-/// events — by construction, not by a check. The driver owns the value and is the only one to call it (the waiter
-/// is attached before the transfer is submitted, under the submission lock). No sockets are involved: the machine
-/// is unit-tested with stand-ins.
+/// events — by construction, not by a check. The driver thread owns the value and is the only one to touch it (it
+/// attaches the waiter as it takes the submission, so a cancellation that arrived first is seen by `start()`). No
+/// sockets are involved: the machine is unit-tested with stand-ins.
 ///
 /// ```swift
 /// var lifecycle = TransferLifecycle<Continuation, StreamedBody>()
@@ -17,7 +17,7 @@
 /// ```
 struct TransferLifecycle<Waiter, Feed> {
     enum State {
-        /// Made and not yet taken by the driver; the caller's waiter is attached before submission.
+        /// Made and not yet taken by the driver; the driver attaches the caller's waiter as it takes the submission.
         case queued(Waiter?)
         /// libcurl has the handle; the caller waits for the response.
         case running(Waiter)
@@ -46,7 +46,7 @@ struct TransferLifecycle<Waiter, Feed> {
     private(set) var state = State.queued(nil)
     private(set) var isCancellationRequested = false
 
-    /// The caller that waits for this transfer, before the transfer is submitted.
+    /// The caller that waits for this transfer, attached as the driver takes the submission, before `start()`.
     mutating func attach(_ waiter: Waiter) {
         guard case .queued(nil) = state else { return }
         state = .queued(waiter)
