@@ -1,5 +1,5 @@
-/// The limits every shipped transport starts from, so that a request behaves the same whichever carries it.
-/// Custom transports can start from them too.
+/// The limits the shipped transports and `RestingClient` start from, so that a request behaves the same whichever
+/// transport carries it. Custom transports can start from them too.
 ///
 /// ```swift
 /// let transport = StubHTTPClient(maximumResponseSize: TransportDefaults.maximumResponseSize / 4)
