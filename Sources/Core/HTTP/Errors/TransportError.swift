@@ -1,6 +1,7 @@
 /// Why a transport received no response, with the transport's own error code kept.
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The broad class of failure, for retry decisions and messages.
+    @nonexhaustive
     public enum Kind: String, Sendable, Equatable {
         /// No connection could be made: refused, unreachable, or no network.
         case connectionFailed
