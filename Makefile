@@ -83,5 +83,7 @@ bench:
 	python3 Benchmarks/bench.py
 	python3 Benchmarks/streaming.py
 
+# The tool packages keep their own .build folders; SwiftPM can miss a file added to this package inside an old one.
 clean:
 	$(SWIFT) package clean
+	rm -rf Demo/.build Benchmarks/.build Fuzz/.build Tests/CrashProbe/.build
