@@ -14,31 +14,40 @@ import RestingCore
 /// }.value
 /// ```
 ///
-/// One thread per client drives every transfer (see ``executor``); connections, TLS sessions and DNS
-/// answers are cached and reused, and HTTP/2 is multiplexed over TLS. A `send` is one exchange: redirects are
-/// followed by the client's chain, so each hop is a fresh transfer with the same TLS settings (a pin cannot be
-/// bypassed by redirecting to another host). Keep one client for the life of your app.
+/// Transfers are driven by one thread per processor core, each with its own libcurl multi handle and connection
+/// cache (see ``CurlConfiguration/driverCount`` and ``executor``); connections, TLS sessions and DNS answers are
+/// cached and reused, and HTTP/2 is multiplexed over TLS. A `send` is one exchange: redirects are followed by the
+/// client's chain, so each hop is a fresh transfer with the same TLS settings (a pin cannot be bypassed by
+/// redirecting to another host). Keep one client for the life of your app.
 public final class CurlClient: HTTPClient {
     /// How this client connects, verifies and limits its transfers.
     public let configuration: Configuration
-    private let driver: CurlDriver
+    package let drivers: CurlDriverPool
     package let census = TransferCensus()
 
-    /// A client with its own driver thread and connection cache; throws when libcurl cannot be set up with
+    /// A client with its own driver threads and connection caches; throws when libcurl cannot be set up with
     /// `configuration` (an option this libcurl lacks, say).
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
-        driver = try CurlDriver(configuration: configuration)
+        drivers = try CurlDriverPool(configuration: configuration)
     }
 
-    deinit { driver.stop() }
+    deinit { drivers.stop() }
 
-    /// The thread that drives libcurl, as a `TaskExecutor`. Tasks that prefer it — `Task(executorPreference:)`,
-    /// `group.addTask(executorPreference:)` — run between transfers on that thread, which is what lets a
-    /// request loop reach the speed of a plain C loop. Never block on it: a synchronous wait there stalls
-    /// every transfer of the client. The thread lives as long as the client: tasks that still prefer the executor
-    /// after the client is released run on the global pool instead.
-    public var executor: (any TaskExecutor)? { driver }
+    /// The threads that drive libcurl, as one `TaskExecutor`. Tasks that prefer it — `Task(executorPreference:)`,
+    /// `group.addTask(executorPreference:)` — run between transfers on one of those threads, which is what lets a
+    /// request loop reach the speed of a plain C loop: a task started from outside goes to the least busy thread,
+    /// and stays there, with its transfers. Never block on it: a synchronous wait there stalls every transfer of
+    /// that thread. The threads live as long as the client: tasks that still prefer the executor after the client
+    /// is released run on the global pool instead.
+    public var executor: (any TaskExecutor)? { drivers }
+
+    /// Waits until every driver thread has finished its current pass: for tests that count what settled calls
+    /// left behind.
+    package func settledCensus() async -> TransferCensus.Counts {
+        await drivers.afterCurrentPasses()
+        return census.current
+    }
 
     /// One exchange: `request` (validated by the chain that sends it) and its response, a 3xx included.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
@@ -56,6 +65,7 @@ public final class CurlClient: HTTPClient {
 
     private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
     {
+        let driver = drivers.driverForNewTransfer()
         let transfer = CurlTransfer(
             request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
             minimumRate: configuration.minimumTransferRate, census: census, driver: driver)

@@ -30,9 +30,15 @@ public struct CurlConfiguration: Sendable {
     public var maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize
     /// Ask for gzip, deflate, brotli or zstd and decode the response transparently.
     public var automaticDecompression = true
-    /// Connections kept open per host; 0 for no limit.
+    /// How many threads drive transfers, each with its own libcurl multi handle and connection cache: by default
+    /// one per active processor core. Calls are spread over them; 1 gives a single-threaded client, whose HTTP/2
+    /// requests to an origin all share one connection (with more, each thread opens its own).
+    public var driverCount = ProcessInfo.processInfo.activeProcessorCount
+    /// Connections kept open per host; 0 for no limit. The limit holds for the whole client: each driver thread
+    /// gets its share, and a limit below ``driverCount`` runs that many threads.
     public var maximumConnectionsPerHost = 0
-    /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue.
+    /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue. Shared out
+    /// over the driver threads as ``maximumConnectionsPerHost`` is.
     public var maximumConnections = 0
     /// Which HTTP versions to speak: HTTP/2 over TLS when the server offers it, by default.
     public var httpVersion: HTTPVersion = .http2OverTLS

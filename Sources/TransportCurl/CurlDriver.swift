@@ -1,6 +1,6 @@
 import CCurl
-import Dispatch
 import RestingCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,18 +8,18 @@ import Glibc
 import Darwin
 #endif
 
-/// The thread that drives one libcurl multi handle, and the `TaskExecutor` that runs Swift tasks on it.
+/// A thread that drives one libcurl multi handle, and runs the jobs its ``CurlDriverPool`` gives it.
 ///
-/// Only this thread calls libcurl (but for `curl_multi_wakeup`, which is thread-safe). A task that prefers
-/// this executor runs between libcurl calls: when its transfer finishes, its continuation is resumed right
-/// here, its next request goes straight to `curl_multi_add_handle`, and the thread sleeps in
+/// Only this thread calls libcurl on its handles (but for `curl_multi_wakeup`, which is thread-safe). A task
+/// on the pool's executor runs between libcurl calls: when its transfer finishes, its continuation is resumed
+/// right here, its next request goes straight to `curl_multi_add_handle`, and the thread sleeps in
 /// `curl_multi_poll` only when nothing is runnable — the scheduling of a plain C loop, with tasks in it.
 /// (The Performance article of the DocC catalogue measures why this matters.)
 ///
 /// Other threads talk to it through one locked mailbox: jobs, submitted transfers, cancellations. A sender
 /// wakes the thread only if it is asleep (the `isSleeping` flag is set and read under the same lock, so no
 /// wake-up is lost).
-final class CurlDriver: TaskExecutor, @unchecked Sendable {
+final class CurlDriver: @unchecked Sendable {
     /// What other threads post for the driver.
     private struct Mail {
         var jobs: [UnownedJob] = []
@@ -28,14 +28,19 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         var submissions: [(CurlTransfer, CurlTransfer.Waiter)] = []
         var cancellations: [CurlTransfer] = []
         var unpauses: [CurlTransfer] = []
+        /// Called once the pass that takes them ends.
+        var passEnds: [@Sendable () -> Void] = []
 
-        var isEmpty: Bool { jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty }
+        var isEmpty: Bool {
+            jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty && passEnds.isEmpty
+        }
 
         mutating func removeAll() {
             jobs.removeAll(keepingCapacity: true)
             submissions.removeAll(keepingCapacity: true)
             cancellations.removeAll(keepingCapacity: true)
             unpauses.removeAll(keepingCapacity: true)
+            passEnds.removeAll(keepingCapacity: true)
         }
     }
 
@@ -49,13 +54,26 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let configuration: CurlConfiguration
     private let mailbox = Locked(Mailbox())
+    /// Jobs and transfers posted from other threads and not yet handled: with ``transfersInFlight``, the load the
+    /// pool spreads new work by.
+    private let pendingMail = Atomic<Int>(0)
+    /// ``activeTransfers``, readable from any thread.
+    private let transfersInFlight = Atomic<Int>(0)
+    private let startedCount = Atomic<Int>(0)
+
+    /// The pool whose executor the jobs run on; set before the thread starts, released by the thread as it ends.
+    private var pool: CurlDriverPool?
+    private var executor: UnownedTaskExecutor?
+    private var hasStarted = false
 
     // Touched by the driver thread only.
     /// The mail being handled: swapped with the mailbox's, so that neither side allocates arrays per pass.
     private var delivered = Mail()
     private var localJobs: [UnownedJob] = []
     private var idleHandles: [EasyHandle] = []
-    private var activeTransfers = 0
+    private var activeTransfers = 0 {
+        didSet { transfersInFlight.store(activeTransfers, ordering: .relaxed) }
+    }
     /// Streamed transfers holding body bytes to hand to their readers once the current pass ends.
     private var pendingFlushes: [CurlTransfer] = []
 
@@ -70,7 +88,9 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     /// a `swift_once` check each time.
     private let threadKey = CurlDriver.sharedThreadKey
 
-    init(configuration: CurlConfiguration) throws(RestingError) {
+    /// A driver whose multi handle keeps to `shares` of the client's connection limits; its thread starts with
+    /// ``start(in:)``.
+    init(configuration: CurlConfiguration, shares: ConnectionShares) throws(RestingError) {
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else {
             throw .transportFailed(
@@ -78,9 +98,21 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         }
         self.multi = multi
         self.configuration = configuration
-        _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumConnectionsPerHost)
-        _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maximumConnections)
+        _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, shares.perHost)
+        _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, shares.total)
         _ = rk_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    }
+
+    /// A driver whose thread never started frees its handle here; a started one, as its thread ends.
+    deinit {
+        if !hasStarted { curl_multi_cleanup(multi) }
+    }
+
+    /// Starts the thread, which runs jobs on `pool`'s executor and keeps `pool` until it ends.
+    func start(in pool: CurlDriverPool) throws(RestingError) {
+        self.pool = pool
+        executor = pool.asUnownedTaskExecutor()
+        hasStarted = true
         // The thread keeps the driver alive until its loop ends.
         let context = Unmanaged.passRetained(self)
         let started = rk_start_thread(
@@ -90,7 +122,8 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             }, context.toOpaque())
         guard started == 0 else {
             context.release()
-            curl_multi_cleanup(multi)
+            self.pool = nil
+            hasStarted = false
             throw .transportFailed(
                 TransportError(
                     kind: .other, code: Int(started), domain: CurlError.domain,
@@ -102,19 +135,27 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         pthread_getspecific(threadKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 
+    /// The driver of `pool` whose thread calls this, if any.
+    static func current(in pool: CurlDriverPool) -> CurlDriver? {
+        guard let raw = pthread_getspecific(sharedThreadKey) else { return nil }
+        // Only the driver's own thread reads its `pool`, and only this thread has the key set to it.
+        return Unmanaged<CurlDriver>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.pool === pool ? $0 : nil }
+    }
+
     // MARK: From any thread
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        if isCurrentThread {
-            localJobs.append(job)
-            return
-        }
-        let delivered = post { $0.mail.jobs.append(job) }
-        if !delivered {
-            // The driver has stopped: run late jobs elsewhere rather than lose their tasks.
-            DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        }
+    /// Mail waiting plus transfers in flight: how busy the driver is, as a hint (read without a lock).
+    var load: Int { pendingMail.load(ordering: .relaxed) + transfersInFlight.load(ordering: .relaxed) }
+
+    /// Transfers started so far.
+    var startedTransfers: Int { startedCount.load(ordering: .relaxed) }
+
+    /// Whether the thread has ended its loop (or never started).
+    var hasStopped: Bool { !hasStarted || mailbox.withLock { $0.hasStopped } }
+
+    /// Hands a job from another thread to the driver; `false` once the driver has stopped.
+    func post(_ job: UnownedJob) -> Bool {
+        post { $0.mail.jobs.append(job) }
     }
 
     /// Starts `transfer` for the task `waiter` resumes (directly when called on the driver thread).
@@ -127,14 +168,19 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Calls `body` on the driver's thread once its current pass ends (at once if the driver has stopped).
+    func afterCurrentPass(_ body: @escaping @Sendable () -> Void) {
+        if !post({ $0.mail.passEnds.append(body) }) { body() }
+    }
+
     /// Asks the driver to cancel `transfer`, whatever state it is in.
     func cancel(_ transfer: CurlTransfer) {
-        _ = post { $0.mail.cancellations.append(transfer) }
+        _ = post(countsAsLoad: false) { $0.mail.cancellations.append(transfer) }
     }
 
     /// Asks the driver to let a paused streamed transfer receive again.
     func unpause(_ transfer: CurlTransfer) {
-        _ = post { $0.mail.unpauses.append(transfer) }
+        _ = post(countsAsLoad: false) { $0.mail.unpauses.append(transfer) }
     }
 
     /// Lets the thread finish its transfers and exit.
@@ -147,10 +193,11 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
     /// The wake-up happens under the lock: the driver marks itself stopped under the same lock before it
     /// frees the multi handle, so a wake-up can never reach a freed handle. (`curl_multi_wakeup` is
     /// thread-safe and only writes to a socket.)
-    private func post(_ message: (inout Mailbox) -> Void) -> Bool {
+    private func post(countsAsLoad: Bool = true, _ message: (inout Mailbox) -> Void) -> Bool {
         mailbox.withLock { mailbox in
             guard !mailbox.hasStopped else { return false }
             message(&mailbox)
+            if countsAsLoad { pendingMail.add(1, ordering: .relaxed) }
             if mailbox.isSleeping {
                 mailbox.isSleeping = false
                 curl_multi_wakeup(multi)
@@ -166,6 +213,11 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
 
     private func run() {
         pthread_setspecific(threadKey, Unmanaged.passUnretained(self).toOpaque())
+        defer {
+            pthread_setspecific(threadKey, nil)
+            executor = nil
+            pool = nil
+        }
         while true {
             let isStopping = processMail()
             var running: Int32 = 0
@@ -188,11 +240,15 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
             swap(&mailbox.mail, &delivered)
             return mailbox.isStopping
         }
-        for job in delivered.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        for job in delivered.jobs { run(job) }
         runLocalJobs()
         for (transfer, waiter) in delivered.submissions { start(transfer, waiter: waiter) }
         for transfer in delivered.cancellations { cancelOnDriver(transfer) }
         for transfer in delivered.unpauses { unpauseOnDriver(transfer) }
+        // Counted off only now, once the jobs have submitted their transfers: the load never looks lower than it is.
+        let handled = delivered.jobs.count + delivered.submissions.count
+        if handled > 0 { pendingMail.subtract(handled, ordering: .relaxed) }
+        for body in delivered.passEnds { body() }
         delivered.removeAll()
         return isStopping
     }
@@ -201,8 +257,18 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
         while !localJobs.isEmpty {
             let jobs = localJobs
             localJobs.removeAll(keepingCapacity: true)
-            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            for job in jobs { run(job) }
         }
+    }
+
+    /// Runs `job` on the pool's executor: a task that prefers it then needs no hop to continue here.
+    private func run(_ job: UnownedJob) {
+        if let executor { job.runSynchronously(on: executor) }
+    }
+
+    /// Takes a job enqueued on the driver's own thread: it runs in this pass, without the mailbox.
+    func enqueueLocally(_ job: UnownedJob) {
+        localJobs.append(job)
     }
 
     private func sleepUntilWoken() {
@@ -264,6 +330,7 @@ final class CurlDriver: TaskExecutor, @unchecked Sendable {
                         message: String(cString: curl_multi_strerror(added))))
             }
             activeTransfers += 1
+            startedCount.add(1, ordering: .relaxed)
         } catch {
             let waiter = transfer.lifecycle.failBeforeStart()
             release(transfer)

@@ -20,6 +20,9 @@ Streams:       /gated?tag=T&count=N: chunked, "part i\n", each after the previou
                nothing (the socket's send buffer is full and stays full)
                /endless?tag=T: chunked 16 KiB parts until the client leaves; then "T-closed" shows in /waiting
                /stall: a chunked head and one part ("first\n"), then silence
+Limits:        /held?tag=T: answers once /release-held?tag=T was called (or after two minutes)
+               /held-count?tag=T&at-least=N&within=S: how many /held requests of T wait now, after waiting up to S
+               seconds for N of them; with "peak", the most that ever waited at once
 """
 import argparse
 import select
@@ -40,6 +43,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 WAITING, WAITING_LOCK = set(), threading.Lock()
 CONNECTIONS, CONNECTIONS_LOCK = [0], threading.Lock()  # connections served by /keepalive, numbered
 GATES, GATES_LOCK = {}, threading.Lock()  # /gated's semaphores, by tag
+HELD = threading.Condition()  # /held's requests: waiting now, the most at once, and whether released, by tag
+HELD_STATE = {}
 PATTERN = bytes(range(251)) * 300  # /pattern's bytes: any slice of 64 KiB from offset % 251 continues it
 
 
@@ -388,6 +393,33 @@ class Handler(socketserver.StreamRequestHandler):
     def route_release(self, request):
         gate(dict(parse_qsl(request.query)).get("tag", "")).release()
         self.respond(200, b"released")
+
+    def route_held(self, request):
+        tag = dict(parse_qsl(request.query)).get("tag", "")
+        with HELD:
+            state = HELD_STATE.setdefault(tag, {"waiting": 0, "peak": 0, "released": False})
+            state["waiting"] += 1
+            state["peak"] = max(state["peak"], state["waiting"])
+            HELD.notify_all()
+            HELD.wait_for(lambda: state["released"], timeout=120)
+            state["waiting"] -= 1
+        self.json({"held": tag})
+
+    def route_release_held(self, request):
+        tag = dict(parse_qsl(request.query)).get("tag", "")
+        with HELD:
+            HELD_STATE.setdefault(tag, {"waiting": 0, "peak": 0, "released": False})["released"] = True
+            HELD.notify_all()
+        self.respond(200, b"released")
+
+    def route_held_count(self, request):
+        params = dict(parse_qsl(request.query))
+        with HELD:
+            state = HELD_STATE.setdefault(params.get("tag", ""), {"waiting": 0, "peak": 0, "released": False})
+            HELD.wait_for(lambda: state["waiting"] >= int(params.get("at-least", 0)),
+                          timeout=float(params.get("within", 0)))
+            counts = {"waiting": state["waiting"], "peak": state["peak"]}
+        self.json(counts)
 
     def route_pattern(self, request):
         params = dict(parse_qsl(request.query))

@@ -30,9 +30,10 @@ struct HTTP2Tests {
         return (server, fixtures)
     }
 
-    func curlClient(_ fixtures: TLSFixtures) throws -> CurlClient {
+    func curlClient(_ fixtures: TLSFixtures, drivers: Int = 1) throws -> CurlClient {
         var configuration = CurlClient.Configuration()
         configuration.tls.caFile = fixtures.path("ca.pem")
+        configuration.driverCount = drivers
         return try CurlClient(configuration: configuration)
     }
 
@@ -42,7 +43,7 @@ struct HTTP2Tests {
         ).value.body
     }
 
-    @Test("CurlClient: 8 concurrent requests over TLS negotiate HTTP/2 and share one connection")
+    @Test("CurlClient with one driver: 8 concurrent requests over TLS negotiate HTTP/2 and share one connection")
     func multiplexing() async throws {
         let (server, fixtures) = try await tlsServer()
         defer { server.stop() }
@@ -57,13 +58,28 @@ struct HTTP2Tests {
         #expect(Set(answers.map(\.request)).count == 8, "eight streams on it")
     }
 
-    @Test("CurlClient: sequential requests reuse one connection, over HTTP/2 and over plain HTTP/1.1")
+    @Test("CurlClient with several drivers: concurrent HTTP/2 requests to one origin use at most one connection each")
+    func multiplexingOverDrivers() async throws {
+        let (server, fixtures) = try await tlsServer()
+        defer { server.stop() }
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: try curlClient(fixtures, drivers: 3))
+        for _ in 0..<4 {
+            let answers = try await withThrowingTaskGroup(of: Seen.self) { group in
+                for _ in 0..<24 { group.addTask { try await seen(client) } }
+                return try await group.reduce(into: [Seen]()) { $0.append($1) }
+            }
+            #expect(answers.allSatisfy { $0.protocol == "HTTP/2.0" })
+            #expect(Set(answers.map(\.connection)).count <= 3, "one connection per driver: \(answers.map(\.connection))")
+        }
+    }
+
+    @Test("CurlClient: sequential requests reuse one connection, over HTTP/2 and over plain HTTP/1.1, whatever the drivers")
     func reuse() async throws {
         let (server, fixtures) = try await tlsServer()
         defer { server.stop() }
         let plain = try await LocalServer.start(script: Self.script)
         defer { plain.stop() }
-        let transport = try curlClient(fixtures)
+        let transport = try curlClient(fixtures, drivers: 3)
         for (baseURL, version) in [(server.baseURL, "HTTP/2.0"), (plain.baseURL, "HTTP/1.1")] {
             let client = RestingClient(baseUrl: baseURL, httpClient: transport)
             var answers: [Seen] = []

@@ -49,7 +49,7 @@ struct CancellationCleanupTests {
         #expect(fence.status == 200)
         switch try transport.client() {
         case let curl as CurlClient:
-            let census = await Task(executorPreference: curl.executor) { curl.census.current }.value
+            let census = await curl.settledCensus()
             #expect(census.live == 0)
         case let urlSession as URLSessionClient:
             // A cancelled call returns at once; its task lets go of the body stream when it completes.

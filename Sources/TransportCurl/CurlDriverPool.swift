@@ -1,0 +1,91 @@
+import Dispatch
+import RestingCore
+
+/// A ``CurlClient``'s drivers — one thread, multi handle and connection cache each — and the `TaskExecutor` that
+/// spreads tasks over them.
+///
+/// A task stays on the driver it runs on: a job enqueued from a driver's own thread (a continuation its transfer
+/// resumed, a promise created by a request loop) runs on that thread, and a transfer submitted there starts there,
+/// so a call's pipeline and its transfer share one thread without a hop. Work that comes from outside — a task
+/// created on the main thread or the global pool, a call from a task that prefers no executor — goes to the least
+/// loaded driver (queued mail plus transfers in flight), the first on a tie: sequential calls from one task keep
+/// using one driver and so one connection, while a burst of calls spreads over all of them.
+package final class CurlDriverPool: TaskExecutor, @unchecked Sendable {
+    /// Never empty; fixed for the pool's life.
+    let drivers: [CurlDriver]
+
+    init(configuration: CurlConfiguration) throws(RestingError) {
+        let shares = ConnectionShares.split(
+            drivers: configuration.driverCount, perHost: configuration.maximumConnectionsPerHost,
+            total: configuration.maximumConnections)
+        var drivers: [CurlDriver] = []
+        for share in shares {
+            do {
+                drivers.append(try CurlDriver(configuration: configuration, shares: share))
+            } catch {
+                drivers.forEach { $0.stop() }
+                throw error
+            }
+        }
+        self.drivers = drivers
+        // Started only now that the pool exists: each driver holds it, as the executor its jobs run on, until the
+        // driver's thread ends.
+        for driver in drivers {
+            do {
+                try driver.start(in: self)
+            } catch {
+                drivers.forEach { $0.stop() }
+                throw error
+            }
+        }
+    }
+
+    /// The driver a new transfer goes to: the caller's own when it runs on one of this pool's threads.
+    func driverForNewTransfer() -> CurlDriver {
+        CurlDriver.current(in: self) ?? leastLoaded()
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if let current = CurlDriver.current(in: self) {
+            current.enqueueLocally(job)
+        } else if !leastLoaded().post(job) {
+            // The drivers have stopped: run late jobs elsewhere rather than lose their tasks.
+            DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+    }
+
+    /// Lets every driver finish its transfers and end its thread.
+    func stop() {
+        for driver in drivers { driver.stop() }
+    }
+
+    /// How many drivers' threads are still running.
+    package var runningDrivers: Int { drivers.count { !$0.hasStopped } }
+
+    /// How many transfers each driver has started, in driver order.
+    package var startedTransfers: [Int] { drivers.map(\.startedTransfers) }
+
+    /// Waits until every driver has finished the pass it is in: whatever a settled call's transfer still had to
+    /// release on its thread has been released.
+    func afterCurrentPasses() async {
+        for driver in drivers {
+            await withCheckedContinuation { continuation in
+                driver.afterCurrentPass { continuation.resume() }
+            }
+        }
+    }
+
+    private func leastLoaded() -> CurlDriver {
+        var chosen = drivers[0]
+        var lowest = chosen.load
+        for driver in drivers.dropFirst() where lowest > 0 {
+            let load = driver.load
+            if load < lowest {
+                chosen = driver
+                lowest = load
+            }
+        }
+        return chosen
+    }
+}
