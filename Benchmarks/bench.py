@@ -17,9 +17,13 @@ Clients, measured in the same run and interleaved round by round (ratios are med
   urlsession        RestingClient + URLSessionClient
   curl-cached       curl-executor with an HTTPCacheInterceptor (memory store) as network interceptor, every GET a
                     fresh hit (8 in flight only): the cache's own cost, against curl-executor's network GETs
+  curl-one-driver   curl-executor on a CurlClient with one driver thread (32 in flight only): what the other
+                    drivers (one per core) add
 Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
-own share. Then an HTTP/2 check: 8 requests at once
-over TLS to nginx must share one connection. Ends with `RESULT <name> <value>` lines.
+own share. c, curl-transport, curl-executor and the decode floor also run at 128 in flight, and c, curl-transport and
+curl-executor time every request (p50, p99, p99.9 latency, in µs). Then an HTTP/2 check: 8 requests at once
+over TLS to nginx must share at most one connection per driver thread (curl_h2_drivers). Ends with `RESULT <name>
+<value>` lines.
 """
 import os
 import shutil
@@ -33,11 +37,16 @@ from benchlib import free_port, nginx, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
-CONCURRENCY = [1, 8, 32]
+CONCURRENCY = [1, 8, 32, 128]
 REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000,
             "curl-send": 20000, "curl-send-pool": 20000, "decode-floor": 20000,
-            "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000}
-ONLY_AT = {"curl-cached": 8}  # clients measured at one concurrency only
+            "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000,
+            "curl-one-driver": 20000}
+# The concurrencies each client runs at: 1, 8 and 32 unless listed.
+AT = {"curl-cached": [8], "curl-one-driver": [32], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
+      "curl-executor": CONCURRENCY, "decode-floor": CONCURRENCY}
+LATENCY_CLIENTS = {"c": "c", "curl-transport": "curl_transport", "curl-executor": "curl"}  # client: RESULT prefix
+LATENCY_AT = [8, 32, 128]
 # The RESULT lines, in the order others read them: name ({c} = in flight), client, baseline. #15's targets come last:
 # the pipeline against the ceiling of any decoding client, the transport against C doing the same work,
 # URLSessionClient against the minimal delegate client.
@@ -57,6 +66,7 @@ RESULTS = [
     ("curl_send_get_c{c}_ratio_vs_decode_floor", "curl-send", "decode-floor"),
     ("curl_send_get_pool_c{c}_ratio_vs_decode_floor", "curl-send-pool", "decode-floor"),
     ("curl_send_get_c{c}_ratio_vs_perform", "curl-send", "curl-executor"),
+    ("curl_get_c{c}_drivers_ratio_vs_one_driver", "curl-executor", "curl-one-driver"),
 ]
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
@@ -90,18 +100,28 @@ def make_certificates(directory):
          "-out", f"{directory}/server.pem"])
 
 
+def concurrencies(client):
+    return AT.get(client, CONCURRENCY[:3])
+
+
 def measure(client, url, concurrency):
     native = client in ("c", "c-same-options")
     binary = "/tmp/restingkit-multi-get" if native else f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks"
     command = [binary, url, str(concurrency), str(REQUESTS[client])]
+    mode = {"curl-transport": "transport-executor", "curl-one-driver": "curl-executor"}.get(client, client)
     if client == "c-same-options":
         command.append("same-options")
     elif not native:
-        command.insert(1, "transport-executor" if client == "curl-transport" else client)
-    requests, seconds, cpu, switches = run(command).split()
+        command.insert(1, mode)
+    environment = dict(os.environ, BENCH_CURL_DRIVERS="1") if client == "curl-one-driver" else None
+    fields = subprocess.run(command, check=True, capture_output=True, text=True, env=environment).stdout.split()
+    requests, seconds, cpu, switches = fields[:4]
     requests = int(requests)
-    return {"rps": requests / float(seconds), "cpu_us": float(cpu) / requests * 1e6,
-            "switches": int(switches) / requests}
+    measured = {"rps": requests / float(seconds), "cpu_us": float(cpu) / requests * 1e6,
+                "switches": int(switches) / requests}
+    if len(fields) == 7:
+        measured.update(p50=float(fields[4]), p99=float(fields[5]), p999=float(fields[6]))
+    return measured
 
 
 def main():
@@ -122,7 +142,7 @@ def main():
                 print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
                 for concurrency in CONCURRENCY:
                     for client in REQUESTS:
-                        if ONLY_AT.get(client, concurrency) != concurrency:
+                        if concurrency not in concurrencies(client):
                             continue
                         target = url.replace("/post.json", "/cached.json") if client == "curl-cached" else url
                         results.setdefault((client, concurrency), []).append(measure(client, target, concurrency))
@@ -132,9 +152,9 @@ def main():
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def ratio(results, client, baseline, concurrency):
+def ratio(results, client, baseline, concurrency, key="rps"):
     return statistics.median(
-        measured["rps"] / base["rps"]
+        measured[key] / base[key]
         for measured, base in zip(results[(client, concurrency)], results[(baseline, concurrency)]))
 
 
@@ -142,8 +162,9 @@ def report(results):
     baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c",
                  "curl-send": "c", "curl-send-pool": "c", "decode-floor": "c",
                  "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
-                 "curl-cached": "curl-executor"}
-    print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs")
+                 "curl-cached": "curl-executor", "curl-one-driver": "c"}
+    print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs"
+          f"{'p50 µs':>10}{'p99 µs':>10}{'p99.9 µs':>10}")
     for concurrency in CONCURRENCY:
         for client, baseline in baselines.items():
             if (client, concurrency) not in results:
@@ -152,14 +173,26 @@ def report(results):
             print(f"{client:<24}{concurrency:>10}{statistics.median(r['rps'] for r in runs):>10.0f}"
                   f"{statistics.median(r['cpu_us'] for r in runs):>12.1f}"
                   f"{statistics.median(r['switches'] for r in runs):>14.2f}"
-                  f"{ratio(results, client, baseline, concurrency):>8.2f}  {baseline}")
+                  f"{ratio(results, client, baseline, concurrency):>8.2f}  {baseline:<16}"
+                  + "".join(f"{statistics.median(r[key] for r in runs):>10.0f}" for key in ("p50", "p99", "p999")
+                            if key in runs[0]))
     print()
     for name, client, baseline in RESULTS:
-        for concurrency in [ONLY_AT[client]] if client in ONLY_AT else CONCURRENCY:
-            print(f"RESULT {name.format(c=concurrency)} {ratio(results, client, baseline, concurrency):.2f}")
+        for concurrency in concurrencies(client):
+            if (baseline, concurrency) in results:
+                print(f"RESULT {name.format(c=concurrency)} {ratio(results, client, baseline, concurrency):.2f}")
+    # Latency: medians over the rounds of each round's percentile, in µs; then our p99 over C's (lower is better).
+    for concurrency in LATENCY_AT:
+        for client, prefix in LATENCY_CLIENTS.items():
+            runs = results[(client, concurrency)]
+            for key in ("p50", "p99", "p999"):
+                print(f"RESULT {prefix}_get_c{concurrency}_{key}_us {statistics.median(r[key] for r in runs):.0f}")
+        for client, prefix in list(LATENCY_CLIENTS.items())[1:]:
+            print(f"RESULT {prefix}_get_c{concurrency}_p99_ratio_vs_c "
+                  f"{ratio(results, client, 'c', concurrency, key='p99'):.2f}")
 
 def check_http2(directory, tls_port):
-    """8 requests at once over TLS: with HTTP/2 multiplexing they share one connection."""
+    """8 requests at once over TLS: with HTTP/2 multiplexing they share one connection per driver."""
     run([f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "h2", f"https://127.0.0.1:{tls_port}/post.json", "8", "8",
          f"{directory}/ca.pem"])
     time.sleep(0.2)  # nginx writes its access log asynchronously to the response
@@ -171,6 +204,7 @@ def check_http2(directory, tls_port):
     print(f"RESULT curl_h2_requests {len(lines)}")
     print(f"RESULT curl_h2_connections {len(connections)}")
     print(f"RESULT curl_h2_protocol_is_http2 {1 if protocols == {'HTTP/2.0'} else 0}")
+    print(f"RESULT curl_h2_drivers {len(os.sched_getaffinity(0))}")
 
 
 if __name__ == "__main__":

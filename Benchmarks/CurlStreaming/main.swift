@@ -11,6 +11,11 @@ import Darwin
 // ACTION one of StreamingTransfer.actions. A binary of its own, without FoundationNetworking, so that the peak
 // RSS it reports is what an app on CurlClient pays.
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "stream-open", let count = Int(arguments[3]) {
+    // RestingCurlStreamingBenchmark stream-open BASE_URL COUNT: see OpenStreams.
+    try await OpenStreams.run(base: arguments[2], count: count)
+    exit(0)
+}
 guard arguments.count >= 3, StreamingTransfer.actions.contains(arguments[1]) else {
     print("usage: RestingCurlStreamingBenchmark upload-raw|upload-multipart|download|stream URL [FILE | COUNT DIR]")
     exit(2)

@@ -8,7 +8,8 @@ import RestingURLSession
 import FoundationNetworking
 #endif
 
-// One benchmark run, printing "requests seconds cpu_seconds voluntary_switches" like c/multi_get.c.
+// One benchmark run, printing "requests seconds cpu_seconds voluntary_switches p50_us p99_us p999_us" like
+// c/multi_get.c (the decode floor prints the first four only). BENCH_CURL_DRIVERS sets CurlClient's driver count.
 //   RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]
 // Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), curl-send, curl-send-pool (the same
 //        awaited with RestingClient.send), curl-cached (its fresh cache hits), raw-urlsession,
@@ -50,26 +51,43 @@ struct Usage {
     }
 }
 
-/// Runs `concurrency` loops that together complete `total` calls of `call`, on `executor` when given.
+/// Runs `concurrency` loops that together complete `total` calls of `call`, on `executor` when given, timing each
+/// call into the loop's own histogram.
 func measure(
     concurrency: Int, total: Int, executor: (any TaskExecutor)?, _ call: @escaping @Sendable () async throws -> Void
 ) async throws {
     let usage = Usage.now
     let start = ContinuousClock.now
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    let latencies = try await withThrowingTaskGroup(of: LatencyHistogram.self) { group in
         for worker in 0..<concurrency {
             let count = total / concurrency + (worker < total % concurrency ? 1 : 0)
             group.addTask(executorPreference: executor) {
-                for _ in 0..<count { try await call() }
+                var latencies = LatencyHistogram()
+                for _ in 0..<count {
+                    let started = LatencyHistogram.now()
+                    try await call()
+                    latencies.record(nanoseconds: LatencyHistogram.now() - started)
+                }
+                return latencies
             }
         }
-        try await group.waitForAll()
+        return try await group.reduce(into: LatencyHistogram()) { $0.merge($1) }
     }
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let used = Usage.now
     print(
-        String(format: "%d %.6f %.6f %d", total, seconds, used.seconds - usage.seconds, used.switches - usage.switches))
+        String(format: "%d %.6f %.6f %d", total, seconds, used.seconds - usage.seconds, used.switches - usage.switches)
+            + latencies.summary)
+}
+
+/// A `CurlClient` with the driver count BENCH_CURL_DRIVERS asks for (one per core by default).
+func curlClient() throws -> CurlClient {
+    var configuration = CurlClient.Configuration()
+    if let drivers = ProcessInfo.processInfo.environment["BENCH_CURL_DRIVERS"].flatMap(Int.init) {
+        configuration.driverCount = drivers
+    }
+    return try CurlClient(configuration: configuration)
 }
 
 let arguments = CommandLine.arguments
@@ -125,14 +143,14 @@ func sessionConfiguration() -> URLSessionConfiguration {
 
 switch mode {
 case "curl-executor", "curl-pool":
-    let client = pipeline(try CurlClient())
+    let client = pipeline(try curlClient())
     try await measure(concurrency: concurrency, total: total, executor: mode == "curl-executor" ? client.executor : nil)
     {
         _ = try await client.perform(request).value
     }
 case "curl-send", "curl-send-pool":
     // The same pipeline awaited in the calling task, without a promise.
-    let client = pipeline(try CurlClient())
+    let client = pipeline(try curlClient())
     try await measure(concurrency: concurrency, total: total, executor: mode == "curl-send" ? client.executor : nil) {
         _ = try await client.send(request)
     }
@@ -140,7 +158,7 @@ case "curl-cached":
     // Fresh hits through the whole pipeline: the cache is warmed by the first call, then never leaves the process.
     let cache = HTTPCacheInterceptor(store: MemoryCacheStore())
     let client = RestingClient(
-        baseUrl: base, httpClient: try CurlClient(),
+        baseUrl: base, httpClient: try curlClient(),
         interceptors: [PassThrough(), PassThrough(), PassThrough()], networkInterceptors: [cache])
     guard try await client.perform(request).value.cacheStatus == .miss,
         try await client.perform(request).value.cacheStatus == .hit
@@ -153,7 +171,7 @@ case "curl-cached":
     }
 case "transport-executor":
     // The transport alone, without converter, interceptors or decoding: where the pipeline's cost starts.
-    let transport = try CurlClient()
+    let transport = try curlClient()
     let httpRequest = HTTPRequest(method: .get, url: url)
     try await measure(concurrency: concurrency, total: total, executor: transport.executor) {
         _ = try await transport.send(httpRequest) { _ in }

@@ -1,5 +1,6 @@
 // The baseline: a plain C libcurl multi loop keeping `concurrency` GETs in flight on reused handles,
-// until `total` have completed. Prints one line: "requests seconds cpu_seconds voluntary_switches".
+// until `total` have completed. Prints one line: "requests seconds cpu_seconds voluntary_switches p50_us p99_us
+// p999_us", the latencies measured from each request's `curl_multi_add_handle` to its completion.
 //   multi_get URL CONCURRENCY TOTAL [same-options]
 // With `same-options` each handle carries the options CurlClient sets by default (decompression, the idle timer,
 // connect timeout, size limit, HTTP version, protocols, header and progress callbacks, `Expect:` removed): the
@@ -10,6 +11,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+
+#include "latency.h"
 
 static size_t sink(char *data, size_t size, size_t count, void *user) {
     (void)data; (void)user;
@@ -70,8 +73,11 @@ int main(int argc, char **argv) {
     curl_global_init(CURL_GLOBAL_ALL);
     CURLM *multi = curl_multi_init();
     int started = 0, finished = 0, running = 0;
+    uint64_t *startedAt = calloc((size_t)concurrency, sizeof(uint64_t));
+    static latency_histogram latencies;
     for (int i = 0; i < concurrency && started < total; i++, started++) {
         CURL *easy = curl_easy_init();
+        curl_easy_setopt(easy, CURLOPT_PRIVATE, (void *)(intptr_t)i);
         curl_easy_setopt(easy, CURLOPT_URL, url);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, sink);
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
@@ -80,6 +86,7 @@ int main(int argc, char **argv) {
     }
     long switchesBefore, switchesAfter;
     double cpuBefore = cpu(&switchesBefore), start = now();
+    for (int i = 0; i < concurrency; i++) startedAt[i] = monotonic_ns();
     while (finished < total) {
         curl_multi_perform(multi, &running);
         CURLMsg *message;
@@ -92,9 +99,14 @@ int main(int argc, char **argv) {
                 return 1;
             }
             finished++;
+            char *slot;
+            curl_easy_getinfo(easy, CURLINFO_PRIVATE, &slot);
+            uint64_t done = monotonic_ns();
+            latency_record(&latencies, done - startedAt[(intptr_t)slot]);
             curl_multi_remove_handle(multi, easy);
             if (started < total) {
                 started++;
+                startedAt[(intptr_t)slot] = done;
                 curl_multi_add_handle(multi, easy);  // options persist: reuse the handle as it is
             } else {
                 curl_easy_cleanup(easy);
@@ -103,7 +115,10 @@ int main(int argc, char **argv) {
         if (finished < total) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
     double elapsed = now() - start, cpuUsed = cpu(&switchesAfter) - cpuBefore;
-    printf("%d %.6f %.6f %ld\n", total, elapsed, cpuUsed, switchesAfter - switchesBefore);
+    printf("%d %.6f %.6f %ld", total, elapsed, cpuUsed, switchesAfter - switchesBefore);
+    latency_print(&latencies);
+    printf("\n");
+    free(startedAt);
     curl_multi_cleanup(multi);
     curl_slist_free_all(headers);
     return 0;

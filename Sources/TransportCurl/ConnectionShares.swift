@@ -15,7 +15,8 @@ struct ConnectionShares: Equatable, Sendable {
         let count = [drivers, perHost > 0 ? perHost : .max, total > 0 ? total : .max].min().map { max(1, $0) } ?? 1
         return (0..<count).map { index in
             ConnectionShares(
-                perHost: share(of: perHost, driver: index, of: count), total: share(of: total, driver: index, of: count))
+                perHost: share(of: perHost, driver: index, of: count), total: share(of: total, driver: index, of: count)
+            )
         }
     }
 

@@ -18,23 +18,17 @@ package final class CurlDriverPool: TaskExecutor, @unchecked Sendable {
         let shares = ConnectionShares.split(
             drivers: configuration.driverCount, perHost: configuration.maximumConnectionsPerHost,
             total: configuration.maximumConnections)
-        var drivers: [CurlDriver] = []
-        for share in shares {
-            do {
-                drivers.append(try CurlDriver(configuration: configuration, shares: share))
-            } catch {
-                drivers.forEach { $0.stop() }
-                throw error
-            }
+        // A driver whose thread never started frees its multi handle as it is released.
+        drivers = try shares.map { share throws(RestingError) in
+            try CurlDriver(configuration: configuration, shares: share)
         }
-        self.drivers = drivers
         // Started only now that the pool exists: each driver holds it, as the executor its jobs run on, until the
         // driver's thread ends.
         for driver in drivers {
             do {
                 try driver.start(in: self)
             } catch {
-                drivers.forEach { $0.stop() }
+                stop()
                 throw error
             }
         }

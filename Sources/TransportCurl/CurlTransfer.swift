@@ -86,8 +86,16 @@ final class CurlTransfer: @unchecked Sendable {
         if let streamed = lifecycle.feed {
             // libcurl keeps a refused write and offers it again once the driver unpauses the transfer.
             guard !streamed.isPaused else { return Int(CURL_WRITEFUNC_PAUSE) }
-            // One allocation per chunk handed over, not a regrowth (and a copy) per write.
-            if streamed.pendingBody.isEmpty { streamed.pendingBody.reserveCapacity(coalescedChunkSize) }
+            // A pass's first write gets a chunk of its own size: an open stream's occasional event costs its bytes,
+            // not a whole coalesced chunk. A second write in the same pass means a busy stream: one allocation of
+            // the full chunk then, not a regrowth (and a copy) per write.
+            if streamed.pendingBody.isEmpty {
+                streamed.pendingBody.reserveCapacity(count)
+                streamed.hasCoalescingCapacity = false
+            } else if !streamed.hasCoalescingCapacity {
+                streamed.pendingBody.reserveCapacity(max(coalescedChunkSize, streamed.pendingBody.count + count))
+                streamed.hasCoalescingCapacity = true
+            }
             streamed.pendingBody.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
             if streamed.pendingBody.count >= coalescedChunkSize {
                 flushPendingBody(of: streamed)

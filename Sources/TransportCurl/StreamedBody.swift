@@ -15,6 +15,8 @@ final class StreamedBody {
     /// Body bytes gathered from libcurl's 16 KiB writes into one larger chunk for the reader, handed over when it
     /// is large enough or at the end of the driver's pass (so that nothing waits for more to come).
     var pendingBody = Data()
+    /// Whether ``pendingBody`` has room for a whole coalesced chunk, or only for the pass's first write.
+    var hasCoalescingCapacity = false
     /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
     /// unpauses it.
     var isPaused = false

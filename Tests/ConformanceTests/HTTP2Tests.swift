@@ -69,11 +69,14 @@ struct HTTP2Tests {
                 return try await group.reduce(into: [Seen]()) { $0.append($1) }
             }
             #expect(answers.allSatisfy { $0.protocol == "HTTP/2.0" })
-            #expect(Set(answers.map(\.connection)).count <= 3, "one connection per driver: \(answers.map(\.connection))")
+            #expect(
+                Set(answers.map(\.connection)).count <= 3, "one connection per driver: \(answers.map(\.connection))")
         }
     }
 
-    @Test("CurlClient: sequential requests reuse one connection, over HTTP/2 and over plain HTTP/1.1, whatever the drivers")
+    @Test(
+        "CurlClient: sequential requests reuse one connection, over HTTP/2 and over plain HTTP/1.1, whatever the drivers"
+    )
     func reuse() async throws {
         let (server, fixtures) = try await tlsServer()
         defer { server.stop() }

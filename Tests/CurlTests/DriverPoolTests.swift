@@ -23,13 +23,16 @@ struct DriverPoolTests {
     @Test("connection limits are split over the drivers, so that their sum is the client's limit")
     func sharesOfTheLimits() {
         #expect(
-            ConnectionShares.split(drivers: 4, perHost: 0, total: 0) == Array(repeating: .init(perHost: 0, total: 0), count: 4))
+            ConnectionShares.split(drivers: 4, perHost: 0, total: 0)
+                == Array(repeating: .init(perHost: 0, total: 0), count: 4))
         #expect(
             ConnectionShares.split(drivers: 2, perHost: 3, total: 10) == [
                 .init(perHost: 2, total: 5), .init(perHost: 1, total: 5),
             ])
         #expect(ConnectionShares.split(drivers: 8, perHost: 2, total: 0).count == 2, "no driver with a share of none")
-        #expect(ConnectionShares.split(drivers: 8, perHost: 0, total: 3) == Array(repeating: .init(perHost: 0, total: 1), count: 3))
+        #expect(
+            ConnectionShares.split(drivers: 8, perHost: 0, total: 3)
+                == Array(repeating: .init(perHost: 0, total: 1), count: 3))
         #expect(ConnectionShares.split(drivers: 0, perHost: 0, total: 0).count == 1, "always one driver")
     }
 
@@ -39,7 +42,9 @@ struct DriverPoolTests {
         let transport = try client(drivers: 3)
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/delay/200"))
         try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<24 { group.addTask { try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }.status } }
+            for _ in 0..<24 {
+                group.addTask { try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }.status }
+            }
             for try await status in group { #expect(status == 200) }
         }
         #expect(transport.drivers.startedTransfers.allSatisfy { $0 > 0 }, "\(transport.drivers.startedTransfers)")
@@ -99,7 +104,9 @@ struct DriverPoolTests {
         let held = try #require(URL(string: "\(base)/held?tag=\(tag)"))
         let results = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<calls { group.addTask { try await transport.send(HTTPRequest(method: .get, url: held)) { _ in }.status } }
+                for _ in 0..<calls {
+                    group.addTask { try await transport.send(HTTPRequest(method: .get, url: held)) { _ in }.status }
+                }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
         }
@@ -127,7 +134,8 @@ struct DriverPoolTests {
         let client = RestingClient(baseUrl: "http://127.0.0.1:\(server.port)", httpClient: transport)
         let tags = (0..<9).map { _ in UUID().uuidString }
         let calls = tags.map { tag in
-            client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/delay/120000?tag=\(tag)", encoding: .query)))
+            client.perform(
+                RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/delay/120000?tag=\(tag)", encoding: .query)))
         }
         for tag in tags { try await server.waitUntilDelaying(tag: tag) }
         #expect(transport.drivers.startedTransfers.allSatisfy { $0 > 0 }, "\(transport.drivers.startedTransfers)")
