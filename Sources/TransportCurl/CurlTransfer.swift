@@ -63,7 +63,7 @@ final class CurlTransfer: @unchecked Sendable {
         request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64,
         minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver
     ) {
-        census.record { $0.live += 1 }
+        census.transferCreated()
         self.census = census
         self.request = request
         self.progress = progress
@@ -77,7 +77,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     deinit {
         releaseRequestResources()
-        census.record { $0.live -= 1 }
+        census.transferFreed()
     }
 
     // MARK: libcurl callbacks (driver thread)
