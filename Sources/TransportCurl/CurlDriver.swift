@@ -20,32 +20,8 @@ import Darwin
 /// wakes the thread only if it is asleep (the `isSleeping` flag is set and read under the same lock, so no
 /// wake-up is lost).
 final class CurlDriver: @unchecked Sendable {
-    /// What other threads post for the driver.
-    private struct Mail {
-        var jobs: [UnownedJob] = []
-        /// Transfers to start, each with the task that waits for it (attached on the driver thread: the caller's
-        /// thread never touches a lifecycle that a cancellation may be changing here).
-        var submissions: [(CurlTransfer, CurlTransfer.Waiter)] = []
-        var cancellations: [CurlTransfer] = []
-        var unpauses: [CurlTransfer] = []
-        /// Called once the pass that takes them ends.
-        var passEnds: [@Sendable () -> Void] = []
-
-        var isEmpty: Bool {
-            jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty && passEnds.isEmpty
-        }
-
-        mutating func removeAll() {
-            jobs.removeAll(keepingCapacity: true)
-            submissions.removeAll(keepingCapacity: true)
-            cancellations.removeAll(keepingCapacity: true)
-            unpauses.removeAll(keepingCapacity: true)
-            passEnds.removeAll(keepingCapacity: true)
-        }
-    }
-
     private struct Mailbox {
-        var mail = Mail()
+        var mail = DriverMail()
         var isSleeping = false
         var isStopping = false
         var hasStopped = false
@@ -68,7 +44,7 @@ final class CurlDriver: @unchecked Sendable {
 
     // Touched by the driver thread only.
     /// The mail being handled: swapped with the mailbox's, so that neither side allocates arrays per pass.
-    private var delivered = Mail()
+    private var delivered = DriverMail()
     private var localJobs: [UnownedJob] = []
     private var idleHandles: [EasyHandle] = []
     private var activeTransfers = 0 {
@@ -261,7 +237,8 @@ final class CurlDriver: @unchecked Sendable {
         }
     }
 
-    /// Runs `job` on the pool's executor: a task that prefers it then needs no hop to continue here.
+    /// Runs `job` on the pool's executor: a task that prefers it then needs no hop to continue here. (`executor` is
+    /// set before the thread starts and cleared as its loop ends: never `nil` while jobs run.)
     private func run(_ job: UnownedJob) {
         if let executor { job.runSynchronously(on: executor) }
     }

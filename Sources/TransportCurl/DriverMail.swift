@@ -1,0 +1,23 @@
+/// What other threads post for a ``CurlDriver``, under its mailbox's lock.
+struct DriverMail {
+    var jobs: [UnownedJob] = []
+    /// Transfers to start, each with the task that waits for it (attached on the driver thread: the caller's
+    /// thread never touches a lifecycle that a cancellation may be changing here).
+    var submissions: [(CurlTransfer, CurlTransfer.Waiter)] = []
+    var cancellations: [CurlTransfer] = []
+    var unpauses: [CurlTransfer] = []
+    /// Called once the pass that takes them ends.
+    var passEnds: [@Sendable () -> Void] = []
+
+    var isEmpty: Bool {
+        jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty && passEnds.isEmpty
+    }
+
+    mutating func removeAll() {
+        jobs.removeAll(keepingCapacity: true)
+        submissions.removeAll(keepingCapacity: true)
+        cancellations.removeAll(keepingCapacity: true)
+        unpauses.removeAll(keepingCapacity: true)
+        passEnds.removeAll(keepingCapacity: true)
+    }
+}
