@@ -10,7 +10,7 @@ import RestingCore
 /// created on the main thread or the global pool, a call from a task that prefers no executor — goes to the least
 /// loaded driver (queued mail plus transfers in flight), the first on a tie: sequential calls from one task keep
 /// using one driver and so one connection, while a burst of calls spreads over all of them.
-package final class CurlDriverPool: TaskExecutor, @unchecked Sendable {
+package final class CurlDriverPool: TaskExecutor, Sendable {
     /// Never empty; fixed for the pool's life.
     let drivers: [CurlDriver]
 
