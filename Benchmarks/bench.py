@@ -114,7 +114,7 @@ def measure(client, url, concurrency):
     elif not native:
         command.insert(1, mode)
     environment = dict(os.environ, BENCH_CURL_DRIVERS="1") if client == "curl-one-driver" else None
-    fields = subprocess.run(command, check=True, capture_output=True, text=True, env=environment).stdout.split()
+    fields = run(command, env=environment).split()
     requests, seconds, cpu, switches = fields[:4]
     requests = int(requests)
     measured = {"rps": requests / float(seconds), "cpu_us": float(cpu) / requests * 1e6,

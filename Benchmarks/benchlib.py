@@ -11,8 +11,8 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run(command):
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+def run(command, env=None):
+    return subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
 NGINX_MAIN = """

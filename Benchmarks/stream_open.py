@@ -16,6 +16,8 @@ import statistics
 import subprocess
 import sys
 
+from benchlib import run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 STREAMS = int(os.environ.get("BENCH_STREAMS", "10000"))
@@ -29,8 +31,7 @@ def measure(command):
                               stdout=subprocess.PIPE, text=True)
     try:
         base = server.stdout.readline().split()[-1]
-        opened, clean, kib, descriptors = subprocess.run(
-            command + [base, str(STREAMS)], check=True, capture_output=True, text=True).stdout.split()
+        opened, clean, kib, descriptors = run(command + [base, str(STREAMS)]).split()
         return int(opened), int(clean), float(kib), int(descriptors)
     finally:
         server.stdin.close()

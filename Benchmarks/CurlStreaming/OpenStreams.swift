@@ -79,15 +79,10 @@ enum OpenStreams {
                 RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/release", encoding: .query))
             ).value
             let clean = try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            print(String(count) + " " + String(clean) + " " + formatted(kibPerCall) + " " + String(descriptors))
+            print("\(count) \(clean) \(kibPerCall) \(descriptors)")
             return clean
         }
         if clean != count { exit(1) }
-    }
-
-    private static func formatted(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
-        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
     }
 
     private static func raiseOpenFileLimit() {

@@ -184,8 +184,8 @@ private struct HeldCounter {
         try await counts("/held-count?tag=\(tag)&at-least=\(atLeast)&within=\(within)").waiting
     }
 
-    /// How many wait once `atLeast` of them do, asking again every 5 seconds: a run that starves the tasks sending the
-    /// calls (a sanitizer's, with every suite starting servers at once) delays them, and only the suite's time limit
+    /// How many wait once `atLeast` of them do, asking again every 5 seconds: a loaded run (AddressSanitizer's, every
+    /// suite at once) can delay the tasks sending the calls by minutes, and only the suite's time limit
     /// bounds the wait.
     func waiting(atLeast: Int) async throws -> Int {
         while true {
