@@ -96,7 +96,9 @@ struct HTTP2Tests {
     // FoundationNetworking on Linux cannot be told to trust a test CA (no server-trust evaluation), so its
     // behaviour is asserted over plain HTTP: HTTP/1.1, a kept-alive connection reused by sequential requests,
     // and concurrent requests within the session's connections per host (how many it opens depends on how
-    // much the requests overlap, which nginx's instant answers leave to chance).
+    // much the requests overlap, which nginx's instant answers leave to chance). Reuse, not one connection:
+    // whether a request sent the moment the previous response arrives finds that connection free again is up
+    // to FoundationNetworking's own queues, and a loaded sanitizer run saw 5 sequential requests on 2.
     @Test(
         "URLSessionClient: sequential requests reuse one HTTP/1.1 connection; concurrent ones stay within its per-host limit"
     )
@@ -107,7 +109,7 @@ struct HTTP2Tests {
         var sequential: [Seen] = []
         for _ in 0..<5 { sequential.append(try await seen(client)) }
         #expect(sequential.allSatisfy { $0.protocol == "HTTP/1.1" })
-        #expect(Set(sequential.map(\.connection)).count == 1, "\(sequential)")
+        #expect(sequential.contains { $0.request > 1 }, "a connection carried a second request: \(sequential)")
         let concurrent = try await withThrowingTaskGroup(of: Seen.self) { group in
             for _ in 0..<6 { group.addTask { try await seen(client) } }
             return try await group.reduce(into: [Seen]()) { $0.append($1) }
