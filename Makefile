@@ -4,11 +4,22 @@
 SWIFT ?= swift
 # Zero warnings is a rule of the project: the build that precedes the tests treats them as errors.
 STRICT := -Xswiftc -warnings-as-errors
+# Every trait (the integrations, off by default) is built, linted and tested, in a build folder of its own so that
+# switching between it and the plain build rebuilds nothing. scripts/docs.sh and scripts/api.sh read that build.
+TRAITS := HTTPTypes,Logging
+WITH_TRAITS := --scratch-path .build/traits --traits $(TRAITS)
+export RESTING_BUILD_FLAGS := $(WITH_TRAITS)
+# Where the traits' packages come from on a machine that reaches no Git host (scripts/mirrors.sh): the build
+# machines' bundles when they are there; elsewhere SwiftPM fetches them from their real URLs.
+MIRRORS ?= $(wildcard ../shared/mirrors)
 
-.PHONY: deps demo build lint probe test test-sanitize docs api format fuzz soak bench clean
+.PHONY: deps mirrors demo build lint probe test test-sanitize docs api format fuzz soak bench clean
 
 deps:
 	@scripts/install-deps.sh
+
+mirrors:
+	@if [ -n "$(MIRRORS)" ]; then scripts/mirrors.sh $(MIRRORS); fi
 
 # The tools are packages of their own (the root package declares libraries only); each depends on it by path.
 demo: deps
@@ -16,8 +27,10 @@ demo: deps
 	$(SWIFT) run --package-path Demo --skip-build RestingKitDemo --transport curl
 	$(SWIFT) run --package-path Demo --skip-build RestingKitDemo --transport urlsession
 
-build: deps
-	$(SWIFT) build $(STRICT) --build-tests
+# First the package as an app gets it, with no trait on: it must build without resolving a single package.
+build: deps mirrors
+	$(SWIFT) build $(STRICT)
+	$(SWIFT) build $(STRICT) --build-tests $(WITH_TRAITS)
 
 # What reads the code rather than runs it: RestingCore's folders stack as floors (each compiles with only the
 # floors below it), every public symbol has a doc comment, the tree is formatted (.swift-format; `make format`
@@ -35,7 +48,7 @@ probe: deps
 	$(SWIFT) build --package-path Tests/CrashProbe
 
 test: lint probe
-	$(SWIFT) test $(STRICT)
+	$(SWIFT) test $(STRICT) $(WITH_TRAITS)
 
 FORMATTED := Package.swift Sources Tests Benchmarks Fuzz Demo
 format:

@@ -23,6 +23,24 @@ let package = Package(
         // Not API: what this repository's own tool packages (Demo/, Benchmarks/, Fuzz/) share with its tests.
         .library(name: "_RestingServerHarness", targets: ["RestingServerHarness"]),
         .library(name: "_RestingFuzzTargets", targets: ["RestingFuzzTargets"]),
+        // The integrations: each is empty unless its trait is on (see `traits` below).
+        .library(name: "RestingHTTPTypes", targets: ["RestingHTTPTypes"]),
+        .library(name: "RestingLogging", targets: ["RestingLogging"]),
+    ],
+    // The integrations with the server-side ecosystem, all off by default: with none on, building RestingKit resolves
+    // no package. An app turns one on where it depends on RestingKit:
+    //     .package(url: "https://github.com/moray95/RestingKit.git", from: "1.0.0", traits: ["Logging"])
+    traits: [
+        .trait(
+            name: "HTTPTypes",
+            description: "Conversions to and from swift-http-types' HTTPRequest, HTTPResponse and HTTPFields."),
+        .trait(
+            name: "Logging",
+            description: "An interceptor that logs every call through swift-log, with structured metadata."),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
@@ -34,6 +52,19 @@ let package = Package(
         .target(name: "RestingCurl", dependencies: ["RestingCore", "CCurl"], path: "Sources/TransportCurl"),
         .target(name: "RestingTesting", dependencies: ["RestingCore"], path: "Sources/TestingKit"),
         .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
+        .target(
+            name: "RestingHTTPTypes",
+            dependencies: [
+                "RestingCore",
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+            ],
+            path: "Sources/Integrations/HTTPTypes"),
+        .target(
+            name: "RestingLogging",
+            dependencies: [
+                "RestingCore", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+            ],
+            path: "Sources/Integrations/Logging"),
         // Starts and stops the bundled image_server and the test servers, and checks digests of what went through
         // them: for the tests, the demo and the soak.
         .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
@@ -89,9 +120,20 @@ let package = Package(
         .testTarget(
             name: "NameCollisionTests",
             dependencies: [
-                "RestingKit", "RestingCurl", "RestingMultipart", "RestingTesting", "NameCollisionStandIns",
+                "RestingKit", "RestingCurl", "RestingMultipart", "RestingTesting", "RestingLogging",
+                "NameCollisionStandIns",
             ],
             path: "Tests/NameCollisionTests"),
+        // What each trait adds; the whole target compiles to nothing for a trait that is off.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "RestingHTTPTypes", "RestingLogging", "RestingCurl", "RestingURLSession", "RestingTesting",
+                "RestingServerHarness", "RestingTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+            ],
+            path: "Tests/IntegrationTests"),
         .testTarget(
             name: "RestingKitTests",
             dependencies: [

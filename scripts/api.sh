@@ -9,13 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODULES=(RestingMultipart RestingCore RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit)
+MODULES=(RestingMultipart RestingCore RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
+    RestingHTTPTypes RestingLogging)
 mode=${1:-check}
 work=.build/api
 rm -rf "$work" && mkdir -p "$work"
 triple=$(swiftc -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
-modules_dir=$(swift build --show-bin-path)/Modules
-[ -d "$modules_dir" ] || modules_dir=$(swift build --show-bin-path)
+# The build `make` names in RESTING_BUILD_FLAGS (every trait on), so that the integrations' modules are not empty.
+bin=$(swift build ${RESTING_BUILD_FLAGS:-} --show-bin-path)
+modules_dir=$bin/Modules
+[ -d "$modules_dir" ] || modules_dir=$bin
 linux=false
 [ "$(uname -s)" = Linux ] && linux=true
 

@@ -2,6 +2,7 @@ import Foundation
 import NameCollisionStandIns
 import RestingCurl
 import RestingKit
+import RestingLogging
 import RestingMultipart
 import RestingTesting
 
@@ -119,4 +120,8 @@ enum EveryPublicType {
     typealias URLSessionClientLookup = URLSessionClient
     typealias ValidationInterceptorLookup = ValidationInterceptor
     typealias VirtualClockLookup = VirtualClock
+
+    #if Logging
+    typealias SwiftLogInterceptorLookup = SwiftLogInterceptor
+    #endif
 }

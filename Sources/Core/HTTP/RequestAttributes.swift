@@ -130,6 +130,10 @@ enum RequiresAuthenticationKey: PersistentRequestAttributeKey {
     static let name = "resting.requiresAuthentication"
 }
 
+enum AttemptKey: RequestAttributeKey {
+    static let defaultValue = 1
+}
+
 enum MaximumAttemptsKey: PersistentRequestAttributeKey {
     static let defaultValue: Int? = nil
     static let name = "resting.maximumAttempts"
@@ -148,5 +152,12 @@ extension RequestAttributes {
     public var maximumAttempts: Int? {
         get { self[MaximumAttemptsKey.self] }
         set { self[MaximumAttemptsKey.self] = newValue }
+    }
+
+    /// Which send of the call this is: 1, then 2 and on for each retry of ``RetryInterceptor``, which sets it. What
+    /// an interceptor after it (a logger, a span) reports as the attempt.
+    public var attempt: Int {
+        get { self[AttemptKey.self] }
+        set { self[AttemptKey.self] = newValue }
     }
 }

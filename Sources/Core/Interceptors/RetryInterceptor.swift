@@ -76,13 +76,15 @@ public struct RetryInterceptor: RestingInterceptor {
         budget.recordRequest()
         let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts
         var attempt = 1
+        var sent = request
         while true {
-            let outcome = await Result { try await execution(request) }
+            let outcome = await Result { [sent] in try await execution(sent) }
             guard attempt < maximumAttempts,
                 let delay = delay(after: outcome, attempt: attempt, method: request.method),
                 budget.withdraw()
             else { return try outcome.get() }
             attempt += 1
+            sent.attributes.attempt = attempt
             onEvent?(.retryScheduled(request, attempt: attempt, delay: delay))
             do {
                 try await clock.sleep(for: delay)

@@ -68,6 +68,15 @@ struct RestingErrorTests {
         }
     }
 
+    @Test("errorType names a failure without a URL, a value or a message: its case, kind or status")
+    func errorTypes() {
+        let timeout = TransportError(kind: .timedOut, code: 28, domain: "curl", message: "https://a.b/?token=x")
+        #expect(RestingError.transportFailed(timeout).errorType == "timedOut")
+        #expect(RestingError.httpError(HTTPError(HTTPDataResponse(status: 503))).errorType == "503")
+        #expect(RestingError.invalidURL("https://a.b/?token=x", reason: "bad").errorType == "invalidURL")
+        #expect(RestingError.cancelled.errorType == "cancelled")
+    }
+
     @Test("a request prints with credentials redacted and its body summarised")
     func requestDescription() throws {
         let request = HTTPRequest(

@@ -36,6 +36,13 @@ struct RetryInterceptorTests {
         #expect(clock.sleeps.count == 1 && clock.sleeps[0] >= .zero && clock.sleeps[0] <= .milliseconds(200))
     }
 
+    @Test("each send carries its attempt's number, for the interceptors after the retry and the transport")
+    func attemptNumbers() async throws {
+        stub.register(.get, "/posts/1", .status(503), .status(503), .status(200))
+        _ = try await client(retry()).perform(RestingRequest(endpoint: getPost)).value
+        #expect(stub.received.map(\.request.attributes.attempt) == [1, 2, 3])
+    }
+
     @Test("each retryable status is retried", arguments: [408, 429, 500, 502, 503, 504])
     func retryableStatuses(status: Int) async throws {
         stub.register(.get, "/posts/1", .status(status), .status(200))
