@@ -26,6 +26,7 @@ let package = Package(
         // The integrations: each is empty unless its trait is on (see `traits` below).
         .library(name: "RestingHTTPTypes", targets: ["RestingHTTPTypes"]),
         .library(name: "RestingLogging", targets: ["RestingLogging"]),
+        .library(name: "RestingMetrics", targets: ["RestingMetrics"]),
     ],
     // The integrations with the server-side ecosystem, all off by default: with none on, building RestingKit resolves
     // no package. An app turns one on where it depends on RestingKit:
@@ -37,10 +38,15 @@ let package = Package(
         .trait(
             name: "Logging",
             description: "An interceptor that logs every call through swift-log, with structured metadata."),
+        .trait(
+            name: "Metrics",
+            description:
+                "An interceptor that times and counts every call through swift-metrics, as OpenTelemetry names them."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
     ],
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
@@ -65,6 +71,13 @@ let package = Package(
                 "RestingCore", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
             ],
             path: "Sources/Integrations/Logging"),
+        .target(
+            name: "RestingMetrics",
+            dependencies: [
+                "RestingCore",
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+            ],
+            path: "Sources/Integrations/Metrics"),
         // Starts and stops the bundled image_server and the test servers, and checks digests of what went through
         // them: for the tests, the demo and the soak.
         .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
@@ -121,17 +134,19 @@ let package = Package(
             name: "NameCollisionTests",
             dependencies: [
                 "RestingKit", "RestingCurl", "RestingMultipart", "RestingTesting", "RestingLogging",
-                "NameCollisionStandIns",
+                "RestingMetrics", "NameCollisionStandIns",
             ],
             path: "Tests/NameCollisionTests"),
         // What each trait adds; the whole target compiles to nothing for a trait that is off.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "RestingHTTPTypes", "RestingLogging", "RestingCurl", "RestingURLSession", "RestingTesting",
+                "RestingHTTPTypes", "RestingLogging", "RestingMetrics", "RestingCurl", "RestingURLSession",
+                "RestingTesting",
                 "RestingServerHarness", "RestingTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ],
             path: "Tests/IntegrationTests"),
         .testTarget(

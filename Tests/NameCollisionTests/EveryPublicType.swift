@@ -3,6 +3,7 @@ import NameCollisionStandIns
 import RestingCurl
 import RestingKit
 import RestingLogging
+import RestingMetrics
 import RestingMultipart
 import RestingTesting
 
@@ -123,5 +124,8 @@ enum EveryPublicType {
 
     #if Logging
     typealias SwiftLogInterceptorLookup = SwiftLogInterceptor
+    #endif
+    #if Metrics
+    typealias MetricsInterceptorLookup = MetricsInterceptor
     #endif
 }
