@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "RestingHTTPTypes", targets: ["RestingHTTPTypes"]),
         .library(name: "RestingLogging", targets: ["RestingLogging"]),
         .library(name: "RestingMetrics", targets: ["RestingMetrics"]),
+        .library(name: "RestingTracing", targets: ["RestingTracing"]),
     ],
     // The integrations with the server-side ecosystem, all off by default: with none on, building RestingKit resolves
     // no package. An app turns one on where it depends on RestingKit:
@@ -42,11 +43,16 @@ let package = Package(
             name: "Metrics",
             description:
                 "An interceptor that times and counts every call through swift-metrics, as OpenTelemetry names them."),
+        .trait(
+            name: "Tracing",
+            description:
+                "Spans for every call and exchange through swift-distributed-tracing, with the trace context sent on."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
     ],
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
@@ -78,6 +84,13 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ],
             path: "Sources/Integrations/Metrics"),
+        .target(
+            name: "RestingTracing",
+            dependencies: [
+                "RestingCore",
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+            ],
+            path: "Sources/Integrations/Tracing"),
         // Starts and stops the bundled image_server and the test servers, and checks digests of what went through
         // them: for the tests, the demo and the soak.
         .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
@@ -134,19 +147,24 @@ let package = Package(
             name: "NameCollisionTests",
             dependencies: [
                 "RestingKit", "RestingCurl", "RestingMultipart", "RestingTesting", "RestingLogging",
-                "RestingMetrics", "NameCollisionStandIns",
+                "RestingMetrics", "RestingTracing", "NameCollisionStandIns",
             ],
             path: "Tests/NameCollisionTests"),
         // What each trait adds; the whole target compiles to nothing for a trait that is off.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "RestingHTTPTypes", "RestingLogging", "RestingMetrics", "RestingCurl", "RestingURLSession",
+                "RestingHTTPTypes", "RestingLogging", "RestingMetrics", "RestingTracing", "RestingCurl",
+                "RestingURLSession",
                 "RestingTesting",
                 "RestingServerHarness", "RestingTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(
+                    name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])
+                ),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
             ],
             path: "Tests/IntegrationTests"),
         .testTarget(

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODULES=(RestingMultipart RestingCore RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
-    RestingHTTPTypes RestingLogging RestingMetrics)
+    RestingHTTPTypes RestingLogging RestingMetrics RestingTracing)
 OUT=.build/docs
 GRAPHS=$OUT/symbol-graphs
 SITE=$OUT/RestingKit.doccarchive

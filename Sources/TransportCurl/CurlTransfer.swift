@@ -199,7 +199,9 @@ final class CurlTransfer: @unchecked Sendable {
         resume(
             waiter,
             with: .success(
-                HTTPDataResponse(status: status, headers: headers, body: ResponseBody(stream), url: request.url)))
+                HTTPDataResponse(
+                    status: status, headers: headers, body: ResponseBody(stream), url: request.url,
+                    metrics: handle.map(Self.headMetrics))))
     }
 
     /// Ends a streamed body with the transfer's outcome (`code`), or with `failure` when the driver stopped it.
@@ -298,14 +300,10 @@ final class CurlTransfer: @unchecked Sendable {
         } catch {
             return .failure(error)
         }
-        let metrics = TransferMetrics(
-            nameLookup: handle.offset(CURLINFO_NAMELOOKUP_TIME_T).map(Duration.microseconds),
-            connect: handle.offset(CURLINFO_CONNECT_TIME_T).map(Duration.microseconds),
-            tlsHandshake: tlsHandshake(handle),
-            timeToFirstByte: handle.offset(CURLINFO_STARTTRANSFER_TIME_T).map(Duration.microseconds),
-            total: handle.offset(CURLINFO_TOTAL_TIME_T).map(Duration.microseconds),
-            bytesSent: handle.offset(CURLINFO_SIZE_UPLOAD_T),
-            bytesReceived: received)
+        var metrics = Self.headMetrics(handle)
+        metrics.total = handle.offset(CURLINFO_TOTAL_TIME_T).map(Duration.microseconds)
+        metrics.bytesSent = handle.offset(CURLINFO_SIZE_UPLOAD_T)
+        metrics.bytesReceived = received
         let sent = metrics.bytesSent ?? 0
         progress(
             TransferProgress(
@@ -318,7 +316,30 @@ final class CurlTransfer: @unchecked Sendable {
                 metrics: metrics))
     }
 
-    private func tlsHandshake(_ handle: EasyHandle) -> Duration? {
+    /// What is known once the head has arrived: the phases up to the first byte, the protocol and the connection.
+    static func headMetrics(_ handle: EasyHandle) -> TransferMetrics {
+        TransferMetrics(
+            nameLookup: handle.offset(CURLINFO_NAMELOOKUP_TIME_T).map(Duration.microseconds),
+            connect: handle.offset(CURLINFO_CONNECT_TIME_T).map(Duration.microseconds),
+            tlsHandshake: tlsHandshake(handle),
+            timeToFirstByte: handle.offset(CURLINFO_STARTTRANSFER_TIME_T).map(Duration.microseconds),
+            protocolVersion: handle.long(CURLINFO_HTTP_VERSION).flatMap(protocolVersion),
+            // The count of connections this transfer opened: none means it rode on one already open.
+            reusedConnection: handle.long(CURLINFO_NUM_CONNECTS).map { $0 == 0 })
+    }
+
+    /// OpenTelemetry's spelling of a `CURLINFO_HTTP_VERSION`.
+    static func protocolVersion(_ version: Int) -> String? {
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): "2"
+        case Int(CURL_HTTP_VERSION_3): "3"
+        default: nil
+        }
+    }
+
+    private static func tlsHandshake(_ handle: EasyHandle) -> Duration? {
         guard let appConnect = handle.offset(CURLINFO_APPCONNECT_TIME_T), appConnect > 0,
             let connect = handle.offset(CURLINFO_CONNECT_TIME_T)
         else { return nil }

@@ -93,6 +93,32 @@ struct HTTP2Tests {
         }
     }
 
+    @Test(
+        "CurlClient: every response says which protocol carried it and whether its connection was reused, a stream's head too"
+    )
+    func protocolAndReuse() async throws {
+        let (server, fixtures) = try await tlsServer()
+        defer { server.stop() }
+        let plain = try await LocalServer.start(script: Self.script)
+        defer { plain.stop() }
+        let transport = try curlClient(fixtures)
+        for (baseURL, version) in [(server.baseURL, "2"), (plain.baseURL, "1.1")] {
+            let client = RestingClient(baseUrl: baseURL, httpClient: transport)
+            let endpoint = Endpoint<Nothing, Seen>(.get, "/connection.json", encoding: .query)
+            let first = try await client.perform(RestingRequest(endpoint: endpoint)).value.metrics
+            let second = try await client.perform(RestingRequest(endpoint: endpoint)).value.metrics
+            #expect(first?.protocolVersion == version && second?.protocolVersion == version)
+            #expect(first?.reusedConnection == false && second?.reusedConnection == true, "\(version)")
+            #expect(first?.connect != nil && first?.total != nil)
+
+            let streamed = Endpoint<Nothing, ResponseLines>(.get, "/connection.json", encoding: .query)
+            let head = try await client.perform(RestingRequest(endpoint: streamed)).value
+            #expect(head.metrics?.protocolVersion == version && head.metrics?.reusedConnection == true)
+            #expect(head.metrics?.timeToFirstByte != nil && head.metrics?.total == nil, "a head knows no total yet")
+            for try await _ in head.body {}
+        }
+    }
+
     // FoundationNetworking on Linux cannot be told to trust a test CA (no server-trust evaluation), so its
     // behaviour is asserted over plain HTTP: HTTP/1.1, a kept-alive connection reused by sequential requests,
     // and concurrent requests within the session's connections per host (how many it opens depends on how

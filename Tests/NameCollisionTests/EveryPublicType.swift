@@ -6,6 +6,7 @@ import RestingLogging
 import RestingMetrics
 import RestingMultipart
 import RestingTesting
+import RestingTracing
 
 // Every public type of RestingKit's libraries, looked up as a type (where an ambiguity is an error), beside the
 // stand-ins. Regenerate the list when a public type is added: the api/ listings name them all.
@@ -127,5 +128,8 @@ enum EveryPublicType {
     #endif
     #if Metrics
     typealias MetricsInterceptorLookup = MetricsInterceptor
+    #endif
+    #if Tracing
+    typealias TracingInterceptorLookup = TracingInterceptor
     #endif
 }

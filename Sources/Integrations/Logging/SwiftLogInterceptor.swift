@@ -13,7 +13,8 @@ import RestingCore
 ///
 /// Each exchange logs one entry when it ends, with OpenTelemetry's attribute names as keys: `http.request.method`,
 /// `url.full` (redacted by ``redaction``), `http.response.status_code`, `error.type` for a failure, and
-/// `resting.duration_ms`, `resting.attempt` (set by ``/RestingCore/RetryInterceptor``), `resting.cache_status` and
+/// `network.protocol.version` and `resting.reused_connection` (where the transport tells them), `resting.duration_ms`,
+/// `resting.attempt` (set by ``/RestingCore/RetryInterceptor``), `resting.cache_status` and
 /// `http.response.body.size` (once a body has been read: a streamed body logs a second entry when it ends). The
 /// levels follow what a service expects of a client: a successful exchange is `debug` (one per call is noise at
 /// `info`), a 4xx `warning`, a 5xx or a failure `error`, a call the caller cancelled `debug`; the request itself,
@@ -89,6 +90,8 @@ public struct SwiftLogInterceptor: RestingInterceptor {
         metadata["http.response.status_code"] = "\(response.status)"
         metadata["resting.duration_ms"] = "\(Self.milliseconds(since: started))"
         if let cacheStatus = response.cacheStatus { metadata["resting.cache_status"] = .string(cacheStatus.rawValue) }
+        if let version = response.metrics?.protocolVersion { metadata["network.protocol.version"] = .string(version) }
+        if let reused = response.metrics?.reusedConnection { metadata["resting.reused_connection"] = "\(reused)" }
         if let data = response.body.data { metadata["http.response.body.size"] = "\(data.count)" }
         logger.log(level: level, "← \(response.status) \(summary)", metadata: metadata)
         if let stream = response.body.stream {

@@ -13,8 +13,8 @@ import RestingCore
 ///
 /// What it records, each with the dimensions `http.request.method`, `server.address` and `server.port`:
 /// - `http.client.request.duration` (a timer): from the request to the end of the response (for a streamed body,
-///   its last byte), with `http.response.status_code`, or `error.type` for a failure (a transport failure's kind,
-///   `cancelled`, …);
+///   its last byte), with `http.response.status_code` and `network.protocol.version` (where the transport tells it),
+///   or `error.type` for a failure (a transport failure's kind, `cancelled`, …);
 /// - `http.client.active_requests` (a meter): exchanges in flight, up when one starts, down when it ends;
 /// - `resting.client.dns.duration`, `resting.client.connect.duration`, `resting.client.tls.duration` and
 ///   `resting.client.time_to_first_byte` (timers), where the transport measured them (`CurlClient` does; a reused
@@ -58,7 +58,8 @@ public struct MetricsInterceptor: RestingInterceptor {
             let dimensions = server + [("resting.cache_status", cacheStatus.rawValue)]
             Counter(label: "resting.client.cache.responses", dimensions: dimensions, factory: factory).increment()
         }
-        let completed = server + [("http.response.status_code", String(response.status))]
+        var completed = server + [("http.response.status_code", String(response.status))]
+        if let version = response.metrics?.protocolVersion { completed.append(("network.protocol.version", version)) }
         guard let stream = response.body.stream else {
             active.decrement()
             record(since: started, completed)
@@ -68,7 +69,7 @@ public struct MetricsInterceptor: RestingInterceptor {
         response.body = ResponseBody(
             stream.observed(
                 onChunk: { _ in },
-                onEnd: { error in
+                onEnd: { [completed] error in
                     active.decrement()
                     record(since: started, error.map { completed + [("error.type", $0.errorType)] } ?? completed)
                 }))

@@ -1,0 +1,117 @@
+#if Tracing
+import RestingCore
+import Tracing
+
+/// Traces calls through swift-distributed-tracing: a span for each call, or for each exchange on the wire, with
+/// OpenTelemetry's HTTP attributes, and the trace context sent on through the installed instrument (a W3C
+/// `traceparent` with OpenTelemetry's propagator), so that the server's spans join the caller's trace.
+///
+/// ```swift
+/// let client = RestingClient(
+///     baseUrl: "https://api.example.com", httpClient: transport,
+///     interceptors: [TracingInterceptor(.call), RetryInterceptor()],
+///     networkInterceptors: [TracingInterceptor(.exchange)])
+/// ```
+///
+/// Put the `.call` one among the application interceptors: its span (kind `internal`) covers the whole call,
+/// retries, redirects and a token refresh included. Put the `.exchange` one among the network interceptors: it
+/// starts a `client` span for every request that goes on the wire (each attempt and each redirect hop, as
+/// OpenTelemetry's HTTP conventions ask) as a child of the call's span. Either alone works too.
+///
+/// The parent is the caller's `ServiceContext.current`, which reaches the pipeline for `perform` (its task inherits
+/// the caller's task-locals) as for `send`. Each span is current for the rest of the chain, and the innermost one's
+/// context is what the request carries (its fields replace any the request had). A span's attributes are
+/// `http.request.method`, `server.address`, `server.port`, `url.full` (redacted), `http.response.status_code`,
+/// `network.protocol.version` where the transport tells it, `http.request.resend_count` for a retry, and
+/// `error.type` for a failure; its status is an error for a failure and for a status of 400 or more. A streamed
+/// response's span ends when its body ends, not at its head.
+public struct TracingInterceptor: RestingInterceptor {
+    /// What a span stands for.
+    public enum Scope: Sendable {
+        /// The whole call, once, among the application interceptors.
+        case call
+        /// One request on the wire, among the network interceptors.
+        case exchange
+    }
+
+    /// What each span stands for.
+    public let scope: Scope
+    /// The tracer the spans come from: the bootstrapped `InstrumentationSystem.tracer` unless told otherwise.
+    public let tracer: any Tracer
+    /// What `url.full` hides.
+    public let redaction: RedactionPolicy
+
+    /// An interceptor starting a span per `scope` from `tracer`.
+    public init(
+        _ scope: Scope, tracer: any Tracer = InstrumentationSystem.tracer, redaction: RedactionPolicy = .default
+    ) {
+        self.scope = scope
+        self.tracer = tracer
+        self.redaction = redaction
+    }
+
+    /// Runs the rest of the chain inside a span, with the span's context sent on in the request's headers.
+    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        let span = tracer.startSpan(
+            request.method.rawValue, context: ServiceContext.current ?? .topLevel,
+            ofKind: scope == .call ? .internal : .client)
+        describe(request, in: span)
+        var sent = request
+        tracer.inject(span.context, into: &sent.headers, using: HeaderInjector())
+        var response: HTTPDataResponse
+        do {
+            response = try await ServiceContext.$current.withValue(span.context) { try await execution(sent) }
+        } catch {
+            fail(span, with: error)
+            span.end()
+            throw error
+        }
+        span.attributes["http.response.status_code"] = response.status
+        if let version = response.metrics?.protocolVersion { span.attributes["network.protocol.version"] = version }
+        if response.status >= 400 {
+            span.attributes["error.type"] = String(response.status)
+            span.setStatus(SpanStatus(code: .error))
+        }
+        guard let stream = response.body.stream else {
+            span.end()
+            return response
+        }
+        response.body = ResponseBody(
+            stream.observed(
+                onChunk: { _ in },
+                onEnd: { [self] error in
+                    // A reader leaving early is its choice; a body cut short is the exchange failing.
+                    if let error, case .cancelled = error {
+                    } else if let error {
+                        fail(span, with: error)
+                    }
+                    span.end()
+                }))
+        return response
+    }
+
+    private func describe(_ request: HTTPRequest, in span: any Span) {
+        let url = request.url
+        span.attributes["http.request.method"] = request.method.rawValue
+        span.attributes["server.address"] = url.host ?? ""
+        span.attributes["server.port"] = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        span.attributes["url.full"] = redaction.url(url)
+        if request.attributes.attempt > 1 {
+            span.attributes["http.request.resend_count"] = request.attributes.attempt - 1
+        }
+    }
+
+    private func fail(_ span: any Span, with error: any Error) {
+        span.attributes["error.type"] = (error as? RestingError)?.errorType ?? String(describing: type(of: error))
+        span.recordError(error)
+        span.setStatus(SpanStatus(code: .error))
+    }
+}
+
+/// Puts an instrument's context into a request's headers, each key's value in place of any there was.
+private struct HeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaderFields) {
+        headers.replaceOrAdd(name: key, value: value)
+    }
+}
+#endif
