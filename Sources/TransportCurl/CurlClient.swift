@@ -1,5 +1,6 @@
 import CCurl
 import RestingCore
+import Synchronization
 
 /// An ``/RestingCore/HTTPClient`` directly on libcurl's multi interface: the fast transport on Linux, and the one with
 /// TLS pinning, client certificates, proxies, Unix sockets and per-phase timings.
@@ -24,6 +25,8 @@ public final class CurlClient: HTTPClient {
     public let configuration: Configuration
     package let drivers: CurlDriverPool
     package let census = TransferCensus()
+    /// Set by ``shutdown(gracePeriod:)``: new sends fail from then on.
+    private let isShutDown = Atomic<Bool>(false)
 
     /// A client with its own driver threads and connection caches; throws when libcurl cannot be set up with
     /// `configuration` (an option this libcurl lacks, say).
@@ -51,6 +54,7 @@ public final class CurlClient: HTTPClient {
 
     /// One exchange: `request` (validated by the chain that sends it) and its response, a 3xx included.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        guard !isShutDown.load(ordering: .relaxed) else { throw RestingError.shutDown }
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
             return try await withDeadline(
@@ -61,6 +65,58 @@ public final class CurlClient: HTTPClient {
                 operation: { try await self.transfer(request, progress: progress) })
         }
         return try await transfer(request, progress: progress)
+    }
+
+    /// Whether ``shutdown(gracePeriod:)`` has begun (for tests).
+    package var isShuttingDown: Bool { isShutDown.load(ordering: .relaxed) }
+
+    /// Stops the client: new sends fail with ``/RestingCore/RestingError/shutDown``; transfers in flight, streamed
+    /// bodies included, run to their end, or are cancelled once `gracePeriod` has passed; then every driver thread
+    /// ends, with its handles, connections and TLS sessions freed. Tasks that still prefer ``executor`` run on the
+    /// global pool from then on. See ``/RestingCore/HTTPClient/shutdown(gracePeriod:)``, and ``withCurlClient(configuration:gracePeriod:isolation:_:)``
+    /// for a client that lives as long as a closure.
+    public func shutdown(gracePeriod: Duration?) async {
+        isShutDown.store(true, ordering: .relaxed)
+        drivers.stop()
+        let deadline = gracePeriod.map { grace in
+            Task { [drivers] in
+                guard (try? await Task.sleep(for: grace)) != nil else { return }
+                drivers.cancelEverything()
+            }
+        }
+        await drivers.whenAllStopped()
+        deadline?.cancel()
+    }
+
+    /// Runs `body` with a new client, and shuts the client down when `body` returns or throws, as AsyncHTTPClient's
+    /// `withHTTPClient` does: no thread or connection outlives the closure.
+    ///
+    /// ```swift
+    /// let posts = try await CurlClient.withCurlClient { transport in
+    ///     let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport)
+    ///     return try await client.perform(RestingRequest(endpoint: listPosts)).value.body
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: the client's configuration.
+    ///   - gracePeriod: how long the shutdown lets what still runs (a streamed body read elsewhere) go on before
+    ///     cancelling it; `nil` waits for it.
+    ///   - isolation: the caller's actor, which `body` runs on.
+    ///   - body: the work, given the client.
+    public static func withCurlClient<Result>(
+        configuration: Configuration = Configuration(), gracePeriod: Duration? = nil,
+        isolation: isolated (any Actor)? = #isolation, _ body: (CurlClient) async throws -> Result
+    ) async throws -> Result {
+        let client = try CurlClient(configuration: configuration)
+        do {
+            let result = try await body(client)
+            await client.shutdown(gracePeriod: gracePeriod)
+            return result
+        } catch {
+            await client.shutdown(gracePeriod: gracePeriod)
+            throw error
+        }
     }
 
     private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse

@@ -25,6 +25,8 @@ final class CurlDriver: @unchecked Sendable {
         var isSleeping = false
         var isStopping = false
         var hasStopped = false
+        /// Called once the thread has released everything and is about to end.
+        var stopWaiters: [@Sendable () -> Void] = []
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -33,7 +35,7 @@ final class CurlDriver: @unchecked Sendable {
     /// Jobs and transfers posted from other threads and not yet handled: with ``transfersInFlight``, the load the
     /// pool spreads new work by.
     private let pendingMail = Atomic<Int>(0)
-    /// ``activeTransfers``, readable from any thread.
+    /// How many transfers are ``active``, readable from any thread.
     private let transfersInFlight = Atomic<Int>(0)
     private let startedCount = Atomic<Int>(0)
 
@@ -47,9 +49,9 @@ final class CurlDriver: @unchecked Sendable {
     private var delivered = DriverMail()
     private var localJobs: [UnownedJob] = []
     private var idleHandles: [EasyHandle] = []
-    private var activeTransfers = 0 {
-        didSet { transfersInFlight.store(activeTransfers, ordering: .relaxed) }
-    }
+    /// The transfers started and not yet finished, each at its ``CurlTransfer/activeIndex``: what a shutdown's
+    /// deadline cancels, and the driver's share of the load.
+    private var active: [CurlTransfer] = []
     /// Streamed transfers holding body bytes to hand to their readers once the current pass ends.
     private var pendingFlushes: [CurlTransfer] = []
 
@@ -139,8 +141,8 @@ final class CurlDriver: @unchecked Sendable {
         if isCurrentThread {
             start(transfer, waiter: waiter)
         } else if !post({ $0.mail.submissions.append((transfer, waiter)) }) {
-            // The driver has stopped: the transfer never reached it.
-            transfer.resume(waiter, with: .failure(.cancelled))
+            // The driver has stopped (the client was shut down): the transfer never reached it.
+            transfer.resume(waiter, with: .failure(.shutDown))
         }
     }
 
@@ -152,6 +154,23 @@ final class CurlDriver: @unchecked Sendable {
     /// Asks the driver to cancel `transfer`, whatever state it is in.
     func cancel(_ transfer: CurlTransfer) {
         _ = post(countsAsLoad: false) { $0.mail.cancellations.append(transfer) }
+    }
+
+    /// Asks the driver to cancel every transfer it has in flight; each fails (or its body ends) with `cancelled`.
+    func cancelEverything() {
+        _ = post(countsAsLoad: false) { $0.mail.cancelsEverything = true }
+    }
+
+    /// Calls `body` once the thread has stopped and released its handles and connections (at once if it has).
+    func whenStopped(_ body: @escaping @Sendable () -> Void) {
+        let hasStopped =
+            !hasStarted
+            || mailbox.withLock { mailbox in
+                guard !mailbox.hasStopped else { return true }
+                mailbox.stopWaiters.append(body)
+                return false
+            }
+        if hasStopped { body() }
     }
 
     /// Asks the driver to let a paused streamed transfer receive again.
@@ -205,7 +224,7 @@ final class CurlDriver: @unchecked Sendable {
                 if let done { finish(done, result) }
             }
             if !localJobs.isEmpty { continue }
-            if isStopping, activeTransfers == 0, shutDownIfIdle() { return }
+            if isStopping, active.isEmpty, shutDownIfIdle() { return }
             sleepUntilWoken()
         }
     }
@@ -221,6 +240,9 @@ final class CurlDriver: @unchecked Sendable {
         for (transfer, waiter) in delivered.submissions { start(transfer, waiter: waiter) }
         for transfer in delivered.cancellations { cancelOnDriver(transfer) }
         for transfer in delivered.unpauses { unpauseOnDriver(transfer) }
+        if delivered.cancelsEverything {
+            for transfer in active { cancelOnDriver(transfer) }
+        }
         // Counted off only now, once the jobs have submitted their transfers: the load never looks lower than it is.
         let handled = delivered.jobs.count + delivered.submissions.count
         if handled > 0 { pendingMail.subtract(handled, ordering: .relaxed) }
@@ -262,16 +284,17 @@ final class CurlDriver: @unchecked Sendable {
 
     /// Stops taking mail if nothing arrived since the last look; late jobs then run elsewhere.
     private func shutDownIfIdle() -> Bool {
-        let stopped = mailbox.withLock { mailbox in
-            guard mailbox.mail.isEmpty else { return false }
+        let waiters = mailbox.withLock { mailbox -> [@Sendable () -> Void]? in
+            guard mailbox.mail.isEmpty else { return nil }
             mailbox.hasStopped = true
-            return true
+            defer { mailbox.stopWaiters = [] }
+            return mailbox.stopWaiters
         }
-        if stopped {
-            idleHandles.removeAll()
-            curl_multi_cleanup(multi)
-        }
-        return stopped
+        guard let waiters else { return false }
+        idleHandles.removeAll()
+        curl_multi_cleanup(multi)
+        for waiter in waiters { waiter() }
+        return true
     }
 
     private func start(_ transfer: CurlTransfer, waiter: CurlTransfer.Waiter) {
@@ -306,7 +329,7 @@ final class CurlDriver: @unchecked Sendable {
                         kind: .other, code: Int(added.rawValue), domain: "CURLMcode",
                         message: String(cString: curl_multi_strerror(added))))
             }
-            activeTransfers += 1
+            track(transfer)
             startedCount.add(1, ordering: .relaxed)
         } catch {
             let waiter = transfer.lifecycle.failBeforeStart()
@@ -323,7 +346,7 @@ final class CurlDriver: @unchecked Sendable {
         }
         // Removing a transfer midway closes its connection: it cannot carry another request.
         if let handle = transfer.handle { curl_multi_remove_handle(multi, handle.raw) }
-        activeTransfers -= 1
+        untrack(transfer)
         if case .removeHandleAndCancelStream(let streamed) = action {
             transfer.endBody(of: streamed, CURLE_OK, failure: .cancelled)
             release(transfer)
@@ -368,18 +391,35 @@ final class CurlDriver: @unchecked Sendable {
         switch transfer.lifecycle.complete() {
         case .finishStream(let streamed):
             curl_multi_remove_handle(multi, raw)
-            activeTransfers -= 1
+            untrack(transfer)
             transfer.endBody(of: streamed, code)
             release(transfer)
         case .finish(let waiter):
             curl_multi_remove_handle(multi, raw)
-            activeTransfers -= 1
+            untrack(transfer)
             let outcome = transfer.outcome(code)
             release(transfer)
             transfer.resume(waiter, with: outcome)
         default:
             return
         }
+    }
+
+    private func track(_ transfer: CurlTransfer) {
+        transfer.activeIndex = active.count
+        active.append(transfer)
+        transfersInFlight.store(active.count, ordering: .relaxed)
+    }
+
+    /// Swaps the last transfer into `transfer`'s place: O(1), and order does not matter.
+    private func untrack(_ transfer: CurlTransfer) {
+        let last = active.removeLast()
+        if last !== transfer {
+            active[transfer.activeIndex] = last
+            last.activeIndex = transfer.activeIndex
+        }
+        transfer.activeIndex = -1
+        transfersInFlight.store(active.count, ordering: .relaxed)
     }
 
     /// Gives the handle back to the pool and drops libcurl's retain of the transfer.

@@ -54,6 +54,18 @@ package final class CurlDriverPool: TaskExecutor, Sendable {
         for driver in drivers { driver.stop() }
     }
 
+    /// Asks every driver to cancel the transfers it has in flight.
+    func cancelEverything() {
+        for driver in drivers { driver.cancelEverything() }
+    }
+
+    /// Returns once every driver's thread has stopped and released its handles and connections.
+    func whenAllStopped() async {
+        for driver in drivers {
+            await withCheckedContinuation { continuation in driver.whenStopped { continuation.resume() } }
+        }
+    }
+
     /// How many drivers' threads are still running.
     package var runningDrivers: Int { drivers.count { !$0.hasStopped } }
 

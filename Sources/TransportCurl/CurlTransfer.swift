@@ -29,6 +29,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// suspended, and reported the fields of the response, made on this thread, as races.
     private let handoff = Locked<Result<HTTPDataResponse, RestingError>?>(nil)
     @exclusivity(unchecked) var handle: EasyHandle?
+    /// Where the driver keeps this transfer among its active ones (driver thread only); -1 when not active.
+    @exclusivity(unchecked) var activeIndex = -1
 
     @exclusivity(unchecked) var reader: (any RequestBodyReader)?
     @exclusivity(unchecked) private var headers = HTTPHeaderFields()

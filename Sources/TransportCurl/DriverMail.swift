@@ -8,9 +8,12 @@ struct DriverMail {
     var unpauses: [CurlTransfer] = []
     /// Called once the pass that takes them ends.
     var passEnds: [@Sendable () -> Void] = []
+    /// Cancel every transfer in flight (a shutdown's grace period has passed).
+    var cancelsEverything = false
 
     var isEmpty: Bool {
         jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty && passEnds.isEmpty
+            && !cancelsEverything
     }
 
     mutating func removeAll() {
@@ -19,5 +22,6 @@ struct DriverMail {
         cancellations.removeAll(keepingCapacity: true)
         unpauses.removeAll(keepingCapacity: true)
         passEnds.removeAll(keepingCapacity: true)
+        cancelsEverything = false
     }
 }

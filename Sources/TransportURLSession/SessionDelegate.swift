@@ -11,21 +11,68 @@ import FoundationNetworking
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Registry {
         var exchanges: [Int: TaskExchange] = [:]
+        /// Sends admitted and not yet returned (their task may not exist yet).
+        var admitted = 0
+        var isShutDown = false
+        /// A shutdown's grace period has passed: every exchange is cancelled, and so is any task still to start.
+        var cancelsEverything = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        mutating func takeWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
+            guard exchanges.isEmpty, admitted == 0, !idleWaiters.isEmpty else { return [] }
+            defer { idleWaiters = [] }
+            return idleWaiters
+        }
     }
 
     private let registry = Locked(Registry())
 
-    func register(_ exchange: TaskExchange, for task: URLSessionTask) {
-        registry.withLock { $0.exchanges[task.taskIdentifier] = exchange }
+    /// Counts a send in until ``leave()``; `false` once shut down. Under the same lock as the shutdown, so no send
+    /// can create a task on a session that is being invalidated.
+    func admit() -> Bool {
+        registry.withLock { registry in
+            guard !registry.isShutDown else { return false }
+            registry.admitted += 1
+            return true
+        }
     }
 
-    /// Returns once every task has reported completion, so that everything they held (body streams, files)
-    /// has been released: what leak tests wait for after cancelling calls.
+    func leave() {
+        let waiters = registry.withLock { registry in
+            registry.admitted -= 1
+            return registry.takeWaitersIfIdle()
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Registers the exchange of a task just created; `false` when the shutdown's deadline has passed and the task
+    /// must not run.
+    func register(_ exchange: TaskExchange, for task: URLSessionTask) -> Bool {
+        registry.withLock { registry in
+            guard !registry.cancelsEverything else { return false }
+            registry.exchanges[task.taskIdentifier] = exchange
+            return true
+        }
+    }
+
+    /// Takes no more sends.
+    func shutDown() { registry.withLock { $0.isShutDown = true } }
+
+    /// Cancels every exchange, and every task that would start from now on.
+    func cancelEverything() {
+        let exchanges = registry.withLock { registry in
+            registry.cancelsEverything = true
+            return Array(registry.exchanges.values)
+        }
+        for exchange in exchanges { exchange.cancel() }
+    }
+
+    /// Returns once every send has returned and every task has reported completion, so that everything they held
+    /// (body streams, files) has been released: what leak tests wait for after cancelling calls, and a shutdown.
     func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let idle = registry.withLock { registry in
-                if registry.exchanges.isEmpty { return true }
+                if registry.exchanges.isEmpty, registry.admitted == 0 { return true }
                 registry.idleWaiters.append(continuation)
                 return false
             }
@@ -92,11 +139,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let exchange = registry.withLock { $0.exchanges.removeValue(forKey: task.taskIdentifier) }
         exchange?.complete(error, response: task.response)
-        let waiters = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in
-            guard registry.exchanges.isEmpty else { return [] }
-            defer { registry.idleWaiters.removeAll() }
-            return registry.idleWaiters
-        }
+        let waiters = registry.withLock { $0.takeWaitersIfIdle() }
         for waiter in waiters { waiter.resume() }
     }
 }

@@ -61,7 +61,10 @@ final class TaskExchange: Sendable {
             return continuation.resume(throwing: RestingError.cancelled)
         }
         let task = session.dataTask(with: urlRequest)
-        delegate.register(self, for: task)
+        guard delegate.register(self, for: task) else {
+            task.cancel()
+            return continuation.resume(throwing: RestingError.cancelled)
+        }
         let started = state.withLock { $0.lifecycle.started(task, waiter: continuation) }
         task.resume()
         if !started {

@@ -90,6 +90,50 @@ public final class URLSessionClient: HTTPClient {
     /// Returns once every task of this client has completed and released what it held (for leak tests).
     package func waitUntilIdle() async { await delegate.waitUntilIdle() }
 
+    /// Stops the client: new sends fail with ``/RestingCore/RestingError/shutDown``; tasks in flight, streamed bodies
+    /// included, run to their end, or are cancelled once `gracePeriod` has passed; then the session is invalidated,
+    /// which releases its delegate and connections. See ``/RestingCore/HTTPClient/shutdown(gracePeriod:)``.
+    ///
+    /// ``shared`` belongs to the whole process and is never shut down: its shutdown does nothing (as
+    /// AsyncHTTPClient's shared client refuses one). Make a client of your own to shut it down.
+    public func shutdown(gracePeriod: Duration?) async {
+        guard self !== Self.shared else { return }
+        delegate.shutDown()
+        let deadline = gracePeriod.map { grace in
+            Task { [delegate] in
+                guard (try? await Task.sleep(for: grace)) != nil else { return }
+                delegate.cancelEverything()
+            }
+        }
+        await delegate.waitUntilIdle()
+        deadline?.cancel()
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Runs `body` with a new client on a session with `configuration`, and shuts the client down when `body`
+    /// returns or throws (see ``shutdown(gracePeriod:)``).
+    ///
+    /// ```swift
+    /// let post = try await URLSessionClient.withURLSessionClient { transport in
+    ///     try await RestingClient(baseUrl: "https://api.example.com", httpClient: transport)
+    ///         .perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body
+    /// }
+    /// ```
+    public static func withURLSessionClient<Result>(
+        configuration: URLSessionConfiguration = .default, gracePeriod: Duration? = nil,
+        isolation: isolated (any Actor)? = #isolation, _ body: (URLSessionClient) async throws -> Result
+    ) async throws -> Result {
+        let client = URLSessionClient(configuration: configuration)
+        do {
+            let result = try await body(client)
+            await client.shutdown(gracePeriod: gracePeriod)
+            return result
+        } catch {
+            await client.shutdown(gracePeriod: gracePeriod)
+            throw error
+        }
+    }
+
     private static func unsupportedSetting(of configuration: URLSessionConfiguration) -> RestingError? {
         #if canImport(FoundationNetworking)
         if let proxies = configuration.connectionProxyDictionary, !proxies.isEmpty {
@@ -103,6 +147,8 @@ public final class URLSessionClient: HTTPClient {
     /// session delegate refuses URLSession's own redirect handling.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         if let unsupportedSetting { throw unsupportedSetting }
+        guard delegate.admit() else { throw RestingError.shutDown }
+        defer { delegate.leave() }
         var urlRequest = try URLSessionMapping.urlRequest(for: request)
         // A deadline a century away is none; FoundationNetworking would overflow converting a larger one.
         guard let timeout = request.timeout, timeout < .effectivelyForever else {

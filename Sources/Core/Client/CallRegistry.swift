@@ -2,7 +2,8 @@
 ///
 /// A call is reserved before the promise that runs it exists, and that promise may settle before it is
 /// registered; a call that ``cancelAll()`` took settles later. Neither leaves anything behind: the registry holds
-/// only calls that are still running.
+/// only calls that are still running. Once shut down it takes no new call, and tells whoever waits when the last
+/// one has settled: a new call and the shutdown meet under one lock, so none slips in after the wait began.
 final class CallRegistry: Sendable {
     private struct State {
         var nextID: UInt64 = 0
@@ -11,23 +12,41 @@ final class CallRegistry: Sendable {
         var settledEarly: Set<UInt64> = []
         /// Calls ``cancelAll()`` took that have not settled yet.
         var cancelling: Set<UInt64> = []
+        /// Calls reserved and not yet registered.
+        var reserved = 0
+        var isShutDown = false
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        var count: Int { cancels.count + settledEarly.count + cancelling.count + reserved }
+
+        /// The waiters to resume, once shut down and every call has settled.
+        mutating func takeWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
+            guard isShutDown, count == 0, !idleWaiters.isEmpty else { return [] }
+            defer { idleWaiters = [] }
+            return idleWaiters
+        }
     }
 
     private let state = Locked(State())
 
     /// How many calls the registry holds (for tests).
-    var count: Int { state.withLock { $0.cancels.count + $0.settledEarly.count + $0.cancelling.count } }
+    var count: Int { state.withLock { $0.count } }
 
-    func reserve() -> UInt64 {
+    /// An id for a call about to be made, counted as running until it is registered; `nil` once shut down.
+    func reserve() -> UInt64? {
         state.withLock { state in
+            guard !state.isShutDown else { return nil }
             defer { state.nextID += 1 }
+            state.reserved += 1
             return state.nextID
         }
     }
 
-    /// Reserves and registers in one step, for a call that cannot settle before it is registered.
-    func add(cancel: @escaping @Sendable () -> Void) -> UInt64 {
+    /// Reserves and registers in one step, for a call that cannot settle before it is registered; `nil` once shut
+    /// down.
+    func add(cancel: @escaping @Sendable () -> Void) -> UInt64? {
         state.withLock { state in
+            guard !state.isShutDown else { return nil }
             defer { state.nextID += 1 }
             state.cancels[state.nextID] = cancel
             return state.nextID
@@ -35,17 +54,22 @@ final class CallRegistry: Sendable {
     }
 
     func register(_ id: UInt64, cancel: @escaping @Sendable () -> Void) {
-        state.withLock { state in
+        let waiters = state.withLock { state in
+            state.reserved -= 1
             if state.settledEarly.remove(id) == nil { state.cancels[id] = cancel }
+            return state.takeWaitersIfIdle()
         }
+        for waiter in waiters { waiter.resume() }
     }
 
     func settle(_ id: UInt64) {
-        state.withLock { state in
+        let waiters = state.withLock { state in
             if state.cancels.removeValue(forKey: id) == nil, state.cancelling.remove(id) == nil {
                 state.settledEarly.insert(id)
             }
+            return state.takeWaitersIfIdle()
         }
+        for waiter in waiters { waiter.resume() }
     }
 
     func cancelAll() {
@@ -55,5 +79,18 @@ final class CallRegistry: Sendable {
             return state.cancels.values
         }
         for cancel in cancels { cancel() }
+    }
+
+    /// Takes no more calls, and returns once every call made before has settled.
+    func shutDown() async {
+        await withCheckedContinuation { continuation in
+            let isIdle = state.withLock { state in
+                state.isShutDown = true
+                guard state.count > 0 else { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if isIdle { continuation.resume() }
+        }
     }
 }

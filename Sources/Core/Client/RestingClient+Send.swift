@@ -28,7 +28,10 @@ extension RestingClient {
     ) async throws -> RestingResponse<ResponseType> {
         guard request.endpoint.responseReading.streaming == nil else { return try await perform(request).value }
         let canceller = CurrentTaskCanceller()
-        let id = calls.add(cancel: canceller.cancel)
+        guard let id = calls.add(cancel: canceller.cancel) else {
+            canceller.detach()
+            throw RestingError.shutDown
+        }
         defer {
             canceller.detach()
             calls.settle(id)

@@ -92,6 +92,29 @@ public final class RestingClient: Sendable {
     /// ``RestingError/cancelled``.
     public func cancelAll() { calls.cancelAll() }
 
+    /// Stops this client in an orderly way: from the moment it is called every new call fails with
+    /// ``RestingError/shutDown``; the calls already made run to their end — or, once `gracePeriod` has passed, are
+    /// cancelled as ``cancelAll()`` cancels them — and then it returns. `nil` waits for as long as they take.
+    ///
+    /// ```swift
+    /// await client.shutdown(gracePeriod: .seconds(10))
+    /// await transport.shutdown()  // then the transport, once no client uses it
+    /// ```
+    ///
+    /// The transport is not shut down: several clients may share one. Shut it down after the last of them, with
+    /// ``HTTPClient/shutdown(gracePeriod:)``, or make it with a scoped form that does (`CurlClient.withCurlClient`).
+    /// A call has ended when its promise settles: a streamed body still being read is the transport's to wait for.
+    public func shutdown(gracePeriod: Duration? = nil) async {
+        let deadline = gracePeriod.map { grace in
+            Task { [calls] in
+                guard (try? await Task.sleep(for: grace)) != nil else { return }
+                calls.cancelAll()
+            }
+        }
+        await calls.shutDown()
+        deadline?.cancel()
+    }
+
     /// The transport's executor, on which every call's pipeline runs (see ``HTTPClient/executor``). Run
     /// request loops on it with `Task(executorPreference: client.executor)` to avoid a thread hop per request.
     public var executor: (any TaskExecutor)? { httpClient.executor }
@@ -150,7 +173,7 @@ public final class RestingClient: Sendable {
         cancellationHooks: CancellationHooks? = nil,
         _ work: @escaping @Sendable (@escaping ProgressHandler) async throws -> Value
     ) -> ProgressablePromise<Value> {
-        let id = calls.reserve()
+        guard let id = calls.reserve() else { return ProgressablePromise { _ in throw RestingError.shutDown } }
         let promise = ProgressablePromise(executorPreference: executor, cancellationHooks: cancellationHooks) {
             progress in
             defer { self.calls.settle(id) }

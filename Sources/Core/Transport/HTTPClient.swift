@@ -58,8 +58,29 @@ public protocol HTTPClient: Sendable {
     /// The executor the transport drives its I/O on, if it has one. ``RestingClient`` runs each call's
     /// pipeline there, so that a finished transfer resumes its task without a thread hop.
     var executor: (any TaskExecutor)? { get }
+
+    /// Stops the transport in an orderly way: from the moment it is called every new ``send(_:progress:)`` fails
+    /// with ``RestingError/shutDown``; exchanges in flight (a streamed body included) run to their end, or, once
+    /// `gracePeriod` has passed, are cancelled and fail with ``RestingError/cancelled``; then whatever the transport
+    /// holds — threads, handles, connections — is released, and the call returns. `nil` waits for as long as the
+    /// exchanges take. Calling it again, or from several tasks, waits for the same shutdown.
+    ///
+    /// ```swift
+    /// let transport = try CurlClient()
+    /// // … the app's calls …
+    /// await transport.shutdown(gracePeriod: .seconds(5))  // what still runs gets five seconds, then is cancelled
+    /// ```
+    ///
+    /// A transport that holds nothing needs no shutdown: the default does nothing.
+    func shutdown(gracePeriod: Duration?) async
 }
 
 extension HTTPClient {
     public var executor: (any TaskExecutor)? { nil }
+
+    /// Holds nothing to release.
+    public func shutdown(gracePeriod: Duration?) async {}
+
+    /// ``shutdown(gracePeriod:)``, waiting for the exchanges in flight for as long as they take.
+    public func shutdown() async { await shutdown(gracePeriod: nil) }
 }

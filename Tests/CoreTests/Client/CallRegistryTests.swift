@@ -5,10 +5,10 @@ import Testing
 @Suite("The registry behind cancelAll")
 struct CallRegistryTests {
     @Test("a registered call is cancelled by cancelAll once, and leaves nothing behind when it settles")
-    func cancelledThenSettled() {
+    func cancelledThenSettled() throws {
         let registry = CallRegistry()
         let cancels = Locked(0)
-        let id = registry.reserve()
+        let id = try #require(registry.reserve())
         registry.register(id) { cancels.withLock { $0 += 1 } }
         registry.cancelAll()
         registry.cancelAll()
@@ -18,10 +18,10 @@ struct CallRegistryTests {
     }
 
     @Test("a call that settles before it is registered is never registered: cancelAll does not reach it")
-    func settledBeforeRegistered() {
+    func settledBeforeRegistered() throws {
         let registry = CallRegistry()
         let cancels = Locked(0)
-        let id = registry.reserve()
+        let id = try #require(registry.reserve())
         registry.settle(id)
         registry.register(id) { cancels.withLock { $0 += 1 } }
         registry.cancelAll()
@@ -30,13 +30,35 @@ struct CallRegistryTests {
     }
 
     @Test("of calls added, some settled and the rest cancelled, then settled, the registry holds only running ones")
-    func manyCalls() {
+    func manyCalls() throws {
         let registry = CallRegistry()
-        let running = (0..<10).map { _ in registry.add {} }
+        let running = (0..<10).compactMap { _ in registry.add {} }
+        try #require(running.count == 10)
         for id in running.prefix(4) { registry.settle(id) }
         #expect(registry.count == 6)
         registry.cancelAll()
         for id in running.dropFirst(4) { registry.settle(id) }
         #expect(registry.count == 0)
+    }
+
+    @Test("once shut down it takes no call, and the shutdown returns when the last call made before has settled")
+    func shutDown() async throws {
+        let registry = CallRegistry()
+        let reserved = try #require(registry.reserve())
+        let added = try #require(registry.add {})
+        let shutDown = Task { await registry.shutDown() }
+        // The shutdown has begun once a new call is refused.
+        while let probe = registry.add(cancel: {}) {
+            registry.settle(probe)
+            await Task.yield()
+        }
+        #expect(registry.reserve() == nil)
+        registry.settle(added)
+        registry.register(reserved) {}
+        #expect(registry.count == 1, "a call reserved before the shutdown still counts until it settles")
+        registry.settle(reserved)
+        await shutDown.value
+        #expect(registry.count == 0)
+        await registry.shutDown()  // again: returns at once
     }
 }

@@ -30,6 +30,7 @@ extension RestingError {
         case .offlineStorageFailed: "offlineStorageFailed"
         case .bodyAlreadyConsumed: "bodyAlreadyConsumed"
         case .streamElementTooLarge: "streamElementTooLarge"
+        case .shutDown: "shutDown"
         }
     }
 }

@@ -67,6 +67,9 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// A streamed body held a line, an NDJSON value or a Server-Sent Event larger than the reader's limit
     /// (what keeps a server from growing the client's memory without bound).
     case streamElementTooLarge(limit: Int)
+    /// The client or transport has been shut down (``RestingClient/shutdown(gracePeriod:)``,
+    /// ``HTTPClient/shutdown(gracePeriod:)``): it takes no more calls.
+    case shutDown
 
     public var description: String {
         switch self {
@@ -97,6 +100,7 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .bodyAlreadyConsumed: "the streamed response body was already read (it can be read once)"
         case .streamElementTooLarge(let limit):
             "a line or event of the streamed response body is larger than the \(limit)-byte limit"
+        case .shutDown: "the client has been shut down: it takes no more calls"
         }
     }
 }

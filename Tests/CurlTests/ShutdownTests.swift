@@ -1,0 +1,103 @@
+import Foundation
+import RestingCore
+import RestingCurl
+import RestingServerHarness
+import RestingTestSupport
+import Testing
+
+/// `CurlClient.shutdown` against the conformance server: `/gated` streams its first part at once and its second once
+/// `/release` opens the gate; `/delay` holds its answer.
+@Suite("CurlClient shutdown", .timeLimit(.minutes(5)))
+struct CurlShutdownTests {
+    func gated(_ tag: String) -> RestingRequest<Nothing, ResponseLines> {
+        RestingRequest(endpoint: Endpoint<Nothing, ResponseLines>(.get, "/gated?tag=\(tag)&count=2", encoding: .query))
+    }
+
+    func get(_ path: String) -> RestingRequest<Nothing, Data> {
+        RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path, encoding: .query))
+    }
+
+    func transport() throws -> CurlClient {
+        var configuration = CurlClient.Configuration()
+        configuration.driverCount = 2
+        return try CurlClient(configuration: configuration)
+    }
+
+    @Test("a stream in flight is waited for; new calls fail .shutDown at once; then every thread has ended")
+    func gracefulShutdownWaitsForTheStream() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let transport = try transport()
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+        let tag = UUID().uuidString
+        let body = try await client.perform(gated(tag)).value.body
+
+        let shutdown = Task { await transport.shutdown() }
+        while !transport.isShuttingDown { await Task.yield() }
+        await #expect { try await client.perform(get("/bytes/8")).value } throws: { isRestingError($0, "shutDown") }
+        // A driver with nothing in flight has ended already; the stream's runs on.
+        #expect(transport.drivers.runningDrivers == 1)
+
+        _ = try await RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient())
+            .perform(get("/release?tag=\(tag)")).value
+        var lines: [String] = []
+        for try await line in body { lines.append(line) }
+        #expect(lines == ["part 0", "part 1"])
+        await shutdown.value
+        #expect(transport.drivers.runningDrivers == 0)
+    }
+
+    @Test("after the grace period, a buffered call and a stream still running are cancelled, and the threads end")
+    func gracePeriodCancels() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let transport = try transport()
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+        let streamTag = UUID().uuidString
+        let delayTag = UUID().uuidString
+        let body = try await client.perform(gated(streamTag)).value.body
+        let delayed = client.perform(get("/delay/120000?tag=\(delayTag)"))
+        try await server.waitUntilDelaying(tag: delayTag)
+
+        await transport.shutdown(gracePeriod: .milliseconds(50))
+        #expect(transport.drivers.runningDrivers == 0)
+        await #expect { try await delayed.value } throws: { isRestingError($0, "cancelled") }
+        await #expect {
+            for try await _ in body {}
+        } throws: { isRestingError($0, "cancelled") }
+        _ = try await RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient())
+            .perform(get("/release?tag=\(streamTag)")).value
+    }
+
+    @Test("withCurlClient shuts its client down when the closure returns, and when it throws")
+    func scoped() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let (transport, status) = try await CurlClient.withCurlClient { transport in
+            let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+            return (transport, try await client.perform(get("/bytes/8")).value.status)
+        }
+        #expect(status == 200)
+        #expect(transport.drivers.runningDrivers == 0)
+        await #expect {
+            try await RestingClient(baseUrl: server.baseURL, httpClient: transport).perform(get("/bytes/8")).value
+        } throws: { isRestingError($0, "shutDown") }
+
+        struct Failure: Error {}
+        let escaped = Locked<CurlClient?>(nil)
+        await #expect(throws: Failure.self) {
+            try await CurlClient.withCurlClient { transport in
+                escaped.withLock { $0 = transport }
+                throw Failure()
+            }
+        }
+        #expect(escaped.withLock { $0?.drivers.runningDrivers } == 0)
+    }
+
+    @Test("shutting down twice, or from two tasks at once, waits for the same shutdown")
+    func repeated() async throws {
+        let transport = try transport()
+        async let first: Void = transport.shutdown()
+        async let second: Void = transport.shutdown(gracePeriod: .zero)
+        _ = await (first, second)
+        await transport.shutdown()
+        #expect(transport.drivers.runningDrivers == 0)
+    }
+}
