@@ -6,7 +6,7 @@ SWIFT ?= swift
 STRICT := -Xswiftc -warnings-as-errors
 # Every trait (the integrations, off by default) is built, linted and tested, in a build folder of its own so that
 # switching between it and the plain build rebuilds nothing. scripts/docs.sh and scripts/api.sh read that build.
-TRAITS := HTTPTypes,Logging,Metrics,Tracing
+TRAITS := HTTPTypes,Logging,Metrics,Tracing,OpenAPI
 WITH_TRAITS := --scratch-path .build/traits --traits $(TRAITS)
 export RESTING_BUILD_FLAGS := $(WITH_TRAITS)
 # Where the traits' packages come from on a machine that reaches no Git host (scripts/mirrors.sh): the build

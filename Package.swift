@@ -28,11 +28,16 @@ let package = Package(
         .library(name: "RestingLogging", targets: ["RestingLogging"]),
         .library(name: "RestingMetrics", targets: ["RestingMetrics"]),
         .library(name: "RestingTracing", targets: ["RestingTracing"]),
+        .library(name: "RestingOpenAPI", targets: ["RestingOpenAPI"]),
     ],
     // The integrations with the server-side ecosystem, all off by default: with none on, building RestingKit resolves
     // no package. An app turns one on where it depends on RestingKit:
     //     .package(url: "https://github.com/moray95/RestingKit.git", from: "1.0.0", traits: ["Logging"])
     traits: [
+        .trait(
+            name: "OpenAPI",
+            description: "A ClientTransport that sends generated clients' operations through a RestingClient.",
+            enabledTraits: ["HTTPTypes"]),
         .trait(
             name: "HTTPTypes",
             description: "Conversions to and from swift-http-types' HTTPRequest, HTTPResponse and HTTPFields."),
@@ -53,6 +58,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.8.0"),
     ],
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
@@ -91,6 +97,15 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
             ],
             path: "Sources/Integrations/Tracing"),
+        .target(
+            name: "RestingOpenAPI",
+            dependencies: [
+                "RestingCore", "RestingHTTPTypes",
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+            ],
+            path: "Sources/Integrations/OpenAPI"),
         // Starts and stops the bundled image_server and the test servers, and checks digests of what went through
         // them: for the tests, the demo and the soak.
         .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
@@ -147,14 +162,15 @@ let package = Package(
             name: "NameCollisionTests",
             dependencies: [
                 "RestingKit", "RestingCurl", "RestingMultipart", "RestingTesting", "RestingLogging",
-                "RestingMetrics", "RestingTracing", "NameCollisionStandIns",
+                "RestingMetrics", "RestingTracing", "RestingOpenAPI", "NameCollisionStandIns",
             ],
             path: "Tests/NameCollisionTests"),
         // What each trait adds; the whole target compiles to nothing for a trait that is off.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "RestingHTTPTypes", "RestingLogging", "RestingMetrics", "RestingTracing", "RestingCurl",
+                "RestingHTTPTypes", "RestingLogging", "RestingMetrics", "RestingTracing", "RestingOpenAPI",
+                "RestingCurl",
                 "RestingURLSession",
                 "RestingTesting",
                 "RestingServerHarness", "RestingTestSupport",
@@ -165,6 +181,8 @@ let package = Package(
                     name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])
                 ),
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
             ],
             path: "Tests/IntegrationTests"),
         .testTarget(

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODULES=(RestingMultipart RestingCore RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
-    RestingHTTPTypes RestingLogging RestingMetrics RestingTracing)
+    RestingHTTPTypes RestingLogging RestingMetrics RestingTracing RestingOpenAPI)
 mode=${1:-check}
 work=.build/api
 rm -rf "$work" && mkdir -p "$work"

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODULES=(RestingMultipart RestingCore RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
-    RestingHTTPTypes RestingLogging RestingMetrics RestingTracing)
+    RestingHTTPTypes RestingLogging RestingMetrics RestingTracing RestingOpenAPI)
 OUT=.build/docs
 GRAPHS=$OUT/symbol-graphs
 SITE=$OUT/RestingKit.doccarchive

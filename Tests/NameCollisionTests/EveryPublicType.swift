@@ -5,6 +5,7 @@ import RestingKit
 import RestingLogging
 import RestingMetrics
 import RestingMultipart
+import RestingOpenAPI
 import RestingTesting
 import RestingTracing
 
@@ -131,5 +132,9 @@ enum EveryPublicType {
     #endif
     #if Tracing
     typealias TracingInterceptorLookup = TracingInterceptor
+    #endif
+    #if OpenAPI
+    typealias RestingClientTransportLookup = RestingClientTransport
+    typealias ClientMiddlewareInterceptorLookup = ClientMiddlewareInterceptor
     #endif
 }

@@ -27,6 +27,21 @@ extension RestingClient {
         _ request: RestingRequest<RequestType, ResponseType>
     ) async throws -> RestingResponse<ResponseType> {
         guard request.endpoint.responseReading.streaming == nil else { return try await perform(request).value }
+        return try await inCallingTask { try await respond(to: request, progress: { _ in }) }
+    }
+
+    /// A request built whole elsewhere (an OpenAPI operation, by generated code) as one call of this client: it
+    /// passes the interceptors, the redirect link and the transport like any call, is counted for ``cancelAll()``
+    /// and ``shutdown(gracePeriod:)`` and waits for a slot of the concurrency limit, in the calling task. Any status
+    /// is a response; a request with ``HTTPRequest/responseStreaming`` set comes back with its body streaming.
+    package func send(_ request: HTTPRequest) async throws -> HTTPDataResponse {
+        try request.headers.validate()
+        return try await inCallingTask { try await exchange(request, progress: { _ in }) }
+    }
+
+    /// Runs `work` as one call of this client in the calling task: counted for ``cancelAll()`` (which cancels the
+    /// task) and ``shutdown(gracePeriod:)``, in a slot of the concurrency limit, on the transport's executor.
+    private func inCallingTask<Value: Sendable>(_ work: @Sendable () async throws -> Value) async throws -> Value {
         let canceller = CurrentTaskCanceller()
         guard let id = calls.add(cancel: canceller.cancel) else {
             canceller.detach()
@@ -38,9 +53,7 @@ extension RestingClient {
         }
         do {
             try Task.checkCancellation()  // a task cancelled already starts no transfer
-            return try await holdingASlot {
-                try await withTaskExecutorPreference(executor) { try await respond(to: request, progress: { _ in }) }
-            }
+            return try await holdingASlot { try await withTaskExecutorPreference(executor) { try await work() } }
         } catch is CancellationError {
             throw RestingError.cancelled
         }

@@ -130,6 +130,11 @@ enum RequiresAuthenticationKey: PersistentRequestAttributeKey {
     static let name = "resting.requiresAuthentication"
 }
 
+enum OperationIDKey: PersistentRequestAttributeKey {
+    static let defaultValue: String? = nil
+    static let name = "resting.operationID"
+}
+
 enum AttemptKey: RequestAttributeKey {
     static let defaultValue = 1
 }
@@ -152,6 +157,15 @@ extension RequestAttributes {
     public var maximumAttempts: Int? {
         get { self[MaximumAttemptsKey.self] }
         set { self[MaximumAttemptsKey.self] = newValue }
+    }
+
+    /// The operation of the API this request performs, as the API's description names it (an OpenAPI
+    /// `operationId`, which RestingKit's OpenAPI transport sets): for an interceptor that treats one operation
+    /// differently — no credential for the token operation, a larger retry budget for an idempotent upload.
+    /// Default `nil`.
+    public var operationID: String? {
+        get { self[OperationIDKey.self] }
+        set { self[OperationIDKey.self] = newValue }
     }
 
     /// Which send of the call this is: 1, then 2 and on for each retry of ``RetryInterceptor``, which sets it. What

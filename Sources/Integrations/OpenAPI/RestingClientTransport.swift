@@ -1,0 +1,82 @@
+#if OpenAPI
+import HTTPTypes
+import OpenAPIRuntime
+import RestingCore
+import RestingHTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A swift-openapi-runtime `ClientTransport` that sends each operation of a generated client through a
+/// ``/RestingCore/RestingClient``: its interceptors (application and network), cache, cookies, retries,
+/// authentication, logging, concurrency limit and `cancelAll`, on whichever transport it has.
+///
+/// ```swift
+/// let resting = RestingClient(
+///     baseUrl: "https://api.example.com", httpClient: try CurlClient(),
+///     interceptors: [AuthInterceptor(provider: tokens), RetryInterceptor()])
+/// let api = Client(serverURL: try Servers.Server1.url(), transport: RestingClientTransport(client: resting))
+/// ```
+///
+/// Each request carries its operation's `operationId` as ``/RestingCore/RequestAttributes/operationID``, so that
+/// an interceptor can treat one operation differently. A response body is the transport's stream, with its
+/// back-pressure: it is read as it arrives, never collected first, and can be read once. A request body is
+/// collected into memory (up to ``maximumRequestBodySize``) before it is sent; it can then be sent again by a
+/// retry, a refreshed credential or a 307/308 redirect.
+///
+/// The request goes where the generated client says: `serverURL` (here `baseURL`) and the operation's path; the
+/// `RestingClient`'s own `baseUrl` is not used. Any status is a response, as the generated client expects.
+public struct RestingClientTransport: ClientTransport {
+    /// The client every operation is sent through.
+    public let client: RestingClient
+    /// The largest request body collected for sending; a larger one fails with
+    /// ``/RestingCore/RestingError/bodyUnreadable(reason:)``.
+    public let maximumRequestBodySize: Int
+
+    /// A transport sending through `client`.
+    public init(client: RestingClient, maximumRequestBodySize: Int = 16 << 20) {
+        self.client = client
+        self.maximumRequestBodySize = maximumRequestBodySize
+    }
+
+    /// Sends one operation's request through the client, and answers with its response head and streamed body.
+    public func send(
+        _ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
+        guard let path = request.path else { throw RestingError.invalidURL("", reason: "the request has no path") }
+        let url = try Self.url(baseURL, path)
+        var sent = RestingCore.HTTPRequest(
+            method: RequestMethod(rawValue: request.method.rawValue), url: url,
+            headers: HTTPHeaderFields(request.headerFields), body: try await requestBody(body),
+            responseStreaming: ResponseStreaming())
+        sent.attributes.operationID = operationID
+        let response = try await client.send(sent)
+        return (try HTTPTypes.HTTPResponse(response), OpenAPIBodies.httpBody(of: response, for: request.method))
+    }
+
+    private func requestBody(_ body: HTTPBody?) async throws -> RequestBody {
+        guard let body else { return .empty }
+        do {
+            return .bytes(try await Data(collecting: body, upTo: maximumRequestBodySize))
+        } catch let error as RestingError {
+            throw error
+        } catch {
+            throw RestingError.bodyUnreadable(reason: "the request body could not be collected: \(error)")
+        }
+    }
+
+    /// `path` (with its query) under `baseURL`, whose own path is kept: `https://host/v1` and `/posts` make
+    /// `https://host/v1/posts`.
+    static func url(_ baseURL: URL, _ path: String) throws(RestingError) -> URL {
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
+            throw .invalidURL(RedactionPolicy.default.url(baseURL), reason: "the operation's path makes no URL")
+        }
+        return url
+    }
+}
+#endif
