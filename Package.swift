@@ -165,6 +165,17 @@ let package = Package(
                 "RestingMetrics", "RestingTracing", "RestingOpenAPI", "NameCollisionStandIns",
             ],
             path: "Tests/NameCollisionTests"),
+        // The client swift-openapi-generator made of image_server's API (Tests/OpenAPIClient/generate.sh), over
+        // RestingKit: empty unless the OpenAPI trait is on.
+        .testTarget(
+            name: "OpenAPIClientTests",
+            dependencies: [
+                "RestingOpenAPI", "RestingCurl", "RestingURLSession", "RestingServerHarness",
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+            ],
+            path: "Tests/OpenAPIClientTests"),
         // What each trait adds; the whole target compiles to nothing for a trait that is off.
         .testTarget(
             name: "IntegrationTests",

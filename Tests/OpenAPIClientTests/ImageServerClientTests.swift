@@ -1,0 +1,135 @@
+#if OpenAPI
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import RestingCore
+import RestingCurl
+import RestingOpenAPI
+import RestingServerHarness
+import RestingURLSession
+import Testing
+
+/// The client swift-openapi-generator made from Tests/OpenAPIClient/openapi.yaml (image_server's API), sent through a
+/// `RestingClient` with interceptors, over both transports, against image_server.
+@Suite("A generated OpenAPI client over RestingKit", .timeLimit(.minutes(5)))
+struct ImageServerClientTests {
+    /// The operations that reached the network, by operationID, as an interceptor sees them.
+    final class OperationLog: RestingInterceptor {
+        let seen = Locked<[String]>([])
+        func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            seen.withLock { $0.append(request.attributes.operationID ?? "") }
+            return try await execution(request)
+        }
+    }
+
+    /// Treats one operation differently, by its id: the token operation goes without a credential.
+    struct NoCredentialForTheToken: RestingInterceptor {
+        func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            guard request.attributes.operationID == "issueToken" else { return try await execution(request) }
+            var request = request
+            request.attributes.requiresAuthentication = false
+            return try await execution(request)
+        }
+    }
+
+    /// Starts with a revoked token and asks the API itself for a new one when it is rejected.
+    final class Tokens: CredentialProvider {
+        let api = Locked<Client?>(nil)
+        func credential() async throws -> String { "Bearer revoked" }
+        func refreshedCredential(after rejected: String) async throws -> String {
+            guard let api = api.withLock({ $0 }) else { throw RestingError.cancelled }
+            return "Bearer \(try await api.issueToken().ok.body.json.token)"
+        }
+    }
+
+    struct Setup {
+        let api: Client
+        let operations: OperationLog
+    }
+
+    func setUp(_ transport: any HTTPClient) async throws -> Setup {
+        let server = try await LocalServer.sharedImageServer.value
+        let operations = OperationLog()
+        let tokens = Tokens()
+        var retry = RetryInterceptor.Policy()
+        retry.baseDelay = .milliseconds(1)
+        let resting = RestingClient(
+            baseUrl: server.baseURL, httpClient: transport,
+            interceptors: [
+                NoCredentialForTheToken(), RetryInterceptor(policy: retry), AuthInterceptor(provider: tokens),
+                HTTPCacheInterceptor(store: MemoryCacheStore()),
+            ],
+            networkInterceptors: [operations])
+        let api = Client(
+            serverURL: try #require(URL(string: server.baseURL)), transport: RestingClientTransport(client: resting))
+        tokens.api.withLock { $0 = api }
+        return Setup(api: api, operations: operations)
+    }
+
+    static let transports: [@Sendable () throws -> any HTTPClient] = [
+        { try CurlClient() }, { URLSessionClient(configuration: .ephemeral) },
+    ]
+
+    @Test("JSON bodies, a path parameter, a query and an error response", arguments: [0, 1])
+    func jsonOperations(transport: Int) async throws {
+        let setup = try await setUp(try Self.transports[transport]())
+        let (api, operations) = (setup.api, setup.operations)
+        let posts = try await api.listPosts(query: .init(userId: 1)).ok.body.json
+        #expect(posts.count == 5 && posts.allSatisfy { $0.userId == 1 })
+        let created = try await api.createPost(body: .json(.init(userId: 3, title: "t", body: "b"))).created
+        let post = try created.body.json
+        #expect(post.title == "t")
+        #expect(created.headers.location == "/posts/\(post.id)")
+        let missing = try await api.getPost(path: .init(id: 999_999)).notFound
+        let error = try missing.body.json
+        #expect(error.error.contains("not found"))
+        #expect(operations.seen.withLock { $0 } == ["listPosts", "createPost", "getPost"])
+    }
+
+    @Test(
+        "a 503 is retried, a 401 refreshes the token through the API itself, a second GET is a cache hit",
+        arguments: [0, 1])
+    func interceptorsAtWork(transport: Int) async throws {
+        let setup = try await setUp(try Self.transports[transport]())
+        let key = UUID().uuidString
+        let flaky = try await setup.api.flaky(path: .init(key: key), query: .init(failures: 1)).ok.body.json
+        #expect(flaky.attempts == 2)
+
+        #expect(try await setup.api.whoAmI().ok.body.json.user == "demo")
+
+        for _ in 0..<2 {
+            let resource = try await setup.api.cachedResource(path: .init(key: key), query: .init(maxAge: 60)).ok
+            let json = try resource.body.json
+            #expect(json.key == key)
+        }
+        #expect(try await setup.api.cacheHits(path: .init(key: key)).ok.body.json.requests == 1)
+        #expect(
+            setup.operations.seen.withLock { $0 }
+                == ["flaky", "flaky", "whoAmI", "issueToken", "whoAmI", "cachedResource", "cacheHits"])
+    }
+
+    struct Item: Decodable, Sendable {
+        let id: Int
+        let text: String
+    }
+
+    @Test("an NDJSON stream is decoded as it arrives; a multipart upload arrives whole", arguments: [0, 1])
+    func streamAndUpload(transport: Int) async throws {
+        let setup = try await setUp(try Self.transports[transport]())
+        let body = try await setup.api.streamItems(query: .init(count: 3, intervalMs: 10)).ok.body.applicationXNdjson
+        var items: [Item] = []
+        for try await item in body.asDecodedJSONLines(of: Item.self) { items.append(item) }
+        #expect(items.map(\.id) == [1, 2, 3])
+
+        let bytes = Data((0..<100_000).map { UInt8($0 % 251) })
+        let upload = try await setup.api.uploadFile(
+            body: .multipartForm([
+                .caption(.init(payload: .init(body: HTTPBody("a caption")))),
+                .file(.init(payload: .init(body: HTTPBody(bytes)), filename: "generated.bin")),
+            ])
+        ).created.body.json
+        #expect(upload.size == 100_000)
+        #expect(upload.sha256 == SHA256.hex(bytes))
+    }
+}
+#endif
