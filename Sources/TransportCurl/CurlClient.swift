@@ -78,14 +78,9 @@ public final class CurlClient: HTTPClient {
     public func shutdown(gracePeriod: Duration?) async {
         isShutDown.store(true, ordering: .relaxed)
         drivers.stop()
-        let deadline = gracePeriod.map { grace in
-            Task { [drivers] in
-                guard (try? await Task.sleep(for: grace)) != nil else { return }
-                drivers.cancelEverything()
-            }
-        }
+        let deadline = GracePeriod(gracePeriod) { [drivers] in drivers.cancelEverything() }
         await drivers.whenAllStopped()
-        deadline?.cancel()
+        deadline.cancel()
     }
 
     /// Runs `body` with a new client, and shuts the client down when `body` returns or throws, as AsyncHTTPClient's
@@ -108,15 +103,7 @@ public final class CurlClient: HTTPClient {
         configuration: Configuration = Configuration(), gracePeriod: Duration? = nil,
         isolation: isolated (any Actor)? = #isolation, _ body: (CurlClient) async throws -> Result
     ) async throws -> Result {
-        let client = try CurlClient(configuration: configuration)
-        do {
-            let result = try await body(client)
-            await client.shutdown(gracePeriod: gracePeriod)
-            return result
-        } catch {
-            await client.shutdown(gracePeriod: gracePeriod)
-            throw error
-        }
+        try await CurlClient(configuration: configuration).shuttingDown(gracePeriod: gracePeriod, after: body)
     }
 
     private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse

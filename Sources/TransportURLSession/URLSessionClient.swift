@@ -99,14 +99,9 @@ public final class URLSessionClient: HTTPClient {
     public func shutdown(gracePeriod: Duration?) async {
         guard self !== Self.shared else { return }
         delegate.shutDown()
-        let deadline = gracePeriod.map { grace in
-            Task { [delegate] in
-                guard (try? await Task.sleep(for: grace)) != nil else { return }
-                delegate.cancelEverything()
-            }
-        }
+        let deadline = GracePeriod(gracePeriod) { [delegate] in delegate.cancelEverything() }
         await delegate.waitUntilIdle()
-        deadline?.cancel()
+        deadline.cancel()
         session.finishTasksAndInvalidate()
     }
 
@@ -123,15 +118,7 @@ public final class URLSessionClient: HTTPClient {
         configuration: URLSessionConfiguration = .default, gracePeriod: Duration? = nil,
         isolation: isolated (any Actor)? = #isolation, _ body: (URLSessionClient) async throws -> Result
     ) async throws -> Result {
-        let client = URLSessionClient(configuration: configuration)
-        do {
-            let result = try await body(client)
-            await client.shutdown(gracePeriod: gracePeriod)
-            return result
-        } catch {
-            await client.shutdown(gracePeriod: gracePeriod)
-            throw error
-        }
+        try await URLSessionClient(configuration: configuration).shuttingDown(gracePeriod: gracePeriod, after: body)
     }
 
     private static func unsupportedSetting(of configuration: URLSessionConfiguration) -> RestingError? {

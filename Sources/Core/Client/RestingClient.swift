@@ -105,14 +105,9 @@ public final class RestingClient: Sendable {
     /// ``HTTPClient/shutdown(gracePeriod:)``, or make it with a scoped form that does (`CurlClient.withCurlClient`).
     /// A call has ended when its promise settles: a streamed body still being read is the transport's to wait for.
     public func shutdown(gracePeriod: Duration? = nil) async {
-        let deadline = gracePeriod.map { grace in
-            Task { [calls] in
-                guard (try? await Task.sleep(for: grace)) != nil else { return }
-                calls.cancelAll()
-            }
-        }
+        let deadline = GracePeriod(gracePeriod) { [calls] in calls.cancelAll() }
         await calls.shutDown()
-        deadline?.cancel()
+        deadline.cancel()
     }
 
     /// The transport's executor, on which every call's pipeline runs (see ``HTTPClient/executor``). Run
