@@ -153,6 +153,14 @@ extension TransportConformance {
     /// A kept-alive connection serves the next request, and a connection that failed mid-response is never
     /// used again: the call after the fault succeeds on a new one.
     public func reuseAfterFault() async throws {
+        // On the transport's executor, if it has one: a transport with several I/O threads (CurlClient's drivers,
+        // each with its connections) keeps a task's requests on the thread it runs on, whereas requests from outside
+        // go to whichever is least busy — and a transfer of the previous check still winding down can make that
+        // another thread, with another connection.
+        try await withTaskExecutorPreference(transport.executor) { try await sendAroundAFault() }
+    }
+
+    private func sendAroundAFault() async throws {
         let first = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
         let second = try await send(HTTPRequest(method: .get, url: url("/keepalive/ok")))
         let fault = await failure {

@@ -72,7 +72,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
     /// The conformance server, or its model for a transport without a wire.
     public let server: any ConformanceBackend
     let makeTransport: @Sendable (Settings) throws -> any HTTPClient
-    private let transport: any HTTPClient
+    let transport: any HTTPClient
 
     /// The conformance server the kit ships, started on first use and stopped with the process.
     public static let sharedServer = Task<LocalServer, any Error> {
