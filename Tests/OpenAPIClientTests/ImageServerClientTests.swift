@@ -43,12 +43,14 @@ struct ImageServerClientTests {
     }
 
     struct Setup {
+        /// An image_server of the test's own: its posts and its one current token are no other test's to change.
+        let server: LocalServer
         let api: Client
         let operations: OperationLog
     }
 
     func setUp(_ transport: any HTTPClient) async throws -> Setup {
-        let server = try await LocalServer.sharedImageServer.value
+        let server = try await LocalServer.start(script: LocalServer.imageServerScript)
         let operations = OperationLog()
         let tokens = Tokens()
         var retry = RetryInterceptor.Policy()
@@ -63,7 +65,7 @@ struct ImageServerClientTests {
         let api = Client(
             serverURL: try #require(URL(string: server.baseURL)), transport: RestingClientTransport(client: resting))
         tokens.api.withLock { $0 = api }
-        return Setup(api: api, operations: operations)
+        return Setup(server: server, api: api, operations: operations)
     }
 
     static let transports: [@Sendable () throws -> any HTTPClient] = [
@@ -73,9 +75,10 @@ struct ImageServerClientTests {
     @Test("JSON bodies, a path parameter, a query and an error response", arguments: [0, 1])
     func jsonOperations(transport: Int) async throws {
         let setup = try await setUp(try Self.transports[transport]())
+        defer { setup.server.stop() }
         let (api, operations) = (setup.api, setup.operations)
         let posts = try await api.listPosts(query: .init(userId: 1)).ok.body.json
-        #expect(posts.count == 5 && posts.allSatisfy { $0.userId == 1 })
+        #expect(posts.map(\.id) == [1, 2, 3, 4, 5] && posts.allSatisfy { $0.userId == 1 })
         let created = try await api.createPost(body: .json(.init(userId: 3, title: "t", body: "b"))).created
         let post = try created.body.json
         #expect(post.title == "t")
@@ -91,6 +94,7 @@ struct ImageServerClientTests {
         arguments: [0, 1])
     func interceptorsAtWork(transport: Int) async throws {
         let setup = try await setUp(try Self.transports[transport]())
+        defer { setup.server.stop() }
         let key = UUID().uuidString
         let flaky = try await setup.api.flaky(path: .init(key: key), query: .init(failures: 1)).ok.body.json
         #expect(flaky.attempts == 2)
@@ -116,6 +120,7 @@ struct ImageServerClientTests {
     @Test("an NDJSON stream is decoded as it arrives; a multipart upload arrives whole", arguments: [0, 1])
     func streamAndUpload(transport: Int) async throws {
         let setup = try await setUp(try Self.transports[transport]())
+        defer { setup.server.stop() }
         let body = try await setup.api.streamItems(query: .init(count: 3, intervalMs: 10)).ok.body.applicationXNdjson
         var items: [Item] = []
         for try await item in body.asDecodedJSONLines(of: Item.self) { items.append(item) }

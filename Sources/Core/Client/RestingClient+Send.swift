@@ -35,8 +35,8 @@ extension RestingClient {
     /// and ``shutdown(gracePeriod:)`` and waits for a slot of the concurrency limit, in the calling task. Any status
     /// is a response; a request with ``HTTPRequest/responseStreaming`` set comes back with its body streaming.
     package func send(_ request: HTTPRequest) async throws -> HTTPDataResponse {
-        try request.headers.validate()
-        return try await inCallingTask { try await exchange(request, progress: { _ in }) }
+        // Validated where the chain hands it to the transport, as every call is.
+        try await inCallingTask { try await exchange(request, progress: { _ in }) }
     }
 
     /// Runs `work` as one call of this client in the calling task: counted for ``cancelAll()`` (which cancels the
