@@ -149,5 +149,25 @@ struct OpenAPITransportTests {
         #expect(lines == ["one", "two"])
         #expect(middleware.operations.withLock { $0 } == ["updatePost", ""])
     }
+
+    @Test("a credential issued for another site stays that site's through a middleware: the boundary still drops it")
+    func middlewareKeepsCredentialOrigins() async throws {
+        stub.register(.get, "/v1/me", .status(200), .status(200))
+        let client = RestingClient(
+            baseUrl: "https://api.example.com/v1", httpClient: stub,
+            interceptors: [ClientMiddlewareInterceptor(TenantMiddleware())])
+        var request = RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/me", encoding: .query))
+        request.headers.add(
+            name: "X-Other-Token", value: "for-elsewhere", sensitive: true,
+            origin: Origin(URL(string: "https://elsewhere.example")!))
+        request.headers.add(name: "Cookie", value: "id=1")
+        let plain = RestingClient(baseUrl: "https://api.example.com/v1", httpClient: stub)
+        _ = try await plain.perform(request).value
+        _ = try await client.perform(request).value
+        let (without, with) = (stub.received[0].request.headers, stub.received[1].request.headers)
+        #expect(without["X-Other-Token"] == nil, "the boundary drops it")
+        #expect(with["X-Other-Token"] == nil, "as it does without the middleware")
+        #expect(with["Cookie"] == "id=1" && with["X-Tenant"] == "acme")
+    }
 }
 #endif

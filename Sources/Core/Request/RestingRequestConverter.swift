@@ -86,7 +86,9 @@ public struct RestingRequestConverter: RequestConverter {
 
         var headers = configuration.headerProvider.headers()
         for field in request.headers {
-            headers.replaceOrAdd(name: field.name, value: field.value, sensitive: field.isSensitive)
+            // Its origin too: a credential the caller bound to another site stays that site's, for the boundary.
+            headers.replaceOrAdd(
+                name: field.name, value: field.value, sensitive: field.isSensitive, origin: field.origin)
         }
         if let contentType = encoded.contentType {
             // A multipart type names the body's own boundary, so no other Content-Type can describe it.

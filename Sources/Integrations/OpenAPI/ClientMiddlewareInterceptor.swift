@@ -53,7 +53,7 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
             guard let path = head.path else { throw RestingError.invalidURL("", reason: "the request has no path") }
             sent.url = try RestingClientTransport.url(baseURL, path)
             sent.method = RequestMethod(rawValue: head.method.rawValue)
-            sent.headers = HTTPHeaderFields(head.headerFields)
+            sent.headers = Self.headers(head.headerFields, keepingWhatTheyHadFrom: request.headers)
             sent.body = try await OpenAPIBodies.requestBody(
                 handedBody, given: body, original: request.body, limit: maximumRequestBodySize)
             let response = try await execution(sent)
@@ -69,6 +69,20 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
         response.body = OpenAPIBodies.responseBody(
             answerBody, given: original?.body, original: original?.response.body ?? .empty)
         return response
+    }
+
+    /// The fields the middleware handed on, each one it left as it was keeping its sensitivity and its credential's
+    /// origin: swift-http-types has no place for an origin, and a credential issued for another site must still be
+    /// dropped by the credential boundary, not become the request's own.
+    static func headers(_ fields: HTTPFields, keepingWhatTheyHadFrom original: HTTPHeaderFields) -> HTTPHeaderFields {
+        var handed = HTTPHeaderFields()
+        for field in HTTPHeaderFields(fields) {
+            let kept = original.first { $0.name.lowercased() == field.name.lowercased() && $0.value == field.value }
+            handed.add(
+                name: field.name, value: field.value, sensitive: field.isSensitive || kept?.isSensitive == true,
+                origin: kept?.origin)
+        }
+        return handed
     }
 }
 #endif
