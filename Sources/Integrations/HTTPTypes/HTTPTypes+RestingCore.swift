@@ -85,7 +85,7 @@ extension RestingCore.HTTPRequest {
     /// A RestingKit request from a swift-http-types head and a body (a head has none).
     ///
     /// ```swift
-    /// let request = try RestingCore.HTTPRequest(head, body: .data(payload))
+    /// let request = try RestingCore.HTTPRequest(head, body: .bytes(payload))
     /// ```
     ///
     /// - Throws: ``/RestingCore/RestingError/invalidURL(_:reason:)`` when the head has no scheme, authority or path
@@ -138,13 +138,16 @@ private struct RequestTarget {
     let path: String
 
     init(_ url: URL) throws(RestingError) {
-        let redacted = RedactionPolicy.default.url(url)
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = components.percentEncodedHost, !host.isEmpty
-        else { throw .invalidURL(redacted, reason: "only http and https URLs with a host have a request head") }
+        else {
+            throw .invalidURL(
+                RedactionPolicy.default.url(url), reason: "only http and https URLs with a host have a request head")
+        }
         guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil else {
-            throw .invalidURL(redacted, reason: "credentials in the URL have no place in a request head")
+            throw .invalidURL(
+                RedactionPolicy.default.url(url), reason: "credentials in the URL have no place in a request head")
         }
         // An IPv6 literal keeps (or regains) its brackets in an authority.
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

@@ -79,7 +79,7 @@ public struct SwiftLogInterceptor: RestingInterceptor {
             if cancelled {
                 logger.log(level: level, "✕ \(summary) cancelled", metadata: metadata)
             } else {
-                metadata["error.type"] = .string(Self.errorType(error))
+                metadata["error.type"] = .string(RestingError.errorType(of: error))
                 logger.log(level: level, "✕ \(summary) failed: \(error)", metadata: metadata)
             }
             throw error
@@ -128,7 +128,7 @@ public struct SwiftLogInterceptor: RestingInterceptor {
                     // The reader left (a `break`, a cancelled task): its choice, not a failure.
                     logger.log(level: levels.cancelled, "← \(summary) body left", metadata: metadata)
                 case let error?:
-                    metadata["error.type"] = .string(Self.errorType(error))
+                    metadata["error.type"] = .string(RestingError.errorType(of: error))
                     logger.log(level: levels.failure, "✕ \(summary) body cut: \(error)", metadata: metadata)
                 }
             })
@@ -140,11 +140,6 @@ public struct SwiftLogInterceptor: RestingInterceptor {
         case 400..<500: levels.clientError
         default: levels.failure
         }
-    }
-
-    /// OpenTelemetry's `error.type`: ``/RestingCore/RestingError/errorType``, or the type of another error.
-    private static func errorType(_ error: any Error) -> String {
-        (error as? RestingError)?.errorType ?? String(describing: type(of: error))
     }
 
     private static func milliseconds(since start: ContinuousClock.Instant) -> Int {

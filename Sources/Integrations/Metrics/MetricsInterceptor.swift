@@ -49,7 +49,7 @@ public struct MetricsInterceptor: RestingInterceptor {
             response = try await execution(request)
         } catch {
             active.decrement()
-            let failure = (error as? RestingError)?.errorType ?? String(describing: type(of: error))
+            let failure = RestingError.errorType(of: error)
             record(since: started, server + [("error.type", failure)])
             throw error
         }

@@ -77,7 +77,7 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
     static func headers(_ fields: HTTPFields, keepingWhatTheyHadFrom original: HTTPHeaderFields) -> HTTPHeaderFields {
         var handed = HTTPHeaderFields()
         for field in HTTPHeaderFields(fields) {
-            let kept = original.first { $0.name.lowercased() == field.name.lowercased() && $0.value == field.value }
+            let kept = original.first { $0.name.caseInsensitiveEquals(field.name) && $0.value == field.value }
             handed.add(
                 name: field.name, value: field.value, sensitive: field.isSensitive || kept?.isSensitive == true,
                 origin: kept?.origin)

@@ -102,7 +102,7 @@ public struct TracingInterceptor: RestingInterceptor {
     }
 
     private func fail(_ span: any Span, with error: any Error) {
-        span.attributes["error.type"] = (error as? RestingError)?.errorType ?? String(describing: type(of: error))
+        span.attributes["error.type"] = RestingError.errorType(of: error)
         span.recordError(error)
         span.setStatus(SpanStatus(code: .error))
     }

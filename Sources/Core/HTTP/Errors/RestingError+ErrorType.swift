@@ -33,4 +33,10 @@ extension RestingError {
         case .shutDown: "shutDown"
         }
     }
+
+    /// ``errorType`` for a `RestingError`, and the type's name for any other error: what the logging, metrics and
+    /// tracing integrations record as `error.type`.
+    package static func errorType(of error: any Error) -> String {
+        (error as? RestingError)?.errorType ?? String(describing: type(of: error))
+    }
 }
