@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIClientTests",
             dependencies: [
-                "RestingOpenAPI", "RestingCurl", "RestingURLSession", "RestingServerHarness",
+                "RestingOpenAPI", "RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
                 .product(
                     name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),

@@ -40,7 +40,10 @@ public struct RecordReplayInterceptor: RestingInterceptor {
 
     /// Answers from a fixture, or from the network (recording the exchange), as ``mode`` says.
     public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
-        let body = try request.body.collect()
+        let body = try await request.body.collect()
+        var request = request
+        // The bytes just read are what goes on: a single-pass sequence cannot be read a second time.
+        if case .sequence = request.body.source { request.body = .bytes(body) }
         let file = directory.appendingPathComponent(Self.fixtureName(request, body: body))
         if mode != .record, let recorded = try? Data(contentsOf: file) {
             do {

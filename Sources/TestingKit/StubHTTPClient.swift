@@ -118,7 +118,7 @@ public final class StubHTTPClient: HTTPClient {
 
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         guard !Task.isCancelled else { throw RestingError.cancelled }
-        let received = ReceivedRequest(asSent: request, body: try request.body.collect())
+        let received = ReceivedRequest(asSent: request, body: try await request.body.collect())
         let answer = try answerer(for: received)
         let response: StubResponse
         if let limit = [request.timeout, idleTimeout].compactMap({ $0 }).min() {

@@ -59,7 +59,9 @@ public struct StubResponse: Sendable {
     public static func file(_ url: URL, status: Int = 200, contentType: String = "application/json")
         throws(RestingError) -> StubResponse
     {
-        StubResponse(status: status, headers: ["Content-Type": contentType], body: try RequestBody.file(url).collect())
+        StubResponse(
+            status: status, headers: ["Content-Type": contentType],
+            body: try RequestBody.file(url).collectSynchronously())
     }
 
     /// The same response, answered after `delay`.

@@ -178,6 +178,11 @@ final class CurlDriver: @unchecked Sendable {
         _ = post(countsAsLoad: false) { $0.mail.unpauses.append(transfer) }
     }
 
+    /// Asks the driver to let an upload paused for its producer send again.
+    func resumeUpload(_ transfer: CurlTransfer) {
+        _ = post(countsAsLoad: false) { $0.mail.uploadResumes.append(transfer) }
+    }
+
     /// Lets the thread finish its transfers and exit.
     func stop() {
         _ = post { $0.isStopping = true }
@@ -240,6 +245,7 @@ final class CurlDriver: @unchecked Sendable {
         for (transfer, waiter) in delivered.submissions { start(transfer, waiter: waiter) }
         for transfer in delivered.cancellations { cancelOnDriver(transfer) }
         for transfer in delivered.unpauses { unpauseOnDriver(transfer) }
+        for transfer in delivered.uploadResumes { resumeUploadOnDriver(transfer) }
         if delivered.cancelsEverything {
             for transfer in active { cancelOnDriver(transfer) }
         }
@@ -362,7 +368,14 @@ final class CurlDriver: @unchecked Sendable {
         // The bytes gathered before the pause go first; if the reader's buffer is full again, stay paused.
         guard transfer.flushPendingBody(of: streamed) else { return }
         // May call the write callback at once with what libcurl held back, which may pause again.
-        curl_easy_pause(handle.raw, CURLPAUSE_CONT)
+        curl_easy_pause(handle.raw, transfer.pausedDirections)
+    }
+
+    private func resumeUploadOnDriver(_ transfer: CurlTransfer) {
+        guard transfer.isUploadPaused, let handle = transfer.handle else { return }
+        transfer.isUploadPaused = false
+        // May call the read callback at once, which pauses again if the producer has nothing after all.
+        curl_easy_pause(handle.raw, transfer.pausedDirections)
     }
 
     /// Called from a write callback: flush `transfer` when this pass of `curl_multi_perform` ends.
@@ -379,7 +392,7 @@ final class CurlDriver: @unchecked Sendable {
             guard let streamed = transfer.lifecycle.feed, let handle = transfer.handle else { continue }
             streamed.isAwaitingFlush = false
             if !transfer.flushPendingBody(of: streamed), streamed.isPaused {
-                curl_easy_pause(handle.raw, CURLPAUSE_RECV)
+                curl_easy_pause(handle.raw, transfer.pausedDirections)
             }
         }
     }

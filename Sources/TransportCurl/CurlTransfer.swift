@@ -33,6 +33,12 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var activeIndex = -1
 
     @exclusivity(unchecked) var reader: (any RequestBodyReader)?
+    /// The reader when the body is an async sequence: read without blocking, the upload paused while it has nothing.
+    @exclusivity(unchecked) var sequenceReader: SequenceBodyReader?
+    /// The upload waits for the sequence's producer (the read callback answered `CURL_READFUNC_PAUSE`).
+    @exclusivity(unchecked) var isUploadPaused = false
+    /// Body bytes handed to libcurl since the reader was made: a rewind before the first is no rewind at all.
+    @exclusivity(unchecked) private var bodyBytesRead: Int64 = 0
     @exclusivity(unchecked) private var headers = HTTPHeaderFields()
     @exclusivity(unchecked) private var headerBytes = 0
     /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
@@ -229,24 +235,63 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let sequenceReader { return readSequence(sequenceReader, into: buffer) }
         guard let reader else { return 0 }
         do {
-            return try reader.read(into: buffer)
+            let count = try reader.read(into: buffer)
+            bodyBytesRead += Int64(count)
+            return count
         } catch {
             failure = error
             return Int(CURL_READFUNC_ABORT)
         }
     }
 
+    /// Never blocks the driver: with nothing produced yet the upload pauses until the producer's wake-up asks the
+    /// driver to resume it.
+    private func readSequence(_ reader: SequenceBodyReader, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        switch reader.poll(into: buffer, orWhenReadable: { [weak self, driver] in self.map(driver.resumeUpload) }) {
+        case .bytes(let count):
+            bodyBytesRead += Int64(count)
+            return count
+        case .end:
+            return 0
+        case .pending:
+            isUploadPaused = true
+            return Int(CURL_READFUNC_PAUSE)
+        case .failed(let error):
+            failure = error
+            return Int(CURL_READFUNC_ABORT)
+        }
+    }
+
+    /// libcurl rewinds to resend a body (a reused connection found dead, say). A reader that has handed nothing out
+    /// is still at the start — so a single-pass body survives that — and any other is made anew, which a single-pass
+    /// body refuses with ``/RestingCore/RestingError/requestBodyNotReplayable``.
     func rewindBody() -> Int32 {
+        guard bodyBytesRead > 0 else { return Int32(CURL_SEEKFUNC_OK) }
         reader?.close()
         do {
-            reader = try request.body.makeReader()
+            setReader(try request.body.makeReader())
             return Int32(CURL_SEEKFUNC_OK)
         } catch {
+            reader = nil
+            sequenceReader = nil
             failure = error
             return Int32(CURL_SEEKFUNC_FAIL)
         }
+    }
+
+    func setReader(_ reader: any RequestBodyReader) {
+        self.reader = reader
+        sequenceReader = reader as? SequenceBodyReader
+        bodyBytesRead = 0
+    }
+
+    /// The directions libcurl must keep paused: receiving while a streamed body's reader is behind, sending while
+    /// an upload's producer is.
+    var pausedDirections: Int32 {
+        (lifecycle.feed?.isPaused == true ? CURLPAUSE_RECV : 0) | (isUploadPaused ? CURLPAUSE_SEND : 0)
     }
 
     /// Reports progress; false when the response arrives slower than the minimum rate, which aborts the transfer.
@@ -359,5 +404,6 @@ final class CurlTransfer: @unchecked Sendable {
         collector.close()
         reader?.close()
         reader = nil
+        sequenceReader = nil
     }
 }

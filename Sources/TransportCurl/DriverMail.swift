@@ -6,13 +6,16 @@ struct DriverMail {
     var submissions: [(CurlTransfer, CurlTransfer.Waiter)] = []
     var cancellations: [CurlTransfer] = []
     var unpauses: [CurlTransfer] = []
+    /// Uploads whose producer has bytes again.
+    var uploadResumes: [CurlTransfer] = []
     /// Called once the pass that takes them ends.
     var passEnds: [@Sendable () -> Void] = []
     /// Cancel every transfer in flight (a shutdown's grace period has passed).
     var cancelsEverything = false
 
     var isEmpty: Bool {
-        jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty && passEnds.isEmpty
+        jobs.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty && uploadResumes.isEmpty
+            && passEnds.isEmpty
             && !cancelsEverything
     }
 
@@ -21,6 +24,7 @@ struct DriverMail {
         submissions.removeAll(keepingCapacity: true)
         cancellations.removeAll(keepingCapacity: true)
         unpauses.removeAll(keepingCapacity: true)
+        uploadResumes.removeAll(keepingCapacity: true)
         passEnds.removeAll(keepingCapacity: true)
         cancelsEverything = false
     }

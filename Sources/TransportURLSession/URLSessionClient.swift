@@ -51,7 +51,8 @@ public final class URLSessionClient: HTTPClient {
     /// The slowest a response may arrive once its body has begun (see ``/RestingCore/MinimumTransferRate``); `nil` for
     /// none.
     public let minimumTransferRate: MinimumTransferRate?
-    /// The most of a streamed body kept on disk for a reader that fell behind.
+    /// The most of a streamed body kept on disk for a reader that fell behind, and of an async sequence's upload
+    /// spooled before it is sent.
     public let streamSpillLimit: Int64
     /// 1 GiB.
     public static let defaultStreamSpillLimit: Int64 = 1 << 30
@@ -136,16 +137,10 @@ public final class URLSessionClient: HTTPClient {
         if let unsupportedSetting { throw unsupportedSetting }
         guard delegate.admit() else { throw RestingError.shutDown }
         defer { delegate.leave() }
-        var urlRequest = try URLSessionMapping.urlRequest(for: request)
         // A deadline a century away is none; FoundationNetworking would overflow converting a larger one.
         guard let timeout = request.timeout, timeout < .effectivelyForever else {
-            return try await perform(request, urlRequest, progress: progress)
+            return try await perform(request, timeout: nil, progress: progress)
         }
-        // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
-        // so a 0.3 s timeout fires at once; the deadline is enforced here instead, exactly, and the request
-        // carries a whole-second value that can only fire after it.
-        // A streamed response's timeout bounds its head only: the session's own (idle) timeout governs its body.
-        if request.responseStreaming == nil { urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up) }
         return try await withDeadline(
             timeout,
             expired: {
@@ -154,7 +149,33 @@ public final class URLSessionClient: HTTPClient {
                         kind: .timedOut, code: URLError.timedOut.rawValue, domain: NSURLErrorDomain,
                         message: "no response within \(timeout)"))
             },
-            operation: { [urlRequest] in try await self.perform(request, urlRequest, progress: progress) })
+            operation: { try await self.perform(request, timeout: timeout, progress: progress) })
+    }
+
+    /// The most of an async sequence's upload kept in memory while it is spooled (see ``send(_:progress:)``).
+    static let uploadSpoolMemoryLimit = 1 << 20
+
+    /// Maps `request` and runs it. FoundationNetworking reads a stream body on one serial queue that every session of
+    /// the process shares, and cannot pause it: a read that waited for an async sequence's producer would stop every
+    /// URLSession call of the process — and deadlock once Swift's cooperative threads wait in URLSession for that
+    /// queue while the producer needs one of them. So such a body is spooled first (``uploadSpoolMemoryLimit`` in
+    /// memory, the rest up to ``streamSpillLimit`` in an unlinked temporary file) and sent once the sequence has ended;
+    /// `CurlClient` pauses the transfer instead and sends each chunk as it comes.
+    private func perform(
+        _ request: HTTPRequest, timeout: Duration?, progress: @escaping ProgressHandler
+    ) async throws -> HTTPDataResponse {
+        var request = request
+        request.body = try await request.body.spooled(
+            memoryLimit: Self.uploadSpoolMemoryLimit, diskLimit: streamSpillLimit)
+        var urlRequest = try URLSessionMapping.urlRequest(for: request)
+        // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
+        // so a 0.3 s timeout fires at once; the deadline is enforced by `send` instead, exactly, and the request
+        // carries a whole-second value that can only fire after it.
+        // A streamed response's timeout bounds its head only: the session's own (idle) timeout governs its body.
+        if let timeout, request.responseStreaming == nil {
+            urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up)
+        }
+        return try await perform(request, urlRequest, progress: progress)
     }
 
     /// Runs one task; cancelling the calling task ends the call at once (see ``TaskExchange``).

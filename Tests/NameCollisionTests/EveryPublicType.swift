@@ -82,6 +82,8 @@ enum EveryPublicType {
     typealias RequestAttributesLookup = RequestAttributes
     typealias RequestBodyLookup = RequestBody
     typealias RequestBodyReaderLookup = RequestBodyReader
+    typealias RequestBodySequenceLookup = RequestBodySequence
+    typealias RequestBodySequenceIterationLookup = RequestBodySequence.Iteration
     typealias RequestConverterLookup = RequestConverter
     typealias RequestEncodingLookup = RequestEncoding
     typealias RequestMethodLookup = RequestMethod

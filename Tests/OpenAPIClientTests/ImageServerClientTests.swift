@@ -6,6 +6,7 @@ import RestingCore
 import RestingCurl
 import RestingOpenAPI
 import RestingServerHarness
+import RestingTestSupport
 import RestingURLSession
 import Testing
 
@@ -40,6 +41,39 @@ struct ImageServerClientTests {
             guard let api = api.withLock({ $0 }) else { throw RestingError.cancelled }
             return "Bearer \(try await api.issueToken().ok.body.json.token)"
         }
+    }
+
+    /// What the request bodies of the operations looked like when they reached the network.
+    final class BodyLog: RestingInterceptor {
+        let seen = Locked<[(operation: String, isSequence: Bool, isSinglePass: Bool)]>([])
+        func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            var isSequence = false
+            var isSinglePass = false
+            if case .sequence(let sequence) = request.body.source {
+                isSequence = true
+                isSinglePass = sequence.iteration == .single
+            }
+            seen.withLock { $0.append((request.attributes.operationID ?? "", isSequence, isSinglePass)) }
+            return try await execution(request)
+        }
+    }
+
+    /// `count` chunks of `size` bytes (every byte of chunk i is i % 251), produced as they are asked for.
+    struct Chunks: AsyncSequence, Sendable {
+        let size: Int
+        let count: Int
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let chunks: Chunks
+            var index = 0
+            mutating func next() async -> ArraySlice<UInt8>? {
+                guard index < chunks.count else { return nil }
+                defer { index += 1 }
+                return ArraySlice(repeating: UInt8(index % 251), count: chunks.size)
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
     }
 
     struct Setup {
@@ -135,6 +169,30 @@ struct ImageServerClientTests {
         ).created.body.json
         #expect(upload.size == 100_000)
         #expect(upload.sha256 == SHA256.hex(bytes))
+    }
+
+    @Test(
+        "100 MiB from an async sequence go through the generated putFile as they are produced, and arrive whole",
+        arguments: [0, 1])
+    func hundredMebibyteUpload(transport: Int) async throws {
+        let server = try await LocalServer.start(script: LocalServer.imageServerScript)
+        defer { server.stop() }
+        let bodies = BodyLog()
+        let resting = RestingClient(
+            baseUrl: server.baseURL, httpClient: try Self.transports[transport](), networkInterceptors: [bodies])
+        let api = Client(
+            serverURL: try #require(URL(string: server.baseURL)), transport: RestingClientTransport(client: resting))
+        let chunks = Chunks(size: 64 * 1024, count: 1600)
+        let stored = try await api.putFile(
+            path: .init(name: "generated-100MiB.bin"),
+            body: .binary(HTTPBody(chunks, length: .unknown, iterationBehavior: .single))
+        ).created.body.json
+        #expect(stored.size == 100 * 1024 * 1024)
+        #expect(stored.sha256 == (try ChunkPatternDigest.sha256(chunkSize: 64 * 1024, count: 1600)))
+        // Handed on as a single-pass sequence, never collected: the transports' bound on what a sequence may hold
+        // applies (measured in "Uploads from an async sequence").
+        #expect(bodies.seen.withLock { $0.map(\.operation) } == ["putFile"])
+        #expect(bodies.seen.withLock { $0.allSatisfy { $0.isSequence && $0.isSinglePass } })
     }
 }
 #endif

@@ -16,10 +16,18 @@ struct URLSessionShutdownTests {
         RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path, encoding: .query))
     }
 
+    /// A session whose own idle timeout cannot end a call first: only the shutdown may (under a sanitizer's load a
+    /// held stream can sit idle past the default 60 s).
+    func transportWithoutIdleTimeout() -> URLSessionClient {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 3600
+        return URLSessionClient(configuration: configuration)
+    }
+
     @Test("a stream in flight is waited for, new calls fail .shutDown, then the session is invalidated")
     func gracefulShutdownWaitsForTheStream() async throws {
         let server = try await LocalServer.sharedConformanceServer.value
-        let transport = URLSessionClient(configuration: .ephemeral)
+        let transport = transportWithoutIdleTimeout()
         let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
         let tag = UUID().uuidString
         let body = try await client.perform(
@@ -55,7 +63,7 @@ struct URLSessionShutdownTests {
     @Test("after the grace period a call still running is cancelled, and the shutdown returns")
     func gracePeriodCancels() async throws {
         let server = try await LocalServer.sharedConformanceServer.value
-        let transport = URLSessionClient(configuration: .ephemeral)
+        let transport = transportWithoutIdleTimeout()
         let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
         let tag = UUID().uuidString
         let delayed = client.perform(get("/delay/120000?tag=\(tag)"))

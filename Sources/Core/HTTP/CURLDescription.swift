@@ -26,8 +26,8 @@ extension HTTPRequest {
             }
         case .file(let file):
             parts += ["--data-binary", ShellQuote.quote("@" + file.path)]
-        case .stream(let length, _):
-            comment = "# a streamed body\(length.map { " of \($0) bytes" } ?? "") is not shown"
+        case .stream, .sequence:
+            comment = "# a streamed body\(body.contentLength.map { " of \($0) bytes" } ?? "") is not shown"
         }
         return ([parts.joined(separator: " ")] + (comment.map { [$0] } ?? [])).joined(separator: " ")
     }

@@ -131,8 +131,8 @@ public struct LoggingInterceptor: RestingInterceptor {
                 + "… (\(text.utf8.count - bodyLimit) more bytes)"
         case .file(let url):
             return "<file \(url.lastPathComponent), \(body.contentLength.map { "\($0) bytes" } ?? "size unknown")>"
-        case .stream(let length, _):
-            return "<streamed body, \(length.map { "\($0) bytes" } ?? "length unknown")>"
+        case .stream, .sequence:
+            return "<streamed body, \(body.contentLength.map { "\($0) bytes" } ?? "length unknown")>"
         }
     }
 

@@ -59,6 +59,8 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
         switch encoded.body.source {
         case .empty: break
         case .bytes(let data) where data.count <= inlineBodyLimit: inline = data
+        case .sequence:
+            throw .bodyUnreadable(reason: "an async sequence's body cannot be kept in the offline queue to send later")
         default: bodyToStore = encoded.body
         }
         let entry = OfflineEntry(

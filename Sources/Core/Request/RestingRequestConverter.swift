@@ -188,9 +188,10 @@ struct EncodedBody {
                 case let data as Data: body = .bytes(data)
                 case let text as String: body = .bytes(Data(text.utf8))
                 case let file as URL where file.isFileURL: body = .file(file)
+                case let given as RequestBody: body = given
                 default:
                     throw RestingError.encodingFailed(
-                        reason: "a .raw endpoint takes a Data, String or file URL body, not \(Body.self)")
+                        reason: "a .raw endpoint takes a Data, String, file URL or RequestBody, not \(Body.self)")
                 }
                 contentType = rawContentType
             }

@@ -48,7 +48,7 @@ struct DurableDirectory: Sendable {
     func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
     func read(_ name: String) throws(RestingError) -> Data {
-        try RequestBody.file(file(name)).collect()
+        try RequestBody.file(file(name)).collectSynchronously()
     }
 
     /// Writes `data` under `name`, atomically; durably unless `flushed` is false (a cache, which can lose an

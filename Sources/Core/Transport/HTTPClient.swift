@@ -15,7 +15,9 @@
 ///   ``RestingError/cancelled``.
 /// - **Progress** is reported through `progress` as bytes move, from any thread, cheaply.
 /// - **Bodies** are read with ``RequestBody/makeReader()``, chunk by chunk; a retry calls `send` again with
-///   the same request and the body is read again from the start.
+///   the same request and the body is read again from the start (a single-pass ``RequestBodySequence`` then fails
+///   with ``RestingError/requestBodyNotReplayable``). An async sequence's reader blocks while its producer has nothing:
+///   read it on a thread of the transport's own, or with `await` through ``RequestBody/collect(upTo:)``.
 /// - A setting the transport cannot honour fails with ``RestingError/unsupported(feature:transport:)``,
 ///   never silently.
 /// - **Streamed responses.** When ``HTTPRequest/responseStreaming`` is set, return as soon as the head (status

@@ -23,18 +23,14 @@ import Foundation
 /// chunks as the middleware reads it), the origin as its `baseURL`, and the request's
 /// ``/RestingCore/RequestAttributes/operationID`` (empty when none). What it hands on, and what it answers, become
 /// RestingKit's request and response again: a body it did not replace passes through untouched (a streamed
-/// response keeps streaming); one it replaced is collected (up to ``maximumRequestBodySize``) or streamed back.
+/// response keeps streaming); one it replaced is streamed on, both ways.
 public struct ClientMiddlewareInterceptor: RestingInterceptor {
     /// The middleware run on every request.
     public let middleware: any ClientMiddleware
-    /// The largest request body a middleware may replace; a larger one fails the call with
-    /// ``/RestingCore/RestingError/bodyUnreadable(reason:)``.
-    public let maximumRequestBodySize: Int
 
     /// An interceptor running `middleware`.
-    public init(_ middleware: any ClientMiddleware, maximumRequestBodySize: Int = 16 << 20) {
+    public init(_ middleware: any ClientMiddleware) {
         self.middleware = middleware
-        self.maximumRequestBodySize = maximumRequestBodySize
     }
 
     /// Runs the middleware around the rest of the chain.
@@ -54,8 +50,7 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
             sent.url = try RestingClientTransport.url(baseURL, path)
             sent.method = RequestMethod(rawValue: head.method.rawValue)
             sent.headers = Self.headers(head.headerFields, keepingWhatTheyHadFrom: request.headers)
-            sent.body = try await OpenAPIBodies.requestBody(
-                handedBody, given: body, original: request.body, limit: maximumRequestBodySize)
+            sent.body = OpenAPIBodies.requestBody(handedBody, given: body, original: request.body)
             let response = try await execution(sent)
             let handed = OpenAPIBodies.httpBody(of: response, for: head.method)
             received.withLock { $0 = (response, handed) }

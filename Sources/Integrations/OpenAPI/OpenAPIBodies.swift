@@ -32,19 +32,31 @@ enum OpenAPIBodies {
             return nil
         case .bytes(let data):
             return HTTPBody(data)
-        case .file, .stream:
+        case .file, .stream, .sequence:
             let length = body.contentLength.map(HTTPBody.Length.known) ?? .unknown
-            return HTTPBody(ReaderChunks(body: body), length: length, iterationBehavior: .multiple)
+            var iteration = IterationBehavior.multiple
+            if case .sequence(let sequence) = body.source, sequence.iteration == .single { iteration = .single }
+            return HTTPBody(ReaderChunks(body: body), length: length, iterationBehavior: iteration)
         }
     }
 
-    /// The body a middleware handed on: the request's own when it is the one it was given, else collected.
-    static func requestBody(
-        _ body: HTTPBody?, given: HTTPBody?, original: RequestBody, limit: Int
-    ) async throws -> RequestBody {
+    /// An operation's body as a request body: its chunks sent as they are produced, with back-pressure; sent again
+    /// from the start when it can be iterated again, else once.
+    static func requestBody(_ body: HTTPBody?) -> RequestBody {
         guard let body else { return .empty }
-        if body === given { return original }
-        return .bytes(try await Data(collecting: body, upTo: limit))
+        let length: Int64? =
+            switch body.length {
+            case .known(let length): length
+            case .unknown: nil
+            }
+        return .sequence(
+            body, contentLength: length, iteration: body.iterationBehavior == .multiple ? .multiple : .single)
+    }
+
+    /// The body a middleware handed on: the request's own when it is the one it was given, else its chunks.
+    static func requestBody(_ body: HTTPBody?, given: HTTPBody?, original: RequestBody) -> RequestBody {
+        if let body, body === given { return original }
+        return requestBody(body)
     }
 
     /// The body a middleware answered with: the response's own when it is the one it was given, else a stream of
@@ -68,6 +80,10 @@ private struct ReaderChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> ArraySlice<UInt8>? {
             if let failure { throw failure }
             guard let reader else { return nil }
+            // An async sequence's reader would block a thread of the cooperative pool its producer needs.
+            if let sequence = reader as? SequenceBodyReader {
+                return try await sequence.next(upTo: 64 * 1024).map { ArraySlice($0) }
+            }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             let count = try chunk.withUnsafeMutableBytes { try reader.read(into: $0) }
             guard count > 0 else {

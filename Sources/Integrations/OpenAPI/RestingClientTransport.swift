@@ -23,23 +23,20 @@ import Foundation
 ///
 /// Each request carries its operation's `operationId` as ``/RestingCore/RequestAttributes/operationID``, so that
 /// an interceptor can treat one operation differently. A response body is the transport's stream, with its
-/// back-pressure: it is read as it arrives, never collected first, and can be read once. A request body is
-/// collected into memory (up to ``maximumRequestBodySize``) before it is sent; it can then be sent again by a
-/// retry, a refreshed credential or a 307/308 redirect.
+/// back-pressure: it is read as it arrives, never collected first, and can be read once. A request body is sent as it
+/// is produced, with back-pressure (``/RestingCore/RequestBodySequence``): one whose `iterationBehavior` is
+/// `.multiple` is sent again from its start by a retry, a refreshed credential or a 307/308 redirect; a `.single` one
+/// is sent once, and what would send it again fails with ``/RestingCore/RestingError/requestBodyNotReplayable``.
 ///
 /// The request goes where the generated client says: `serverURL` (here `baseURL`) and the operation's path; the
 /// `RestingClient`'s own `baseUrl` is not used. Any status is a response, as the generated client expects.
 public struct RestingClientTransport: ClientTransport {
     /// The client every operation is sent through.
     public let client: RestingClient
-    /// The largest request body collected for sending; a larger one fails with
-    /// ``/RestingCore/RestingError/bodyUnreadable(reason:)``.
-    public let maximumRequestBodySize: Int
 
     /// A transport sending through `client`.
-    public init(client: RestingClient, maximumRequestBodySize: Int = 16 << 20) {
+    public init(client: RestingClient) {
         self.client = client
-        self.maximumRequestBodySize = maximumRequestBodySize
     }
 
     /// Sends one operation's request through the client, and answers with its response head and streamed body.
@@ -50,22 +47,11 @@ public struct RestingClientTransport: ClientTransport {
         let url = try Self.url(baseURL, path)
         var sent = RestingCore.HTTPRequest(
             method: RequestMethod(rawValue: request.method.rawValue), url: url,
-            headers: HTTPHeaderFields(request.headerFields), body: try await requestBody(body),
+            headers: HTTPHeaderFields(request.headerFields), body: OpenAPIBodies.requestBody(body),
             responseStreaming: ResponseStreaming())
         sent.attributes.operationID = operationID
         let response = try await client.send(sent)
         return (try HTTPTypes.HTTPResponse(response), OpenAPIBodies.httpBody(of: response, for: request.method))
-    }
-
-    private func requestBody(_ body: HTTPBody?) async throws -> RequestBody {
-        guard let body else { return .empty }
-        do {
-            return .bytes(try await Data(collecting: body, upTo: maximumRequestBodySize))
-        } catch let error as RestingError {
-            throw error
-        } catch {
-            throw RestingError.bodyUnreadable(reason: "the request body could not be collected: \(error)")
-        }
     }
 
     /// `path` (with its query) under `baseURL`, whose own path is kept: `https://host/v1` and `/posts` make

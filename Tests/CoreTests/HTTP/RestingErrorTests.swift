@@ -114,7 +114,7 @@ struct RestingErrorTests {
     }
 
     @Test("a body longer than the limit cannot be collected into memory")
-    func collectLimit() {
-        #expect(throws: RestingError.self) { try RequestBody.bytes(Data(count: 10)).collect(upTo: 5) }
+    func collectLimit() async {
+        await #expect(throws: RestingError.self) { try await RequestBody.bytes(Data(count: 10)).collect(upTo: 5) }
     }
 }

@@ -120,7 +120,9 @@ struct OfflineQueueHardeningTests {
             let seen = Collector<HTTPRequest>()
             let report = try await queue.replay(with: delivering(seen))
             #expect(report.sent == 2 && report.remaining == 0 && report.stoppedBy == nil)
-            let bodies = try seen.all.map { try JSONDecoder().decode(Payload.self, from: $0.body.collect()).n }
+            let bodies = try seen.all.map {
+                try JSONDecoder().decode(Payload.self, from: $0.body.collectSynchronously()).n
+            }
             #expect(bodies == [1, 3])
             let quarantine = directory.appendingPathComponent("quarantine")
             #expect(
@@ -139,7 +141,7 @@ struct OfflineQueueHardeningTests {
             let slow = RestingClient(
                 baseUrl: "https://api.example.com",
                 httpClient: ClosureHTTPClient { request in
-                    seen.append(try JSONDecoder().decode(Payload.self, from: request.body.collect()).n)
+                    seen.append(try JSONDecoder().decode(Payload.self, from: request.body.collectSynchronously()).n)
                     try await Task.sleep(for: .milliseconds(20))  // keeps the two replays overlapping
                     return HTTPDataResponse(status: 201)
                 })
@@ -173,7 +175,7 @@ struct OfflineQueueHardeningTests {
                 with: RestingClient(
                     baseUrl: "https://api.example.com",
                     httpClient: ClosureHTTPClient { request in
-                        received.append(try request.body.collect())
+                        received.append(try request.body.collectSynchronously())
                         return HTTPDataResponse(status: 201)
                     }))
             #expect(received.all == [content])

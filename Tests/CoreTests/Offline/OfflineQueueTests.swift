@@ -54,7 +54,9 @@ struct OfflineQueueTests {
         let report = try await queue.replay(with: onlineClient) { sent, _ in progress.append(sent) }
         #expect(report.sent == 3 && report.remaining == 0 && report.stoppedBy == nil)
         #expect(try queue.entries().isEmpty)
-        let bodies = try received.all.map { try JSONDecoder().decode(Payload.self, from: $0.body.collect()).n }
+        let bodies = try received.all.map {
+            try JSONDecoder().decode(Payload.self, from: $0.body.collectSynchronously()).n
+        }
         #expect(bodies == [1, 2, 3])
         #expect(
             received.all.allSatisfy { $0.headers["Authorization"] == "Bearer fresh" && $0.url.path == "/items/inbox" })

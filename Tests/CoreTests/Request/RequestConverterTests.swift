@@ -147,7 +147,7 @@ struct RequestConverterTests {
         let converted = try convert(request)
         #expect(converted.headers["Content-Type"] == "application/json")
         #expect(converted.headers["Accept"] == "application/json")
-        let body = try converted.body.collect()
+        let body = try converted.body.collectSynchronously()
         #expect(
             try JSONDecoder().decode([String: AnyCodable].self, from: body).keys.sorted() == [
                 "body", "title", "userId",
@@ -167,9 +167,9 @@ struct RequestConverterTests {
         }
         let endpoint = Endpoint<Wide, Nothing>(.post, "/wide", encoding: .json)
         let value = Wide(a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, nested: ["z": 1, "y": 2, "x": 3])
-        let first = try convert(RestingRequest(endpoint: endpoint, body: value)).body.collect()
+        let first = try convert(RestingRequest(endpoint: endpoint, body: value)).body.collectSynchronously()
         for _ in 0..<20 {
-            #expect(try convert(RestingRequest(endpoint: endpoint, body: value)).body.collect() == first)
+            #expect(try convert(RestingRequest(endpoint: endpoint, body: value)).body.collectSynchronously() == first)
         }
     }
 
@@ -198,7 +198,8 @@ struct RequestConverterTests {
         let endpoint = Endpoint<Login, Nothing>(.post, "/login", encoding: .formURLEncoded)
         let converted = try convert(RestingRequest(endpoint: endpoint, body: Login(user: "a b", scopes: ["r", "w"])))
         #expect(
-            String(decoding: try converted.body.collect(), as: UTF8.self) == "user=a%20b&scopes%5B%5D=r&scopes%5B%5D=w")
+            String(decoding: try converted.body.collectSynchronously(), as: UTF8.self)
+                == "user=a%20b&scopes%5B%5D=r&scopes%5B%5D=w")
         #expect(converted.headers["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
     }
 
@@ -206,7 +207,7 @@ struct RequestConverterTests {
     func rawBodies() throws {
         let endpoint = Endpoint<Data, Nothing>(.put, "/blob", encoding: .raw(contentType: "image/png"))
         let converted = try convert(RestingRequest(endpoint: endpoint, body: Data([1, 2, 3])))
-        #expect(try converted.body.collect() == Data([1, 2, 3]))
+        #expect(try converted.body.collectSynchronously() == Data([1, 2, 3]))
         #expect(converted.headers["Content-Type"] == "image/png")
         #expect(!converted.headers.contains("Accept"), "a Nothing response asks for no particular type")
 

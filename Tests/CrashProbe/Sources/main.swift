@@ -18,7 +18,7 @@ struct LoggingTransport: HTTPClient {
     let log: String
 
     func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        let payload = try JSONDecoder().decode(Payload.self, from: try request.body.collect())
+        let payload = try JSONDecoder().decode(Payload.self, from: try await request.body.collect())
         let descriptor = open(log, O_WRONLY | O_APPEND | O_CREAT, 0o600)
         let line = "\(payload.n)\n"
         _ = line.withCString { write(descriptor, $0, strlen($0)) }

@@ -113,14 +113,7 @@ package struct BodyBufferState: Sendable {
             chunks[firstChunk] = Data()
             firstChunk += 1
             bufferedBytes -= chunk.count
-            if firstChunk == chunks.count {
-                chunks.removeAll(keepingCapacity: true)
-                firstChunk = 0
-            } else if firstChunk >= 64, firstChunk * 2 >= chunks.count {
-                // The emptied slots at the front are dropped in batches: amortised O(1) per chunk.
-                chunks.removeFirst(firstChunk)
-                firstChunk = 0
-            }
+            chunks.dropSpentChunks(before: &firstChunk)
             return .chunk(chunk, resumeProducer: resumesProducer())
         }
         if isCancelled { return .end(endDelivered ? nil : .cancelled) }
@@ -153,5 +146,19 @@ package struct BodyBufferState: Sendable {
         isCancelled = true
         if resumeReader { endDelivered = true }
         return .stopProducer(resumeReader: resumeReader)
+    }
+}
+
+extension Array where Element == Data {
+    /// Drops the spent chunks before `head`: all at once when every chunk is spent, else in batches, so that a queue
+    /// of many small chunks costs amortised O(1) per chunk rather than a shift of the whole array each time.
+    package mutating func dropSpentChunks(before head: inout Int) {
+        if head == count {
+            removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64, head * 2 >= count {
+            removeFirst(head)
+            head = 0
+        }
     }
 }

@@ -31,6 +31,7 @@ extension RestingError {
         case .bodyAlreadyConsumed: "bodyAlreadyConsumed"
         case .streamElementTooLarge: "streamElementTooLarge"
         case .shutDown: "shutDown"
+        case .requestBodyNotReplayable: "requestBodyNotReplayable"
         }
     }
 

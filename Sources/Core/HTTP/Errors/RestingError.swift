@@ -70,6 +70,11 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// The client or transport has been shut down (``RestingClient/shutdown(gracePeriod:)``,
     /// ``HTTPClient/shutdown(gracePeriod:)``): it takes no more calls.
     case shutDown
+    /// A single-pass request body (an async sequence that can be iterated once) would have to be sent again — by a
+    /// retry, an authentication refresh or a 307/308 redirect — after it began: the call fails instead of sending a
+    /// half or empty body. Make the body replayable (``RequestBody/sequence(_:contentLength:iteration:)`` with
+    /// `.multiple`) where resending matters.
+    case requestBodyNotReplayable
 
     public var description: String {
         switch self {
@@ -101,6 +106,8 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .streamElementTooLarge(let limit):
             "a line or event of the streamed response body is larger than the \(limit)-byte limit"
         case .shutDown: "the client has been shut down: it takes no more calls"
+        case .requestBodyNotReplayable:
+            "the request body can be sent once and was already sent: it cannot be sent again (retry, refresh, redirect)"
         }
     }
 }
