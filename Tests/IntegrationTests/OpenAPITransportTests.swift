@@ -62,6 +62,17 @@ struct OpenAPITransportTests {
         #expect(stub.received.first?.body == Data("{\"title\":\"t\"}".utf8))
     }
 
+    @Test("an empty body is no body: a GET handed HTTPBody() is sent, not refused for carrying one")
+    func emptyBodyIsNoBody() async throws {
+        stub.register(.get, "/v1/posts", .status(200, body: Data("[]".utf8)))
+        let transport = RestingClientTransport(
+            client: RestingClient(baseUrl: "https://unused.example", httpClient: stub))
+        let (response, _) = try await transport.send(
+            head(.get, "/posts"), body: HTTPBody(), baseURL: base, operationID: "listPosts")
+        #expect(response.status == .ok)
+        #expect(stub.received.first?.body == Data())
+    }
+
     @Test("a 503 is retried, a 401 refreshes the credential, and a second GET is a cache hit")
     func retryAuthAndCache() async throws {
         stub.register(

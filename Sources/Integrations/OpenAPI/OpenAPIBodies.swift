@@ -43,7 +43,8 @@ enum OpenAPIBodies {
     /// An operation's body as a request body: its chunks sent as they are produced, with back-pressure; sent again
     /// from the start when it can be iterated again, else once.
     static func requestBody(_ body: HTTPBody?) -> RequestBody {
-        guard let body else { return .empty }
+        // An empty body stays no body (a GET or HEAD may carry it), as when bodies were collected.
+        guard let body, body.length != .known(0) else { return .empty }
         let length: Int64? =
             switch body.length {
             case .known(let length): length
