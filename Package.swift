@@ -110,7 +110,8 @@ let package = Package(
         // them: for the tests, the demo and the soak.
         .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
         // Helpers shared by the test targets.
-        .target(name: "RestingTestSupport", dependencies: ["RestingCore"], path: "Tests/Support"),
+        .target(
+            name: "RestingTestSupport", dependencies: ["RestingCore", "RestingServerHarness"], path: "Tests/Support"),
         // The transport conformance suite: checks any HTTPClient against the conformance server.
         .target(
             name: "RestingTransportConformance",

@@ -10,8 +10,7 @@ import FoundationNetworking
 /// The script prints `… listening on http://127.0.0.1:<port>` first. It is started with `--exit-with-stdin`: it exits
 /// when this process closes its standard input, which also happens when this process dies, so no server outlives the
 /// run that started it.
-// `@unchecked`: `process` and `input` are only touched in init, stop() and stopAndWait().
-public final class LocalServer: @unchecked Sendable {
+public final class LocalServer: Sendable {
     public enum StartError: Error, CustomStringConvertible {
         case scriptNotFound(String)
         case didNotStart(String)
@@ -27,8 +26,7 @@ public final class LocalServer: @unchecked Sendable {
     /// `http://127.0.0.1:<port>`.
     public let baseURL: String
     public let port: Int
-    private let process: Process
-    private let input: Pipe
+    private let process: ChildProcess
 
     /// One image_server shared by every test of this process, started on first use.
     public static let sharedImageServer = Task { try await start(script: imageServerScript) }
@@ -60,51 +58,37 @@ public final class LocalServer: @unchecked Sendable {
     /// Starts the server and waits until it listens.
     public init(script: URL, arguments: [String] = [], verbose: Bool = false) throws {
         guard FileManager.default.fileExists(atPath: script.path) else { throw StartError.scriptNotFound(script.path) }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["python3", script.path, "--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"]
-            + arguments + (verbose ? ["--verbose"] : [])
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+        process = try ChildProcess(
+            "/usr/bin/env",
+            ["python3", script.path, "--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"] + arguments
+                + (verbose ? ["--verbose"] : []),
+            pipingInput: true)
 
-        // The first line is "<name> listening on http://127.0.0.1:<port>"; EOF means it failed.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The first line is "<name> listening on http://127.0.0.1:<port>"; the end of output means it failed. The
+        // servers print nothing after it.
+        let text = (process.readLine() ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        process.closeOutput()
         guard let address = text.split(separator: " ").last,
             let port = address.split(separator: ":").last.flatMap({ Int($0) })
         else {
-            process.terminate()
+            process.send(SIGKILL)
             throw StartError.didNotStart(text)
         }
         self.port = port
         baseURL = String(address)
     }
 
-    /// Stops the server: it exits when its standard input closes, and Foundation reaps it. Nothing waits
+    /// Stops the server: it exits when its standard input closes, and is reaped once released. Nothing waits
     /// here, so stopping never blocks a thread of the cooperative pool.
     public func stop() {
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
     }
 
     /// Stops the server and returns once its process has exited, so that its port refuses connections. The
     /// wait happens on a Dispatch thread, never on the cooperative pool.
     public func stopAndWait() async {
         stop()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { [process] in
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        await process.exitStatus()
     }
 
     deinit { stop() }

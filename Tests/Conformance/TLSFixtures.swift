@@ -16,16 +16,8 @@ public struct TLSFixtures: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "restingkit-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [
-            LocalServer.repository.appendingPathComponent("Tests/Conformance/make_certificates.sh").path,
-            directory.path,
-        ]
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
+        let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/make_certificates.sh")
+        let (status, _) = try await ChildProcess.run("/bin/bash", [script.path, directory.path])
         guard status == 0 else {
             throw LocalServer.StartError.didNotStart("make_certificates.sh exited with \(status)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RestingServerHarness
 
 /// The CrashProbe executable (the package in Tests/CrashProbe, which `make test` builds first), for the crash tests
 /// of the durable stores.
@@ -23,25 +24,14 @@ enum Probe {
     static func run(_ arguments: [String], killAfter limit: Int?) async throws -> [String] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = executable
-                process.arguments = arguments
-                let output = Pipe()
-                process.standardOutput = output
-                do { try process.run() } catch { return continuation.resume(throwing: error) }
-                var lines: [String] = []
-                var pending = Data()
-                while limit.map({ lines.count < $0 }) ?? true {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    pending.append(chunk)
-                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                        pending.removeSubrange(pending.startIndex...newline)
-                    }
+                let probe: ChildProcess
+                do { probe = try ChildProcess(executable.path, arguments) } catch {
+                    return continuation.resume(throwing: error)
                 }
-                if limit != nil { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
+                var lines: [String] = []
+                while limit.map({ lines.count < $0 }) ?? true, let line = probe.readLine() { lines.append(line) }
+                if limit != nil { probe.send(SIGKILL) }
+                probe.waitForExit()
                 continuation.resume(returning: lines)
             }
         }

@@ -188,7 +188,7 @@ struct ImageServerClientTests {
             body: .binary(HTTPBody(chunks, length: .unknown, iterationBehavior: .single))
         ).created.body.json
         #expect(stored.size == 100 * 1024 * 1024)
-        #expect(stored.sha256 == (try ChunkPatternDigest.sha256(chunkSize: 64 * 1024, count: 1600)))
+        #expect(stored.sha256 == (try await ChunkPatternDigest.sha256(chunkSize: 64 * 1024, count: 1600)))
         // Handed on as a single-pass sequence, never collected: the transports' bound on what a sequence may hold
         // applies (measured in "Uploads from an async sequence").
         #expect(bodies.seen.withLock { $0.map(\.operation) } == ["putFile"])

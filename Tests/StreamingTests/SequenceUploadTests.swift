@@ -29,7 +29,7 @@ struct SequenceUploadTests {
 
         /// The SHA-256 of every byte the sequence yields.
         var sha256: String {
-            get throws { try ChunkPatternDigest.sha256(chunkSize: size, count: count) }
+            get async throws { try await ChunkPatternDigest.sha256(chunkSize: size, count: count) }
         }
 
         struct AsyncIterator: AsyncIteratorProtocol {
@@ -114,7 +114,7 @@ struct SequenceUploadTests {
         let client = try await Self.client(transport)
         let stored = try await client.send(upload(.sequence(chunks), as: "sequence-\(transport).bin")).body
         #expect(stored.size == 100 * 1024 * 1024)
-        #expect(try stored.sha256 == chunks.sha256)
+        #expect(try await stored.sha256 == chunks.sha256)
         #expect(chunks.peak <= 1024 * 1024, "the producer is held to the network's pace")
     }
 
@@ -125,7 +125,7 @@ struct SequenceUploadTests {
         let body = RequestBody.sequence(chunks, contentLength: 3_000_000)
         let stored = try await client.send(upload(body, as: "declared-\(transport).bin")).body
         #expect(stored.size == 3_000_000)
-        #expect(try stored.sha256 == chunks.sha256)
+        #expect(try await stored.sha256 == chunks.sha256)
     }
 
     @Test(
@@ -246,6 +246,6 @@ struct SequenceResendTests {
         let body = RequestBody.sequence(Self.chunks, iteration: .multiple)
         let answer = try JSONSerialization.jsonObject(with: try await send(body, resend, over: transport))
         let sha256 = (answer as? [String: Any]).flatMap { $0["sha256"] ?? $0["bodySHA256"] } as? String
-        #expect(try sha256 == Self.chunks.sha256)
+        #expect(try await sha256 == Self.chunks.sha256)
     }
 }

@@ -27,17 +27,10 @@ struct CURLDescriptionTests {
             headers: ["Content-Type": "application/json", "X-Quote": "it's \"quoted\""],
             body: .bytes(Data(body.utf8)))
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", request.cURLDescription(redaction: .none) + " --silent"]
-        let output = Pipe()
-        process.standardOutput = output
-        await withCheckedContinuation { continuation in
-            process.terminationHandler = { _ in continuation.resume() }
-            do { try process.run() } catch { continuation.resume() }
-        }
-        #expect(process.terminationStatus == 0)
-        let replayed = try JSONDecoder().decode(Echo.self, from: output.fileHandleForReading.readDataToEndOfFile())
+        let (status, output) = try await ChildProcess.run(
+            "/bin/sh", ["-c", request.cURLDescription(redaction: .none) + " --silent"])
+        #expect(status == 0)
+        let replayed = try JSONDecoder().decode(Echo.self, from: output)
 
         #expect(replayed.method == "PATCH")
         #expect(replayed.path == "/echo/it's")
