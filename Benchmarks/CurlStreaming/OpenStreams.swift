@@ -110,7 +110,10 @@ enum OpenStreams {
         defer { closedir(directory) }
         var count = 0
         while let entry = readdir(directory) {
-            if withUnsafeBytes(of: entry.pointee.d_name, { $0.first }) != UInt8(ascii: ".") { count += 1 }
+            // The name's first byte only: glibc's records are as long as their name, so copying the whole `d_name`
+            // (256 bytes) can read past the end of its buffer.
+            let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            if name.load(as: UInt8.self) != UInt8(ascii: ".") { count += 1 }
         }
         return count - 1  // the directory's own descriptor
     }

@@ -23,6 +23,15 @@ import Darwin
 /// let (status, output) = try await ChildProcess.run("/bin/sh", ["-c", "echo hello"])  // 0, "hello\n"
 /// ```
 public final class ChildProcess: Sendable {
+    // Darwin imports the spawn types as optional pointers, glibc as structs.
+    #if canImport(Darwin)
+    private typealias SpawnActions = posix_spawn_file_actions_t?
+    private typealias SpawnAttributes = posix_spawnattr_t?
+    #else
+    private typealias SpawnActions = posix_spawn_file_actions_t
+    private typealias SpawnAttributes = posix_spawnattr_t
+    #endif
+
     /// Why a child could not be started, or what it did wrong.
     public struct Failure: Error, CustomStringConvertible {
         /// What failed, with its `errno` meaning.
@@ -56,11 +65,11 @@ public final class ChildProcess: Sendable {
         }
 
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
+        var actions: SpawnActions = nil
+        var attributes: SpawnAttributes = nil
         #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
+        var actions = SpawnActions()
+        var attributes = SpawnAttributes()
         #endif
         posix_spawn_file_actions_init(&actions)
         posix_spawnattr_init(&attributes)
@@ -71,6 +80,7 @@ public final class ChildProcess: Sendable {
         if let inputPipe { posix_spawn_file_actions_adddup2(&actions, inputPipe.read, 0) }
         posix_spawn_file_actions_adddup2(&actions, outputPipe.write, 1)
         try Self.closeEveryOtherDescriptor(&actions, &attributes)
+        Self.resetSignals(&attributes)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0)=\($1)") } + [nil]
@@ -186,15 +196,30 @@ public final class ChildProcess: Sendable {
         return (descriptors[0], descriptors[1])
     }
 
+    /// Starts the child with no signal blocked and every signal's default action, whatever the starting thread has
+    /// blocked or ignored — a Dispatch worker, where helpers are started, blocks nearly every signal — so that a
+    /// helper that waits for a signal (nginx, stopped with SIGQUIT) sees it.
+    private static func resetSignals(_ attributes: inout SpawnAttributes) {
+        var none = sigset_t()
+        var all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)
+        posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
+
     /// Makes the spawn close every descriptor but the child's standard streams.
     private static func closeEveryOtherDescriptor(
-        _ actions: inout posix_spawn_file_actions_t, _ attributes: inout posix_spawnattr_t
+        _ actions: inout SpawnActions, _ attributes: inout SpawnAttributes
     ) throws {
         #if canImport(Darwin)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
         #else
         // glibc 2.34 and later; `<spawn.h>` declares it only under `_GNU_SOURCE`, which Swift's Glibc module lacks.
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<SpawnActions>, Int32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         else { throw Failure("posix_spawn_file_actions_addclosefrom_np needs glibc 2.34 or later") }
         let status = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)

@@ -57,14 +57,21 @@ public final class CurlClient: HTTPClient {
         guard !isShutDown.load(ordering: .relaxed) else { throw RestingError.shutDown }
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
-            return try await withDeadline(
-                timeout,
-                expired: {
-                    CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)")
-                },
-                operation: { try await self.transfer(request, progress: progress) })
+            return try await transfer(request, progress: progress, headWithin: timeout)
         }
         return try await transfer(request, progress: progress)
+    }
+
+    /// ``transfer(_:progress:)`` failing when no head arrives within `timeout`. Apart from ``send(_:progress:)``
+    /// so that the deadline's frame is held only by the calls that have one.
+    @inline(never)
+    private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler, headWithin timeout: Duration)
+        async throws -> HTTPDataResponse
+    {
+        try await withDeadline(
+            timeout,
+            expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)") },
+            operation: { try await self.transfer(request, progress: progress) })
     }
 
     /// Whether ``shutdown(gracePeriod:)`` has begun (for tests).
@@ -106,12 +113,13 @@ public final class CurlClient: HTTPClient {
         try await CurlClient(configuration: configuration).shuttingDown(gracePeriod: gracePeriod, after: body)
     }
 
+    /// One transfer on a driver. What is not awaited is done in non-inlined helpers: an async function's frame is
+    /// held for as long as it waits, and this one waits for every response — ten thousand open streams hold ten
+    /// thousand of it.
     private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
     {
-        let driver = drivers.driverForNewTransfer()
-        let transfer = CurlTransfer(
-            request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
-            minimumRate: configuration.minimumTransferRate, census: census, driver: driver)
+        let transfer = makeTransfer(request, progress: progress)
+        let driver = transfer.driver
         return try await withTaskCancellationHandler {
             // Only a wake-up: the outcome crosses threads under `CurlTransfer`'s lock. Checked, although the
             // lifecycle hands the continuation out once: ThreadSanitizer reports the unchecked kind's own hand-off,
@@ -119,10 +127,17 @@ public final class CurlClient: HTTPClient {
             await withCheckedContinuation { continuation in
                 driver.submit(transfer, waiter: continuation)
             }
-            return try transfer.takeOutcome().get()
+            return try transfer.takeResponse()
         } onCancel: {
             driver.cancel(transfer)
         }
+    }
+
+    @inline(never)
+    private func makeTransfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) -> CurlTransfer {
+        CurlTransfer(
+            request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
+            minimumRate: configuration.minimumTransferRate, census: census, driver: drivers.driverForNewTransfer())
     }
 }
 

@@ -136,7 +136,9 @@ final class CurlDriver: @unchecked Sendable {
         post { $0.mail.jobs.append(job) }
     }
 
-    /// Starts `transfer` for the task `waiter` resumes (directly when called on the driver thread).
+    /// Starts `transfer` for the task `waiter` resumes (directly when called on the driver thread). Never inlined into
+    /// the task that waits for the transfer, whose frame it would enlarge.
+    @inline(never)
     func submit(_ transfer: CurlTransfer, waiter: CurlTransfer.Waiter) {
         if isCurrentThread {
             start(transfer, waiter: waiter)

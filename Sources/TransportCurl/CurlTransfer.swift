@@ -57,12 +57,14 @@ final class CurlTransfer: @unchecked Sendable {
     var sink: DownloadSink? { collector.sink }
     /// The largest body kept in memory (libcurl enforces it too, from the announced length).
     let maximumResponseSize: Int64
-    /// Where the body stream's reader sends its resume and cancel requests.
-    private let driver: CurlDriver
+    /// The driver running it, where the body stream's reader sends its resume and cancel requests.
+    let driver: CurlDriver
 
     /// All the response header bytes a server may send before the transfer fails.
     static var maximumHeaderBytes: Int { 256 * 1024 }
-    static var typicalHeaderCount: Int { 16 }
+    /// Room reserved for a head's fields: 12 of 80 bytes stay within glibc's per-thread cache (1,032 bytes), so the
+    /// room a streamed head gives back (``HTTPHeaderFields/shrinkToFit()``) is the next head's, not a hole.
+    static var typicalHeaderCount: Int { 12 }
 
     /// The client's count of live transfers and double resumes.
     let census: TransferCensus
@@ -204,6 +206,8 @@ final class CurlTransfer: @unchecked Sendable {
             onResume: { [weak self] in self.map(driver.unpause) },
             onCancel: { [weak self] in self.map(driver.cancel) })
         guard let waiter = lifecycle.streamHead(into: StreamedBody(continuation)) else { return }
+        // The head lives as long as the stream: ten thousand open streams would each keep the typical head's room.
+        headers.shrinkToFit()
         resume(
             waiter,
             with: .success(
@@ -226,12 +230,15 @@ final class CurlTransfer: @unchecked Sendable {
         waiter.resume()
     }
 
-    /// What ``resume(with:)`` handed over, for the task it woke.
-    func takeOutcome() -> Result<HTTPDataResponse, RestingError> {
-        handoff.withLock { outcome in
+    /// What ``resume(_:with:)`` handed over, for the task it woke: the response, or the error thrown. Synchronous and
+    /// never inlined: the lock's temporaries and the typed error would otherwise enlarge the frame of the task that
+    /// waits, held for as long as the transfer runs.
+    @inline(never)
+    func takeResponse() throws -> HTTPDataResponse {
+        try handoff.withLock { outcome in
             defer { outcome = nil }
             return outcome ?? .failure(.cancelled)
-        }
+        }.get()
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {

@@ -32,6 +32,26 @@ struct ChildProcessTests {
         #expect(String(decoding: output, as: UTF8.self) == "0\n1\n2\n")
     }
 
+    #if os(Linux)
+    @Test("a child starts with no signal blocked, whatever the thread that starts it blocks")
+    func signalMaskIsEmpty() async throws {
+        let blockedInChild: String = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var blocked = sigset_t()
+                var previous = sigset_t()
+                sigemptyset(&blocked)
+                sigaddset(&blocked, SIGTERM)
+                pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+                defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+                let child = try? ChildProcess("/bin/grep", ["SigBlk", "/proc/self/status"])
+                continuation.resume(returning: String(decoding: child?.readToEnd() ?? Data(), as: UTF8.self))
+                child?.waitForExit()
+            }
+        }
+        #expect(blockedInChild == "SigBlk:\t0000000000000000\n")
+    }
+    #endif
+
     @Test("the exit status is the child's, or 128 plus the signal that ended it")
     func exitStatus() async throws {
         #expect(try await ChildProcess.run("/bin/sh", ["-c", "exit 3"]).status == 3)

@@ -21,52 +21,89 @@ extension RestingClient {
         let baseUrl = baseUrl ?? self.baseUrl
         let hooks = CancellationHooks()
         return call(cancellationHooks: hooks) { progress in
-            let (response, stream) = try await self.openStream(
-                request, baseUrl: baseUrl, continuing: continuing, extraHeaders: [], progress: progress)
-            let call = StreamedCall(registry: self.calls) { headers in
-                try await self.holdingASlot {
-                    let (response, stream) = try await self.openStream(
-                        request, baseUrl: baseUrl, continuing: continuing, extraHeaders: headers, progress: { _ in })
-                    return response.status == 204 ? nil : stream
-                }
-            }
-            call.attach(stream)
-            hooks.add { [weak call] in call?.cancel() }
-            let streamed = StreamedBody(
-                stream: stream, decoder: request.endpoint.decoder ?? self.decoder, reconnector: call)
-            guard let body = type.init(streamedBody: streamed) as? ResponseType else {
-                throw RestingError.decodingFailed(
-                    type: String(describing: ResponseType.self),
-                    underlying: DecodingError.typeMismatch(
-                        ResponseType.self, .init(codingPath: [], debugDescription: "not a stream")),
-                    body: Data())
-            }
-            return RestingResponse(
-                status: response.status, headers: response.headers, body: body, url: response.url,
-                metrics: response.metrics, cacheStatus: response.cacheStatus)
+            let (head, stream) = try await self.openStream(
+                self.streamingRequest(request, baseUrl: baseUrl, continuing: continuing, extraHeaders: []),
+                progress: progress)
+            return try self.streamedResponse(
+                head: head, stream: stream, request: request, as: type, baseUrl: baseUrl, continuing: continuing,
+                hooks: hooks)
         }
     }
 
-    /// Sends `request` asking for a streamed body; answers with an accepted head (its body emptied) and the body
-    /// as a stream, or fails with the status.
-    private func openStream<RequestType, ResponseType>(
+    /// The response of a streamed call whose head has arrived: its body `type` reading `stream`, reconnecting
+    /// through a ``StreamedCall``.
+    ///
+    /// Synchronous, and apart from the closure above, for memory: an async function's locals live in its task's
+    /// frame for as long as it is suspended, and the closure waits for the head — with ten thousand streams opening
+    /// at once, everything built here would be held ten thousand times over, and freed in scattered pieces after.
+    private func streamedResponse<RequestType, ResponseType>(
+        head: HTTPDataResponse, stream: ResponseBodyStream, request: RestingRequest<RequestType, ResponseType>,
+        as type: any StreamingResponseBody.Type, baseUrl: String, continuing: (@Sendable (inout HTTPRequest) -> Void)?,
+        hooks: CancellationHooks
+    ) throws -> RestingResponse<ResponseType> {
+        let call = StreamedCall(registry: calls) { headers in
+            try await self.holdingASlot {
+                let (response, stream) = try await self.openStream(
+                    self.streamingRequest(request, baseUrl: baseUrl, continuing: continuing, extraHeaders: headers),
+                    progress: { _ in })
+                return response.status == 204 ? nil : stream
+            }
+        }
+        call.attach(stream)
+        hooks.add { [weak call] in call?.cancel() }
+        let streamed = StreamedBody(stream: stream, decoder: request.endpoint.decoder ?? decoder, reconnector: call)
+        guard let body = type.init(streamedBody: streamed) as? ResponseType else {
+            throw RestingError.decodingFailed(
+                type: String(describing: ResponseType.self),
+                underlying: DecodingError.typeMismatch(
+                    ResponseType.self, .init(codingPath: [], debugDescription: "not a stream")),
+                body: Data())
+        }
+        return RestingResponse(
+            status: head.status, headers: head.headers, body: body, url: head.url, metrics: head.metrics,
+            cacheStatus: head.cacheStatus)
+    }
+
+    /// Sends `request` (a ``streamingRequest(_:baseUrl:continuing:extraHeaders:)``); answers with an accepted head
+    /// (its body emptied) and the body as a stream, or fails with the status. Not generic, and its work after the
+    /// exchange in helpers, to keep this frame — held while the head is awaited — small.
+    private func openStream(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
+        -> (head: HTTPDataResponse, body: ResponseBodyStream)
+    {
+        let response = try await exchange(request, progress: progress)
+        guard acceptedStatusCodes.contains(response.status) else { throw try await refusal(of: response) }
+        return Self.split(response)
+    }
+
+    /// `request` converted, asking for its response to stream.
+    private func streamingRequest<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
-        continuing: (@Sendable (inout HTTPRequest) -> Void)?, extraHeaders: [(name: String, value: String)],
-        progress: @escaping ProgressHandler
-    ) async throws -> (head: HTTPDataResponse, body: ResponseBodyStream) {
+        continuing: (@Sendable (inout HTTPRequest) -> Void)?, extraHeaders: [(name: String, value: String)]
+    ) throws -> HTTPRequest {
         var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
         continuing?(&httpRequest)
         httpRequest.responseStreaming = httpRequest.responseStreaming ?? ResponseStreaming()
         for header in extraHeaders { httpRequest.headers.replaceOrAdd(name: header.name, value: header.value) }
         try httpRequest.headers.validate()
-        var response = try await exchange(httpRequest, progress: progress)
-        guard acceptedStatusCodes.contains(response.status) else {
-            response.body = ResponseBody(try await response.body.collect(upTo: Self.streamedErrorBodyLimit))
-            throw RestingError.httpError(HTTPError(response))
-        }
-        // A transport or a mock that does not stream answers with a whole body: it streams from memory.
-        let stream = response.body.makeStream()
-        response.body = .empty
-        return (response, stream)
+        return httpRequest
+    }
+
+    /// The error of a streamed response whose status is not accepted, with the start of its body. Never inlined:
+    /// its frame would swell ``openStream(_:progress:)``'s.
+    @inline(never)
+    private func refusal(of response: HTTPDataResponse) async throws -> RestingError {
+        var response = response
+        response.body = ResponseBody(try await response.body.collect(upTo: Self.streamedErrorBodyLimit))
+        return .httpError(HTTPError(response))
+    }
+
+    /// The head (its body emptied) and the body as a stream — from memory when a transport or a mock that does not
+    /// stream answered with a whole body.
+    @inline(never)
+    private static func split(_ response: HTTPDataResponse) -> (head: HTTPDataResponse, body: ResponseBodyStream) {
+        var head = response
+        let stream = head.body.makeStream()
+        head.body = .empty
+        return (head, stream)
     }
 }

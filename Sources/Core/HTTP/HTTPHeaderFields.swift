@@ -63,6 +63,15 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
     /// Room for `capacity` fields without growing: for a transport that collects a response's head line by line.
     package mutating func reserveCapacity(_ capacity: Int) { fields.reserveCapacity(capacity) }
 
+    /// Gives back the room ``reserveCapacity(_:)`` left unused: for a head kept as long as a streamed body flows.
+    package mutating func shrinkToFit() {
+        guard fields.capacity > fields.count else { return }
+        var exact: [Field] = []
+        exact.reserveCapacity(fields.count)
+        exact.append(contentsOf: fields)
+        fields = exact
+    }
+
     /// How many fields there are, repeats counted.
     public var count: Int { fields.count }
     /// Whether there are no fields.

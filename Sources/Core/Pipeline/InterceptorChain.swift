@@ -9,7 +9,9 @@ struct InterceptorChain: Sendable {
     let maximumRedirects: Int
 
     func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        try await Self.run(interceptors, from: 0, request) { request in
+        // Without interceptors, no closure: every call waits here for its response, holding this frame.
+        guard !interceptors.isEmpty else { return try await followRedirects(request, progress: progress) }
+        return try await Self.run(interceptors, from: 0, request) { request in
             try await self.followRedirects(request, progress: progress)
         }
     }
@@ -31,9 +33,7 @@ struct InterceptorChain: Sendable {
     }
 
     private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        var request = request
-        CredentialBoundary.enforce(on: &request)
-        try request.validate()
+        let request = try Self.boundaryChecked(request)
         do {
             return try await transport.send(request, progress: progress)
         } catch is CancellationError {
@@ -41,7 +41,19 @@ struct InterceptorChain: Sendable {
         }
     }
 
-    /// Runs `interceptors[index...]`, then `end`.
+    /// `request` past the ``CredentialBoundary``, validated. Not inlined into ``send(_:progress:)``, whose frame is
+    /// held while the transport works.
+    @inline(never)
+    private static func boundaryChecked(_ request: HTTPRequest) throws -> HTTPRequest {
+        var request = request
+        CredentialBoundary.enforce(on: &request)
+        try request.validate()
+        return request
+    }
+
+    /// Runs `interceptors[index...]`, then `end`. Never inlined: it would enlarge the frame of a chain without
+    /// interceptors.
+    @inline(never)
     static func run(
         _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
         end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse

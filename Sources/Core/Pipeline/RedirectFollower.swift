@@ -35,28 +35,42 @@ package struct RedirectFollower: Sendable {
         _ request: HTTPRequest, exchange: (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         var current = request
-        // Built at the first redirect only: most requests are never redirected.
-        var visited: Set<String> = []
-        var hops = 0
+        var hops = Hops()
         while true {
             let response = try await exchange(current)
-            guard maximumRedirects > 0, let next = nextRequest(after: response, for: current) else { return response }
-            if visited.isEmpty { visited.insert("\(request.method) \(request.url.absoluteString)") }
-            hops += 1
-            guard hops <= maximumRedirects else {
-                throw RestingError.transportFailed(
-                    TransportError(
-                        kind: .tooManyRedirects, code: response.status, domain: "HTTP",
-                        message: "more than \(maximumRedirects) redirects"))
-            }
-            guard visited.insert("\(next.method) \(next.url.absoluteString)").inserted else {
-                throw RestingError.transportFailed(
-                    TransportError(
-                        kind: .redirectLoop, code: response.status, domain: "HTTP",
-                        message: "redirect loop back to \(RedactionPolicy.default.url(next.url))"))
-            }
+            guard let next = try follow(response, to: current, from: request, hops: &hops) else { return response }
             current = next
         }
+    }
+
+    /// The redirects followed so far: built at the first, as most requests are never redirected.
+    package struct Hops {
+        var visited: Set<String> = []
+        var count = 0
+    }
+
+    /// The next hop after `response` to `current`, counted in `hops`; `nil` when `response` ends the call. Never
+    /// inlined into ``send(_:exchange:)``, whose frame is held while each hop is awaited.
+    @inline(never)
+    private func follow(
+        _ response: HTTPDataResponse, to current: HTTPRequest, from request: HTTPRequest, hops: inout Hops
+    ) throws -> HTTPRequest? {
+        guard maximumRedirects > 0, let next = nextRequest(after: response, for: current) else { return nil }
+        if hops.visited.isEmpty { hops.visited.insert("\(request.method) \(request.url.absoluteString)") }
+        hops.count += 1
+        guard hops.count <= maximumRedirects else {
+            throw RestingError.transportFailed(
+                TransportError(
+                    kind: .tooManyRedirects, code: response.status, domain: "HTTP",
+                    message: "more than \(maximumRedirects) redirects"))
+        }
+        guard hops.visited.insert("\(next.method) \(next.url.absoluteString)").inserted else {
+            throw RestingError.transportFailed(
+                TransportError(
+                    kind: .redirectLoop, code: response.status, domain: "HTTP",
+                    message: "redirect loop back to \(RedactionPolicy.default.url(next.url))"))
+        }
+        return next
     }
 
     /// The request a redirect response asks for, or `nil` when `response` is not one to follow.

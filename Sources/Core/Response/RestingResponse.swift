@@ -7,28 +7,45 @@ import Foundation
 /// A successful response with its body decoded as the endpoint's response type.
 public struct RestingResponse<Body: Sendable>: Sendable {
     /// The status code.
-    public let status: Int
+    public var status: Int { head.status }
     /// The headers, in the order received.
-    public let headers: HTTPHeaderFields
+    public var headers: HTTPHeaderFields { head.headers }
     /// The decoded body.
     public let body: Body
     /// The URL that answered, after redirects, when the transport knows it.
-    public let url: URL?
+    public var url: URL? { head.url }
     /// What the transport measured, when it measures.
-    public let metrics: TransferMetrics?
+    public var metrics: TransferMetrics? { head.metrics }
     /// How an HTTP cache answered, when one did; `nil` when no cache was asked.
-    public let cacheStatus: CacheStatus?
+    public var cacheStatus: CacheStatus? { head.cacheStatus }
+
+    /// Everything but the body, behind one reference: a response is held in the frame of every async function it
+    /// passes through — and in its call's task, and in a streamed call's reader for as long as the stream is open —
+    /// so it stays a word and its body wide.
+    private let head: Head
+
+    private final class Head: Sendable {
+        let status: Int
+        let headers: HTTPHeaderFields
+        let url: URL?
+        let metrics: TransferMetrics?
+        let cacheStatus: CacheStatus?
+
+        init(status: Int, headers: HTTPHeaderFields, url: URL?, metrics: TransferMetrics?, cacheStatus: CacheStatus?) {
+            self.status = status
+            self.headers = headers
+            self.url = url
+            self.metrics = metrics
+            self.cacheStatus = cacheStatus
+        }
+    }
 
     /// A response with a decoded body (what tests and interceptors that answer themselves build).
     public init(
         status: Int, headers: HTTPHeaderFields, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
         cacheStatus: CacheStatus? = nil
     ) {
-        self.cacheStatus = cacheStatus
-        self.status = status
-        self.headers = headers
+        head = Head(status: status, headers: headers, url: url, metrics: metrics, cacheStatus: cacheStatus)
         self.body = body
-        self.url = url
-        self.metrics = metrics
     }
 }

@@ -91,42 +91,79 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         ServerSentEvents(body: body, maximumEventSize: bytes, reconnection: reconnection)
     }
 
+    /// A subscription's reading state, behind the iterator's one reference: a reader's frame holds the iterator for
+    /// the subscription's whole life.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var chunks: ResponseBodyStream.AsyncIterator
-        fileprivate var parser: ServerSentEventParser
-        fileprivate let reconnection: Reconnection?
-        fileprivate let reconnector: (any StreamReconnector)?
-        /// Ends the call when the last copy of this iterator is gone, however the reader left.
-        fileprivate let lease: ReaderLease?
-        fileprivate var ready = Batch<ServerSentEventMessage>()
-        fileprivate var failedAttempts = 0
-        fileprivate var serverDelay: Duration?
-        fileprivate var isFinished = false
+        fileprivate let reader: EventReader
 
-        public mutating func next() async throws -> ServerSentEventMessage? {
+        public mutating func next() async throws -> ServerSentEventMessage? { try await reader.next() }
+    }
+
+    /// What ``AsyncIterator`` reads with; ends the call when the last copy of the iterator is gone, however the
+    /// reader left.
+    fileprivate final class EventReader {
+        private var chunks: ResponseBodyStream.AsyncIterator
+        private var parser: ServerSentEventParser
+        private let reconnection: Reconnection?
+        private let reconnector: (any StreamReconnector)?
+        private let lease: ReaderLease?
+        private var ready = Batch<ServerSentEventMessage>()
+        private var failedAttempts = 0
+        private var serverDelay: Duration?
+        private var isFinished = false
+
+        init(
+            chunks: ResponseBodyStream.AsyncIterator, parser: ServerSentEventParser, reconnection: Reconnection?,
+            reconnector: (any StreamReconnector)?, lease: ReaderLease?
+        ) {
+            self.chunks = chunks
+            self.parser = parser
+            self.reconnection = reconnection
+            self.reconnector = reconnector
+            self.lease = lease
+        }
+
+        func next() async throws -> ServerSentEventMessage? {
             while true {
                 if let event = ready.next() { return event }
                 guard !isFinished else { return nil }
+                // A copy (one reference wide) rather than an access to the stored iterator held across the wait.
+                var current = chunks
                 let drop: (any Error)?
                 do {
-                    if let chunk = try await chunks.next() {
-                        let events = try parser.parse(chunk)
-                        ready.replace(with: events)
-                        if let delay = parser.reconnectionDelay { serverDelay = delay }
-                        if !events.isEmpty { failedAttempts = 0 }
+                    if let chunk = try await current.next() {
+                        try absorb(chunk)
                         continue
                     }
                     drop = nil
                 } catch {
                     drop = error
                 }
-                parser.finish()
-                try await reconnect(after: drop)
+                try await bodyEnded(dropping: drop)
             }
         }
 
+        /// The body ended or broke (`drop`): reconnects, or ends the events. Apart from ``next()`` to keep its frame
+        /// small.
+        @inline(never)
+        private func bodyEnded(dropping drop: (any Error)?) async throws {
+            parser.finish()
+            try await reconnect(after: drop)
+        }
+
+        /// Parses `chunk` into the events ready to return. Not inlined into ``next()``, whose frame a reader holds
+        /// while it waits for the next chunk — an open subscription's whole life.
+        @inline(never)
+        private func absorb(_ chunk: Data) throws {
+            let events = try parser.parse(chunk)
+            ready.replace(with: events)
+            if let delay = parser.reconnectionDelay { serverDelay = delay }
+            if !events.isEmpty { failedAttempts = 0 }
+        }
+
         /// The body ended (`drop` is `nil`) or broke: opens the next one, or ends the sequence.
-        private mutating func reconnect(after drop: (any Error)?) async throws {
+        @inline(never)
+        private func reconnect(after drop: (any Error)?) async throws {
             guard let reconnection, let reconnector else {
                 isFinished = true
                 if let drop { throw drop }
@@ -158,7 +195,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         }
 
         /// Ends the sequence, and the call it reconnects.
-        private mutating func finish(_ reconnector: any StreamReconnector, throwing error: (any Error)?) throws {
+        private func finish(_ reconnector: any StreamReconnector, throwing error: (any Error)?) throws {
             isFinished = true
             reconnector.finish()
             if let error { throw error }
@@ -177,9 +214,10 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         let reconnector = reconnection == nil ? nil : body.reconnector
         reconnector?.holdOpen()
         return AsyncIterator(
-            chunks: body.stream.makeAsyncIterator(),
-            parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
-            reconnection: reconnection, reconnector: reconnector, lease: reconnector.map(ReaderLease.init))
+            reader: EventReader(
+                chunks: body.stream.makeAsyncIterator(),
+                parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
+                reconnection: reconnection, reconnector: reconnector, lease: reconnector.map(ReaderLease.init)))
     }
 
     /// Stops the events: the body being read (see ``ResponseBodyStream/cancel()``) and any reconnection.

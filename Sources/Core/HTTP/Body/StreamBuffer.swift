@@ -59,26 +59,31 @@ final class StreamBuffer: Sendable {
 
     func take() async throws -> Data? {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                let take = shared.withLock { shared in
-                    let take = shared.state.take()
-                    if case .wait = take { shared.reader = continuation }
-                    return take
-                }
-                switch take {
-                case .chunk(let chunk, let resumeProducer):
-                    continuation.resume(returning: chunk)
-                    if resumeProducer { onResume() }
-                case .end(let error):
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: nil) }
-                case .wait(let resumeProducer):
-                    if resumeProducer { onResume() }
-                    // A cancellation that arrived before the reader was stored is seen here.
-                    if Task.isCancelled { cancel() }
-                }
-            }
+            try await withCheckedThrowingContinuation { continuation in hand(to: continuation) }
         } onCancel: {
             cancel()
+        }
+    }
+
+    /// Gives the reader waiting as `continuation` the next chunk or the end, or keeps it until one comes. Apart from
+    /// ``take()``, whose frame a reader holds while it waits — an open stream's whole life.
+    @inline(never)
+    private func hand(to continuation: CheckedContinuation<Data?, any Error>) {
+        let take = shared.withLock { shared in
+            let take = shared.state.take()
+            if case .wait = take { shared.reader = continuation }
+            return take
+        }
+        switch take {
+        case .chunk(let chunk, let resumeProducer):
+            continuation.resume(returning: chunk)
+            if resumeProducer { onResume() }
+        case .end(let error):
+            if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: nil) }
+        case .wait(let resumeProducer):
+            if resumeProducer { onResume() }
+            // A cancellation that arrived before the reader was stored is seen here.
+            if Task.isCancelled { cancel() }
         }
     }
 
