@@ -95,32 +95,6 @@ public final class LocalServer: Sendable {
 }
 
 extension LocalServer {
-    /// A loopback port with nothing listening on it (bound, then released), for connection-refused tests.
-    public static func unusedPort() throws -> Int {
-        #if canImport(Glibc)
-        let streamSocket = Int32(SOCK_STREAM.rawValue)
-        #else
-        let streamSocket = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_INET, streamSocket, 0)
-        guard descriptor >= 0 else { throw StartError.didNotStart("socket() failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else { throw StartError.didNotStart("bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-extension LocalServer {
     /// Waits until the server is holding a request tagged `?tag=<tag>`, by asking it (`GET /waiting`).
     public func waitUntilDelaying(tag: String, attempts: Int = 2_000) async throws {
         guard let url = URL(string: baseURL + "/waiting") else { throw StartError.didNotStart(baseURL) }

@@ -96,7 +96,9 @@ extension TransportConformance {
     /// Each way a server can misbehave ends in the exact kind of transport error that retry and offline
     /// decisions depend on — never a hang, a crash or a success.
     public func faults() async throws {
-        let refusedPort = try LocalServer.unusedPort()
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
+        let refusedPort = refusing.port
         // A 64-character label fails in the resolver itself: no query leaves the machine.
         let unresolvable = String(repeating: "a", count: 64) + ".invalid"
         var cases: [(String, HTTPRequest, TransportError.Kind)] = [

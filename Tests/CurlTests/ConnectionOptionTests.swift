@@ -36,7 +36,9 @@ struct ConnectionOptionTests {
 
     @Test("hosts listed in noProxy bypass the proxy")
     func noProxy() async throws {
-        let deadProxy = "http://127.0.0.1:\(try LocalServer.unusedPort())"
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
+        let deadProxy = "http://127.0.0.1:\(refusing.port)"
         let arrived = try await arrival("http://127.0.0.1:\(server.port)/echo/direct") {
             $0.proxy = .url(deadProxy, noProxy: ["127.0.0.1"])
         }

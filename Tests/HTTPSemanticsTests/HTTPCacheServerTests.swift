@@ -127,6 +127,9 @@ struct HTTPCacheServerTests {
         let endpoint = resource("offline", "max_age=1&stale_if_error=600")
         let online = try await client.perform(RestingRequest(endpoint: endpoint)).value
         await server.stopAndWait()
+        // Its port held at once, refusing: a server another test starts cannot take it and answer.
+        let refusing = try RefusingPort(port: server.port)
+        defer { refusing.release() }
         clock.withLock { $0 += 30 }
         let offline = try await client.perform(RestingRequest(endpoint: endpoint)).value
         #expect(offline.body == online.body && offline.cacheStatus == .staleOnError)

@@ -114,8 +114,10 @@ struct ReadmeOfflineExamples {
     func offlineQueue() async throws {
         let outboxDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID())")
         defer { try? FileManager.default.removeItem(at: outboxDirectory) }
-        // The API's port, with nothing listening on it until image_server starts there below ("the network is back").
-        let port = try LocalServer.unusedPort()
+        // The API's port, held with nothing listening on it until image_server starts there below ("the network is
+        // back"): no server another test starts can take it meanwhile.
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let restingClient = RestingClient(baseUrl: "http://127.0.0.1:\(port)")
         var server: LocalServer?
         defer { server?.stop() }
@@ -130,6 +132,7 @@ struct ReadmeOfflineExamples {
             print("kept for later: \(try outbox.entries().count) request(s) waiting")
         }
         // end snippet
+        refusing.release()
         server = try await LocalServer.start(script: LocalServer.imageServerScript, arguments: ["--port", "\(port)"])
         // snippet: offline-replay
         let report = try await outbox.replay(with: restingClient) { sent, total in print("sent \(sent) of \(total)") }

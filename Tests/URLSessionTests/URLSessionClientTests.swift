@@ -150,8 +150,10 @@ struct URLSessionClientTests {
 
     @Test("a refused connection is a typed connection failure")
     func connectionRefused() async throws {
-        let port = try LocalServer.unusedPort()
-        let refused = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(port)/")))
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
+        let refused = HTTPRequest(
+            method: .get, url: try #require(URL(string: "http://127.0.0.1:\(refusing.port)/")))
         do {
             _ = try await send(refused)
             Issue.record("expected a failure")

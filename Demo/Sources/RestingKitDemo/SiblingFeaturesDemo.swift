@@ -80,8 +80,9 @@ extension Demo {
             "restingkit-demo-outbox-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let outbox = try OfflineQueue(directory: directory)
-        // The API's port, with nothing listening on it yet: the requests fail for lack of connectivity and are kept.
-        let port = try LocalServer.unusedPort()
+        // The API's port, held with nothing listening on it yet: the requests are refused and kept.
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let api = RestingClient(baseUrl: "http://127.0.0.1:\(port)", httpClient: transport)
         for title in ["Written offline 1", "Written offline 2"] {
             let draft = RestingRequest(
@@ -90,6 +91,7 @@ extension Demo {
         }
         print("  offline: \(try outbox.entries().count) posts kept in \(directory.lastPathComponent)")
         // The network is back: an image_server answers on the API's port (a replay goes where its call went).
+        refusing.release()
         let server = try await LocalServer.start(
             script: LocalServer.imageServerScript, arguments: ["--port", "\(port)"])
         defer { server.stop() }
