@@ -119,7 +119,7 @@ struct ReadmeSemanticsExamples {
         // snippet: http-cache
         let cache = HTTPCacheInterceptor(store: try DiskCacheStore(directory: caches, capacity: 50 << 20))
         let client = RestingClient(baseUrl: baseUrl, networkInterceptors: [cache])
-        let resource = Endpoint<Nothing, Resource>(.get, "/cache/{{key}}?max_age=60&etag=1", encoding: .query)
+        let resource = Endpoint<Nothing, Resource>(.get, "/cache/{{key}}?max_age=3600&etag=1", encoding: .query)
 
         let first = try await client.perform(RestingRequest(endpoint: resource, pathVariables: ["key": key])).value
         let second = try await client.perform(RestingRequest(endpoint: resource, pathVariables: ["key": key])).value
