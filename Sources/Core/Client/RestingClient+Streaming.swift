@@ -41,7 +41,8 @@ extension RestingClient {
         as type: any StreamingResponseBody.Type, baseUrl: String, continuing: (@Sendable (inout HTTPRequest) -> Void)?,
         hooks: CancellationHooks
     ) throws -> RestingResponse<ResponseType> {
-        let call = StreamedCall(registry: calls) { headers in
+        let call = StreamedCall(registry: calls)
+        let reconnector = StreamedCall.Reconnector(call: call) { headers in
             try await self.holdingASlot {
                 let (response, stream) = try await self.openStream(
                     self.streamingRequest(request, baseUrl: baseUrl, continuing: continuing, extraHeaders: headers),
@@ -51,7 +52,8 @@ extension RestingClient {
         }
         call.attach(stream)
         hooks.add { [weak call] in call?.cancel() }
-        let streamed = StreamedBody(stream: stream, decoder: request.endpoint.decoder ?? decoder, reconnector: call)
+        let streamed = StreamedBody(
+            stream: stream, decoder: request.endpoint.decoder ?? decoder, reconnector: reconnector)
         guard let body = type.init(streamedBody: streamed) as? ResponseType else {
             throw RestingError.decodingFailed(
                 type: String(describing: ResponseType.self),

@@ -2,9 +2,11 @@
 ///
 /// It is what ``RestingClient/cancelAll()`` and the promise's `cancel()` reach for a streamed call, from the
 /// moment the first head arrives until the last stream ends — or, while a reconnecting reader holds it, until
-/// that reader is done, the waits between streams included. A reconnection goes through the client's
-/// concurrency limit and is converted against the base URL the call started with.
-final class StreamedCall: StreamReconnector {
+/// that reader is done, the waits between streams included. Each stream keeps its call alive until the stream is
+/// over, so the call stays within reach however little of the response the caller keeps (typically only an
+/// iterator). How to open the next stream is not the call's but its ``Reconnector``'s, which only a reconnecting
+/// reader keeps: a body read without reconnection holds no copy of the request.
+final class StreamedCall: Sendable {
     private struct State {
         /// The registry entry that makes the call reachable by `cancelAll()`, while it has one.
         var registration: UInt64?
@@ -20,15 +22,10 @@ final class StreamedCall: StreamReconnector {
 
     private let state = Locked(State())
     private let registry: CallRegistry
-    private let open: @Sendable (_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?
 
-    /// A call whose streams `open` makes (with the extra headers of a reconnection), registered in `registry`.
-    init(
-        registry: CallRegistry,
-        open: @escaping @Sendable (_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?
-    ) {
+    /// A call registered in `registry` once its first stream is attached.
+    init(registry: CallRegistry) {
         self.registry = registry
-        self.open = open
     }
 
     deinit {
@@ -45,7 +42,8 @@ final class StreamedCall: StreamReconnector {
         }
         guard !cancelled else { return stream.cancel() }
         register()
-        stream.onTermination { [weak self] in self?.streamEnded() }
+        // Strong: the call lives as long as a stream of it does.
+        stream.onTermination { self.streamEnded() }
     }
 
     /// Cancels the call: its stream, a wait before a reconnection, and any reconnection to come.
@@ -82,7 +80,10 @@ final class StreamedCall: StreamReconnector {
         }
     }
 
-    func reopen(_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream? {
+    /// Opens the call's next stream with `open`, unless the call is cancelled, and attaches it.
+    func reopen(
+        _ headers: [(name: String, value: String)], with open: Reconnector.Open
+    ) async throws -> ResponseBodyStream? {
         guard !state.withLock({ $0.isCancelled }) else { throw RestingError.cancelled }
         guard let stream = try await open(headers) else { return nil }
         attach(stream)
@@ -122,5 +123,27 @@ final class StreamedCall: StreamReconnector {
             return state.registration
         }
         if let registration { registry.settle(registration) }
+    }
+}
+
+extension StreamedCall {
+    /// What a reconnecting reader uses (``StreamedBody``'s reconnector): the call, and how to open its next stream
+    /// — a closure holding the request, the client and the base URL, kept only as long as the body or its reader. A
+    /// reconnection goes through the client's concurrency limit and is converted against the base URL the call
+    /// started with.
+    struct Reconnector: StreamReconnector {
+        /// Sends the call again with extra headers: the new stream, or `nil` for a 204.
+        typealias Open = @Sendable (_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?
+
+        let call: StreamedCall
+        let open: Open
+
+        func holdOpen() { call.holdOpen() }
+        func wait(_ delay: Duration) async throws { try await call.wait(delay) }
+        func reopen(_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream? {
+            try await call.reopen(headers, with: open)
+        }
+        func finish() { call.finish() }
+        func cancel() { call.cancel() }
     }
 }

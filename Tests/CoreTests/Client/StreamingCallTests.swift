@@ -192,6 +192,35 @@ struct StreamingCallTests {
         }
     }
 
+    @Test(
+        "cancelAll() reaches a body read after its promise and response are gone, and the call settles when it ends",
+        .timeLimit(.minutes(1)))
+    func cancelAllReachesABodyWhosePromiseIsGone() async throws {
+        let stub = StubHTTPClient()
+        stub.register(
+            .get, "/events", .stream([.text("data: 1\n\n"), .pause(.seconds(300)), .text("data: 2\n\n")], headers: sse))
+        stub.register(.get, "/short", .stream([.text("data: 1\n\n")], headers: sse))
+        let client = client(stub)
+        // The common form: the promise and the response are temporaries; only the iterator is left.
+        var iterator = try await client.perform(RestingRequest(endpoint: events)).value.body.makeAsyncIterator()
+        #expect(try await iterator.next()?.data == "1")
+        #expect(client.calls.count == 1, "the stream being read is one call of the client")
+        let reader = Task { [iterator] in
+            var iterator = iterator
+            return try await iterator.next()
+        }
+        client.cancelAll()
+        let outcome = await Result { try await reader.value }
+        guard case .cancelled = outcome.failure else {
+            Issue.record("expected .cancelled, got \(outcome)")
+            return
+        }
+
+        let short = Endpoint<Nothing, ServerSentEvents>(.get, "/short", encoding: .query)
+        for try await _ in try await client.perform(RestingRequest(endpoint: short)).value.body {}
+        #expect(client.calls.count == 0, "a stream read to its end settles its call")
+    }
+
     @Test("a streaming call frees its concurrency slot once its head has arrived, while its body still flows")
     func concurrencySlot() async throws {
         let stub = StubHTTPClient()
