@@ -16,7 +16,8 @@ import Foundation
 /// thread-local access set per read and write) cost more than the callbacks' own work.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
-    private let progress: ProgressHandler
+    /// The caller's progress handler, until a streamed head has been delivered (see ``deliverHead(status:bufferSize:)``).
+    @exclusivity(unchecked) private var progress: ProgressHandler
     let uploadLength: Int64?
 
     /// Where the transfer is, with what each state owns: the waiting task's continuation — only a wake-up; the outcome
@@ -208,6 +209,9 @@ final class CurlTransfer: @unchecked Sendable {
         guard let waiter = lifecycle.streamHead(into: StreamedBody(continuation)) else { return }
         // The head lives as long as the stream: ten thousand open streams would each keep the typical head's room.
         headers.shrinkToFit()
+        // The call has its answer, and its progress ends with it: holding the handler for the stream's life would
+        // only keep the settled call's progress channel.
+        progress = { _ in }
         resume(
             waiter,
             with: .success(

@@ -56,6 +56,7 @@ public final class RestingClient: Sendable {
     public let maximumRedirects: Int
     private let limiter: CallLimiter?
     let calls = CallRegistry()
+    private let chain: InterceptorChain
 
     /// A client for the API at `baseUrl`.
     ///
@@ -86,6 +87,9 @@ public final class RestingClient: Sendable {
         self.concurrency = concurrency
         limiter = concurrency.limit.map(CallLimiter.init(limit:))
         self.maximumRedirects = maximumRedirects
+        chain = InterceptorChain(
+            interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient,
+            maximumRedirects: maximumRedirects)
     }
 
     /// Cancels every call of this client that has not settled, waiting or running; each fails with
@@ -169,10 +173,22 @@ public final class RestingClient: Sendable {
         _ work: @escaping @Sendable (@escaping ProgressHandler) async throws -> Value
     ) -> ProgressablePromise<Value> {
         guard let id = calls.reserve() else { return ProgressablePromise { _ in throw RestingError.shutDown } }
-        let promise = ProgressablePromise(executorPreference: executor, cancellationHooks: cancellationHooks) {
-            progress in
-            defer { self.calls.settle(id) }
-            return try await self.holdingASlot { try await work(progress) }
+        let channel = ProgressChannel()
+        // One closure from the task's start to `work`, not one per concern: a call waiting for its response holds
+        // every frame between, and ten thousand open streams hold them ten thousand times.
+        let promise = ProgressablePromise(channel: channel, executor: executor, cancellationHooks: cancellationHooks) {
+            [self] in
+            defer {
+                calls.settle(id)
+                channel.close()
+            }
+            do {
+                if let limiter { try await limiter.acquire() }
+                defer { limiter?.release() }
+                return try await work(channel.send)
+            } catch is CancellationError {
+                throw RestingError.cancelled
+            }
         }
         calls.register(id, cancel: promise.cancel)
         return promise
@@ -188,16 +204,11 @@ public final class RestingClient: Sendable {
     /// How many calls wait for a slot of the concurrency limit (for tests).
     var queuedCount: Int { limiter?.queuedCount ?? 0 }
 
-    /// Sends a converted request through the interceptors and the transport.
     /// `request` through the interceptors, the redirect link and the transport: the response, whatever its status.
     package func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
         -> HTTPDataResponse
     {
-        try await InterceptorChain(
-            interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient,
-            maximumRedirects: maximumRedirects
-        )
-        .proceed(request, progress: progress)
+        try await chain.proceed(request, progress: progress)
     }
 
     private func decode<T: Decodable>(

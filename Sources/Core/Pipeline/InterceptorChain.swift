@@ -1,12 +1,25 @@
 /// Runs a request through the application interceptors, in order, then follows redirects (`RedirectFollower`),
 /// sending each hop through the network interceptors and the transport. Every request that reaches the transport
 /// passes the ``CredentialBoundary`` and is validated there, once: the transport performs one exchange.
-struct InterceptorChain: Sendable {
+///
+/// A class, made once per client: every frame of the chain that a waiting call holds refers to it with one pointer
+/// instead of carrying its 64 bytes.
+final class InterceptorChain: Sendable {
     let interceptors: [any RestingInterceptor]
     let networkInterceptors: [any RestingInterceptor]
     let transport: any HTTPClient
     /// Redirects followed per call (see ``RestingClient/maximumRedirects``).
     let maximumRedirects: Int
+
+    init(
+        interceptors: [any RestingInterceptor], networkInterceptors: [any RestingInterceptor],
+        transport: any HTTPClient, maximumRedirects: Int
+    ) {
+        self.interceptors = interceptors
+        self.networkInterceptors = networkInterceptors
+        self.transport = transport
+        self.maximumRedirects = maximumRedirects
+    }
 
     func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         // Without interceptors, no closure: every call waits here for its response, holding this frame.

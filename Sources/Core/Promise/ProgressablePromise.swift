@@ -70,6 +70,20 @@ public final class ProgressablePromise<T: Sendable>: Sendable {
         }
     }
 
+    /// Starts `body` at once as the promise's task, with nothing around it: `body` reports progress to `channel`,
+    /// closes it when it ends and throws ``RestingError/cancelled`` when cancelled. For the client's calls, which
+    /// wait on the network: each closure between the task's start and the transfer is a frame held in the task's
+    /// memory for as long as the call waits.
+    package init(
+        channel: ProgressChannel, executor: (any TaskExecutor)?, cancellationHooks: CancellationHooks?,
+        running body: @escaping @Sendable () async throws -> T
+    ) {
+        progressChannel = channel
+        self.executor = executor
+        self.cancellationHooks = cancellationHooks
+        task = Task(executorPreference: executor, operation: body)
+    }
+
     /// A promise that has already settled with `value`.
     public convenience init(value: T) {
         self.init { _ in value }

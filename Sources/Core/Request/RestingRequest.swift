@@ -17,20 +17,56 @@ public typealias PathVariableValue = CustomStringConvertible & Sendable
 /// Values given here win over those of the converter's header and path-variable providers.
 public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
     /// The endpoint called.
-    public var endpoint: Endpoint<RequestType, ResponseType>
+    public var endpoint: Endpoint<RequestType, ResponseType> {
+        get { box.fields.endpoint }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.endpoint }
+    }
     /// The body, encoded as the endpoint says (``Nothing`` for none).
-    public var body: RequestType
+    public var body: RequestType {
+        get { box.fields.body }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.body }
+    }
     /// Headers for this request only, in order; they replace provider headers of the same name.
-    public var headers: HTTPHeaderFields
+    public var headers: HTTPHeaderFields {
+        get { box.fields.headers }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.headers }
+    }
     /// Values for the template's variables; they win over the path-variable provider's.
-    public var pathVariables: [String: any PathVariableValue]
+    public var pathVariables: [String: any PathVariableValue] {
+        get { box.fields.pathVariables }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.pathVariables }
+    }
     /// Query items added after those encoded from the body (for `.query` endpoints), in this order.
-    public var queryItems: [URLQueryItem]
+    public var queryItems: [URLQueryItem] {
+        get { box.fields.queryItems }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.queryItems }
+    }
     /// The longest this call may take; `nil` leaves it to the transport.
-    public var timeout: Duration?
+    public var timeout: Duration? {
+        get { box.fields.timeout }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.timeout }
+    }
     /// Options for the interceptors for this call only; they win over the endpoint's
     /// ``Endpoint/attributes``.
-    public var attributes: RequestAttributes
+    public var attributes: RequestAttributes {
+        get { box.fields.attributes }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.attributes }
+    }
+
+    // One copy-on-write box, as in `HTTPRequest`: a request is captured by its call's closures and sits in the async
+    // frame of the code that sends it — with an endpoint, some 300 bytes each time, held for as long as the call (or a
+    // stream it opened) waits.
+    private var box: CopyOnWriteBox<Fields>
+
+    private struct Fields: Sendable {
+        var endpoint: Endpoint<RequestType, ResponseType>
+        var body: RequestType
+        var headers: HTTPHeaderFields
+        var pathVariables: [String: any PathVariableValue]
+        var queryItems: [URLQueryItem]
+        var timeout: Duration?
+        var attributes: RequestAttributes
+    }
 
     /// A call to `endpoint` with these values; only the endpoint is required.
     public init(
@@ -38,13 +74,10 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
         pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
         timeout: Duration? = nil, attributes: RequestAttributes = RequestAttributes()
     ) {
-        self.endpoint = endpoint
-        self.attributes = attributes
-        self.body = body
-        self.headers = headers
-        self.pathVariables = pathVariables
-        self.queryItems = queryItems
-        self.timeout = timeout
+        box = CopyOnWriteBox(
+            Fields(
+                endpoint: endpoint, body: body, headers: headers, pathVariables: pathVariables, queryItems: queryItems,
+                timeout: timeout, attributes: attributes))
     }
 }
 

@@ -59,10 +59,26 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         }
     }
 
-    private let body: StreamedBody
-    private let maximumEventSize: Int
+    /// The settings behind one reference: this value sits in the async frame of every caller awaiting a response
+    /// that carries it, often a subscription's whole life.
+    private let settings: Settings
+
+    private final class Settings: Sendable {
+        let body: StreamedBody
+        let maximumEventSize: Int
+        let reconnection: Reconnection?
+
+        init(body: StreamedBody, maximumEventSize: Int, reconnection: Reconnection?) {
+            self.body = body
+            self.maximumEventSize = maximumEventSize
+            self.reconnection = reconnection
+        }
+    }
+
     /// `nil`: the sequence ends with the body.
-    public let reconnection: Reconnection?
+    public var reconnection: Reconnection? { settings.reconnection }
+    private var body: StreamedBody { settings.body }
+    private var maximumEventSize: Int { settings.maximumEventSize }
 
     public init(streamedBody: StreamedBody) {
         self.init(
@@ -75,9 +91,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
     }
 
     private init(body: StreamedBody, maximumEventSize: Int, reconnection: Reconnection?) {
-        self.body = body
-        self.maximumEventSize = maximumEventSize
-        self.reconnection = reconnection
+        settings = Settings(body: body, maximumEventSize: maximumEventSize, reconnection: reconnection)
     }
 
     /// The same events, reconnecting by `policy` when the stream drops. Only a sequence returned by

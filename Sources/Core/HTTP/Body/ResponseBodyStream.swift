@@ -30,9 +30,9 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public typealias Failure = any Error
 
     private let source: Source
-    private let isIterated = Locked(false)
-    /// Called once when the body ends, fails, is cancelled or is dropped: how a call knows its stream is over.
-    private let termination = Locked<(@Sendable () -> Void)?>(nil)
+    /// Under one lock, as an open stream's memory counts: whether the body has been iterated, and what is called
+    /// once when it ends, fails, is cancelled or is dropped — how a call knows its stream is over.
+    private let state = Locked<(isIterated: Bool, termination: (@Sendable () -> Void)?)>((false, nil))
 
     private enum Source: Sendable {
         /// Fed by a transport through a ``Continuation``.
@@ -120,13 +120,13 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
 
     /// Sets what runs once when this body is over, however it ends.
     package func onTermination(_ handler: @escaping @Sendable () -> Void) {
-        termination.withLock { $0 = handler }
+        state.withLock { $0.termination = handler }
     }
 
     fileprivate func terminate() {
-        termination.withLock { handler in
-            defer { handler = nil }
-            return handler
+        state.withLock { state in
+            defer { state.termination = nil }
+            return state.termination
         }?()
     }
 
@@ -197,9 +197,9 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        let first = isIterated.withLock { iterated in
-            defer { iterated = true }
-            return !iterated
+        let first = state.withLock { state in
+            defer { state.isIterated = true }
+            return !state.isIterated
         }
         guard first else {
             return AsyncIterator(
