@@ -31,31 +31,19 @@ public final class RefusingPort: Sendable {
 
     /// Holds `port` (any free one when `0`), for instance a stopped server's. Fails when something else holds it.
     public init(port: Int = 0) throws {
-        #if canImport(Glibc)
-        let streamSocket = Int32(SOCK_STREAM.rawValue)
-        #else
-        let streamSocket = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_INET, streamSocket, 0)
+        let descriptor = Loopback.tcpSocket()
         guard descriptor >= 0 else { throw Unavailable(description: "socket() failed") }
         var reuse: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
+        let (bound, boundPort) = Loopback.withAddress(port: port) { address, length in
+            bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
         }
         guard bound else {
             close(descriptor)
             throw Unavailable(description: "port \(port) is held by something else")
         }
         self.descriptor = Locked(descriptor)
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = boundPort
     }
 
     /// Frees the port, for a server to listen on it.

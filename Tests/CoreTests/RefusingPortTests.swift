@@ -24,28 +24,8 @@ struct RefusingPortTests {
 
     /// `errno` of a TCP connection to 127.0.0.1:`port`, or 0 when it connected.
     private func connect(toPort port: Int) -> Int32 {
-        #if canImport(Glibc)
-        let streamSocket = Int32(SOCK_STREAM.rawValue)
-        #else
-        let streamSocket = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_INET, streamSocket, 0)
+        let descriptor = Loopback.tcpSocket()
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                systemConnect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return connected == 0 ? 0 : errno
+        return Loopback.connect(descriptor, toPort: port)
     }
 }
-
-#if canImport(Glibc)
-private let systemConnect = Glibc.connect
-#else
-private let systemConnect = Darwin.connect
-#endif

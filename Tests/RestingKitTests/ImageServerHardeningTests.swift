@@ -95,21 +95,13 @@ enum RawHTTP {
     }
 
     private static func exchange(port: Int, request: Data, readTimeout: Int) throws -> String {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = Loopback.tcpSocket()
         guard descriptor >= 0 else { throw Failure(description: "socket: \(errno)") }
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Failure(description: "connect: \(errno)") }
+        let failure = Loopback.connect(descriptor, toPort: port)
+        guard failure == 0 else { throw Failure(description: "connect: \(failure)") }
         // The server may answer (and close) before taking the whole request: a failed send is not an error here.
         _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var reply = Data()
