@@ -82,8 +82,7 @@ extension RestingClient {
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
         continuing: (@Sendable (inout HTTPRequest) -> Void)?, extraHeaders: [(name: String, value: String)]
     ) throws -> HTTPRequest {
-        var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
-        continuing?(&httpRequest)
+        var httpRequest = try converted(request, baseUrl: baseUrl, continuing: continuing)
         httpRequest.responseStreaming = httpRequest.responseStreaming ?? ResponseStreaming()
         for header in extraHeaders { httpRequest.headers.replaceOrAdd(name: header.name, value: header.value) }
         try httpRequest.headers.validate()
