@@ -4,22 +4,27 @@
 SWIFT ?= swift
 # Zero warnings is a rule of the project: the build that precedes the tests treats them as errors.
 STRICT := -Xswiftc -warnings-as-errors
-# Every trait (the integrations, off by default) is built, linted and tested, in a build folder of its own so that
-# switching between it and the plain build rebuilds nothing. scripts/docs.sh and scripts/api.sh read that build.
-TRAITS := HTTPTypes,Logging,Metrics,Tracing,OpenAPI
-WITH_TRAITS := --scratch-path .build/traits --traits $(TRAITS)
-export RESTING_BUILD_FLAGS := $(WITH_TRAITS)
-# Where the traits' packages come from on a machine that reaches no Git host (scripts/mirrors.sh): the build
-# machines' bundles when they are there; elsewhere SwiftPM fetches them from their real URLs.
-MIRRORS ?= $(wildcard ../shared/mirrors)
+# Every trait (the integrations, off by default) whose packages resolve here is built, linted and tested, in a build
+# folder of its own so that switching between it and the plain build rebuilds nothing (scripts/traits.sh: `flags`
+# names that folder and the traits; scripts/docs.sh and scripts/api.sh read that build). Where a trait's packages
+# cannot be resolved (no route to their Git host and no mirror), everything else is built and tested, and the run
+# ends with one line naming the traits it left out.
+TRAIT_FLAGS := $$(scripts/traits.sh flags)
+# A folder of local copies of the traits' packages (bundles or Git repositories, scripts/mirrors.sh), for a machine
+# that reaches no Git host: `make test MIRRORS=~/mirrors`. Nothing by default: SwiftPM uses the real URLs, or a mirror
+# configured with `swift package config set-mirror`.
+MIRRORS ?=
 
-.PHONY: deps mirrors demo build lint probe test test-sanitize docs api format fuzz soak bench clean
+.PHONY: deps mirrors traits demo build lint probe test test-sanitize docs api format fuzz soak bench clean
 
 deps:
 	@scripts/install-deps.sh
 
 mirrors:
 	@if [ -n "$(MIRRORS)" ]; then scripts/mirrors.sh $(MIRRORS); fi
+
+traits: mirrors
+	@scripts/traits.sh resolve
 
 # The tools are packages of their own (the root package declares libraries only); each depends on it by path.
 demo: deps
@@ -28,9 +33,9 @@ demo: deps
 	$(SWIFT) run --package-path Demo --skip-build RestingKitDemo --transport urlsession
 
 # First the package as an app gets it, with no trait on: it must build without resolving a single package.
-build: deps mirrors
+build: deps traits
 	$(SWIFT) build $(STRICT)
-	$(SWIFT) build $(STRICT) --build-tests $(WITH_TRAITS)
+	$(SWIFT) build $(STRICT) --build-tests $(TRAIT_FLAGS)
 
 # What reads the code rather than runs it: RestingCore's folders stack as floors (each compiles with only the
 # floors below it), every public symbol has a doc comment, the tree is formatted (.swift-format; `make format`
@@ -48,7 +53,8 @@ probe: deps
 	$(SWIFT) build --package-path Tests/CrashProbe
 
 test: lint probe
-	$(SWIFT) test $(STRICT) $(WITH_TRAITS)
+	$(SWIFT) test $(STRICT) $(TRAIT_FLAGS)
+	@scripts/traits.sh notice
 
 FORMATTED := Package.swift Sources Tests Benchmarks Fuzz Demo
 format:
@@ -64,10 +70,13 @@ api: build
 
 # Every test under ThreadSanitizer, then AddressSanitizer (with LeakSanitizer; .ci/lsan.supp names the toolchain
 # libraries whose own leaks are not ours). A report fails the run. Tests run several times slower there on two
-# cores, which is why their time limits — hang detectors, never timing assertions — are five minutes.
-test-sanitize: deps probe
-	$(SWIFT) test --sanitize=thread
-	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 $(SWIFT) test --sanitize=address
+# cores, which is why their time limits — hang detectors, never timing assertions — are five minutes. The traits
+# that resolve are on here too, each sanitizer in a build folder of its own.
+test-sanitize: deps probe traits
+	$(SWIFT) test --sanitize=thread $$(SCRATCH=.build/tsan scripts/traits.sh flags)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 \
+		$(SWIFT) test --sanitize=address $$(SCRATCH=.build/asan scripts/traits.sh flags)
+	@scripts/traits.sh notice
 
 # Every fuzz target (Tests/FuzzTargets) under libFuzzer with AddressSanitizer, FUZZ_SECONDS each, starting from its
 # committed corpus (Fuzz/Corpus/<target>). New inputs that add coverage go to a scratch folder, not the corpus; an

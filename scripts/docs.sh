@@ -14,8 +14,9 @@ GRAPHS=$OUT/symbol-graphs
 SITE=$OUT/RestingKit.doccarchive
 
 triple=$(swiftc -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
-# The build `make` names in RESTING_BUILD_FLAGS (every trait on), so that the integrations' modules are not empty.
-bin=$(swift build ${RESTING_BUILD_FLAGS:-} --show-bin-path)
+# The build with every trait that resolves here on (scripts/traits.sh), so that the integrations' modules are not
+# empty; an integration whose trait is off here has no symbol to check.
+bin=$(swift build $(scripts/traits.sh flags) --show-bin-path)
 modules_dir=$bin/Modules
 [ -d "$modules_dir" ] || modules_dir=$bin
 

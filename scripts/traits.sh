@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Which of the integration traits can be built on this machine, and the SwiftPM flags that build them.
+#   scripts/traits.sh resolve   resolves each trait's packages and records in .build/traits/available the traits
+#                               whose packages resolved, and in .build/traits/missing the others with the reason
+#   scripts/traits.sh flags     the flags for `swift build` / `swift test`: a scratch folder of its own and
+#                               `--traits` with the traits that resolved (none: the core, the transports, the rest)
+#   scripts/traits.sh notice    one line saying which traits were not built and why (nothing when all were)
+# Packages resolve from their real URLs, from a SwiftPM mirror the person running this configured (`swift package
+# config set-mirror`, or `make MIRRORS=folder`: scripts/mirrors.sh), or not at all — a machine that reaches no Git
+# host. Everything that needs no outside package builds and tests either way; a trait is all or nothing.
+#   SCRATCH=.build/tsan scripts/traits.sh flags   the same traits, built in another folder (the sanitizer stages)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ALL=(HTTPTypes Logging Metrics Tracing OpenAPI)
+state=.build/traits
+scratch=${SCRATCH:-$state}
+
+# What each trait needs from outside, for the notice.
+packages_of() {
+    case "$1" in
+    HTTPTypes) echo swift-http-types ;;
+    Logging) echo swift-log ;;
+    Metrics) echo swift-metrics ;;
+    Tracing) echo "swift-distributed-tracing, swift-service-context" ;;
+    OpenAPI) echo "swift-openapi-runtime, swift-http-types" ;;
+    esac
+}
+
+joined() { local IFS=,; echo "$*"; }
+
+# One resolution, bounded: a Git host that never answers must not hold the build for long.
+resolves() {
+    local limit=()
+    command -v timeout >/dev/null 2>&1 && limit=(timeout "${TRAITS_RESOLVE_SECONDS:-300}")
+    ${limit[@]+"${limit[@]}"} swift package --scratch-path "$state" --traits "$1" resolve \
+        >"$state/resolve-$1.log" 2>&1
+}
+
+resolve() {
+    mkdir -p "$state"
+    : >"$state/available"
+    : >"$state/missing"
+    # The usual cases take one resolution: everything resolves (network or mirror) or nothing does.
+    if resolves "$(joined "${ALL[@]}")"; then
+        joined "${ALL[@]}" >"$state/available"
+        return
+    fi
+    local available=() trait
+    for trait in "${ALL[@]}"; do
+        if resolves "$trait"; then
+            available+=("$trait")
+        else
+            echo "$trait" >>"$state/missing"
+        fi
+    done
+    if [ ${#available[@]} -gt 0 ]; then
+        # Package.resolved pins what the last resolution needed: pin every available trait's packages together.
+        resolves "$(joined "${available[@]}")"
+        joined "${available[@]}" >"$state/available"
+    fi
+}
+
+flags() {
+    local available=""
+    [ -f "$state/available" ] && available=$(cat "$state/available")
+    printf -- '--scratch-path %s' "$scratch"
+    [ -z "$available" ] || printf -- ' --traits %s' "$available"
+    echo
+}
+
+notice() {
+    [ -s "$state/missing" ] || [ ! -f "$state/available" ] || return 0
+    local trait why=""
+    # (No mapfile: macOS's bash is 3.2.)
+    for trait in $(cat "$state/missing" 2>/dev/null || echo "${ALL[@]}"); do
+        why+="${why:+; }$trait ($(packages_of "$trait"))"
+    done
+    echo "traits: not built: $why — their packages could not be resolved here (no route to their Git host and no" \
+        "SwiftPM mirror; \`make test MIRRORS=folder\` names local copies); every other module was built and tested."
+}
+
+case "${1:-}" in
+resolve) resolve ;;
+flags) flags ;;
+notice) notice ;;
+*)
+    echo "usage: scripts/traits.sh resolve|flags|notice" >&2
+    exit 2
+    ;;
+esac
