@@ -279,8 +279,11 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     private func sleepUntilWoken() {
+        let isIdle = active.isEmpty
         let sleeps = mailbox.withLock { mailbox in
-            mailbox.isSleeping = mailbox.mail.isEmpty
+            // A stop posted during this pass — by a job on this very thread, which needs no wake-up — ends an idle
+            // driver now, not after the poll's timeout.
+            mailbox.isSleeping = mailbox.mail.isEmpty && !(mailbox.isStopping && isIdle)
             return mailbox.isSleeping
         }
         guard sleeps else { return }
@@ -301,6 +304,9 @@ final class CurlDriver: @unchecked Sendable {
         guard let waiters else { return false }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
+        // No longer a thread of the pool: a task a waiter resumes (one awaiting the shutdown on the pool's executor)
+        // must go to a driver still running, or to the global pool — a job kept here would never run.
+        pthread_setspecific(threadKey, nil)
         for waiter in waiters { waiter() }
         return true
     }

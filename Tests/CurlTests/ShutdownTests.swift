@@ -95,6 +95,74 @@ struct CurlShutdownTests {
         #expect(escaped.withLock { $0?.drivers.runningDrivers } == 0)
     }
 
+    // Lifecycle calls from every context a user has. Each waits through `finishing(within:)`: a deadlock fails the
+    // test instead of blocking the suite.
+
+    @Test("shutdown awaited by a task that prefers the transport's executor returns, and the threads end")
+    func shutdownFromTheExecutor() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let transport = try transport()
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+        let status = try await finishing(on: transport.executor) {
+            let status = try await client.send(get("/bytes/8")).status
+            await transport.shutdown()
+            return status
+        }
+        #expect(status == 200)
+        #expect(transport.drivers.runningDrivers == 0)
+    }
+
+    @Test("an interceptor that shuts the transport down gets its shutdown back, and its call settles with .shutDown")
+    func shutdownFromAnInterceptor() async throws {
+        struct KillSwitch: RestingInterceptor {
+            let transport: CurlClient
+            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+                await transport.shutdown(gracePeriod: .seconds(1))
+                return try await execution(request)
+            }
+        }
+        let server = try await LocalServer.sharedConformanceServer.value
+        let transport = try transport()
+        let client = RestingClient(
+            baseUrl: server.baseURL, httpClient: transport, interceptors: [KillSwitch(transport: transport)])
+        let outcome = try await finishing { await Result { try await client.perform(get("/bytes/8")).value } }
+        #expect { try outcome.get() } throws: { isRestingError($0, "shutDown") }
+        #expect(transport.drivers.runningDrivers == 0)
+    }
+
+    @Test("a call that shuts the transport down while its own stream is open returns after the grace period")
+    func shutdownInsideACallWithItsStreamOpen() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let transport = try transport()
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+        let tag = UUID().uuidString
+        let ended = try await finishing(on: transport.executor) {
+            let body = try await client.perform(gated(tag)).value.body
+            await transport.shutdown(gracePeriod: .milliseconds(50))
+            return await Result {
+                for try await _ in body {}
+            }
+        }
+        #expect { try ended.get() } throws: { isRestingError($0, "cancelled") }
+        #expect(transport.drivers.runningDrivers == 0)
+        _ = try await RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient())
+            .perform(get("/release?tag=\(tag)")).value
+    }
+
+    @Test("withCurlClient whose body hands its work to the client's own executor returns")
+    func scopedOnTheExecutor() async throws {
+        let server = try await LocalServer.sharedConformanceServer.value
+        let status = try await finishing {
+            try await CurlClient.withCurlClient { transport in
+                try await withTaskExecutorPreference(transport.executor) {
+                    let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+                    return try await client.send(get("/bytes/8")).status
+                }
+            }
+        }
+        #expect(status == 200)
+    }
+
     @Test("shutting down twice, or from two tasks at once, waits for the same shutdown")
     func repeated() async throws {
         let transport = try transport()
