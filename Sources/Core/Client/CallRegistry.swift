@@ -4,7 +4,20 @@
 /// registered; a call that ``cancelAll()`` took settles later. Neither leaves anything behind: the registry holds
 /// only calls that are still running. Once shut down it takes no new call, and tells whoever waits when the last
 /// one has settled: a new call and the shutdown meet under one lock, so none slips in after the wait began.
+///
+/// A call can shut its own client down (an interceptor's kill switch): it cannot settle while it waits, so the wait
+/// leaves out every call that is itself waiting for the shutdown — known by ``current``, which each call's work runs
+/// with.
 final class CallRegistry: Sendable {
+    /// A call of one registry: what the work of a call runs with, so that a shutdown from inside it knows the call.
+    struct Membership: Sendable {
+        let registry: ObjectIdentifier
+        let id: UInt64
+    }
+
+    /// The call the current task runs for (inherited by the tasks it starts), if any.
+    @TaskLocal static var current: Membership?
+
     private struct State {
         var nextID: UInt64 = 0
         var cancels: [UInt64: @Sendable () -> Void] = [:]
@@ -16,12 +29,14 @@ final class CallRegistry: Sendable {
         var reserved = 0
         var isShutDown = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Running calls that wait for the shutdown themselves: not waited for.
+        var waitingForShutdown: Set<UInt64> = []
 
         var count: Int { cancels.count + settledEarly.count + cancelling.count + reserved }
 
-        /// The waiters to resume, once shut down and every call has settled.
+        /// The waiters to resume, once shut down and every call has settled but those waiting for the shutdown.
         mutating func takeWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
-            guard isShutDown, count == 0, !idleWaiters.isEmpty else { return [] }
+            guard isShutDown, count == waitingForShutdown.count, !idleWaiters.isEmpty else { return [] }
             defer { idleWaiters = [] }
             return idleWaiters
         }
@@ -72,25 +87,38 @@ final class CallRegistry: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func cancelAll() {
+    /// Cancels every running call — but those waiting for the shutdown themselves, when a shutdown's grace period
+    /// ends (`sparingShutdownWaiters`): each made the shutdown, and goes on once it returns.
+    func cancelAll(sparingShutdownWaiters: Bool = false) {
         let cancels = state.withLock { state in
-            defer { state.cancels = [:] }
-            state.cancelling.formUnion(state.cancels.keys)
-            return state.cancels.values
+            let taken = state.cancels.filter { id, _ in
+                !sparingShutdownWaiters || !state.waitingForShutdown.contains(id)
+            }
+            for id in taken.keys { state.cancels[id] = nil }
+            state.cancelling.formUnion(taken.keys)
+            return taken.values
         }
         for cancel in cancels { cancel() }
     }
 
-    /// Takes no more calls, and returns once every call made before has settled.
+    /// `work` as the call `id` of this registry (see ``current``).
+    func running<Value>(_ id: UInt64, _ work: () async throws -> Value) async rethrows -> Value {
+        try await Self.$current.withValue(Membership(registry: ObjectIdentifier(self), id: id), operation: work)
+    }
+
+    /// Takes no more calls, and returns once every call made before has settled — but the one it is called from, if
+    /// any, and every other that waits for the shutdown too.
     func shutDown() async {
+        let own = Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.id : nil }
         await withCheckedContinuation { continuation in
-            let isIdle = state.withLock { state in
+            let waiters = state.withLock { state in
                 state.isShutDown = true
-                guard state.count > 0 else { return true }
+                if let own { state.waitingForShutdown.insert(own) }
                 state.idleWaiters.append(continuation)
-                return false
+                return state.takeWaitersIfIdle()
             }
-            if isIdle { continuation.resume() }
+            for waiter in waiters { waiter.resume() }
         }
+        if let own { state.withLock { _ = $0.waitingForShutdown.remove(own) } }
     }
 }

@@ -53,7 +53,9 @@ extension RestingClient {
         }
         do {
             try Task.checkCancellation()  // a task cancelled already starts no transfer
-            return try await holdingASlot { try await withTaskExecutorPreference(executor) { try await work() } }
+            return try await holdingASlot {
+                try await withTaskExecutorPreference(executor) { try await calls.running(id, work) }
+            }
         } catch is CancellationError {
             throw RestingError.cancelled
         }

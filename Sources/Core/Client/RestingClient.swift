@@ -108,8 +108,11 @@ public final class RestingClient: Sendable {
     /// The transport is not shut down: several clients may share one. Shut it down after the last of them, with
     /// ``HTTPClient/shutdown(gracePeriod:)``, or make it with a scoped form that does (`CurlClient.withCurlClient`).
     /// A call has ended when its promise settles: a streamed body still being read is the transport's to wait for.
+    /// Called from inside one of this client's calls (an interceptor's kill switch), it waits for every other call,
+    /// not for the one it is called from, which the grace period does not cancel either: that call goes on once the
+    /// shutdown returns.
     public func shutdown(gracePeriod: Duration? = nil) async {
-        let deadline = GracePeriod(gracePeriod) { [calls] in calls.cancelAll() }
+        let deadline = GracePeriod(gracePeriod) { [calls] in calls.cancelAll(sparingShutdownWaiters: true) }
         await calls.shutDown()
         deadline.cancel()
     }
@@ -207,7 +210,7 @@ public final class RestingClient: Sendable {
             do {
                 if let limiter { try await limiter.acquire() }
                 defer { limiter?.release() }
-                return try await work(channel.send)
+                return try await calls.running(id) { try await work(channel.send) }
             } catch is CancellationError {
                 throw RestingError.cancelled
             }
