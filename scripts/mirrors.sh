@@ -5,6 +5,7 @@
 #   swift-log.bundle   a `git bundle` (cloned once into .build/mirrors, then refreshed from the bundle)
 #   swift-log.git      a Git repository, bare or not (used where it is)
 #   swift-log          the same, without the suffix
+# (either may be a link to a repository elsewhere: SwiftPM names the package after the link's name)
 # A package missing from FOLDER still resolves from its real URL where the network allows. Every PACKAGE_PATH
 # (default: this repository) gets a mirror for both spellings of each package's URL, with and without `.git`, since
 # packages name their dependencies either way. The settings land in PACKAGE_PATH/.swiftpm/configuration/mirrors.json,
@@ -38,7 +39,8 @@ repository_for() {
     local candidate
     for candidate in "$folder/$name.git" "$folder/$name"; do
         if [ -d "$candidate" ] && git -C "$candidate" rev-parse --git-dir >/dev/null 2>&1; then
-            (cd "$candidate" && pwd -P)
+            # The path as named, not where a link leads: SwiftPM names a package after its URL's last component.
+            (cd "$candidate" && pwd)
             return
         fi
     done

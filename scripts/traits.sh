@@ -76,12 +76,20 @@ notice() {
     for trait in $(cat "$state/missing" 2>/dev/null || echo "${ALL[@]}"); do
         why+="${why:+; }$trait ($(packages_of "$trait"))"
     done
+    # What SwiftPM said, for a mirror that is there but does not serve (a wrong folder, an old copy).
+    local said
+    said=$(grep -h -m1 '^error:' "$state"/resolve-*.log 2>/dev/null | head -n 1 | cut -c1-200)
     echo "traits: not built: $why — their packages could not be resolved here (no route to their Git host and no" \
-        "SwiftPM mirror; \`make test MIRRORS=folder\` names local copies); every other module was built and tested."
+        "SwiftPM mirror; \`make test MIRRORS=folder\` names local copies)${said:+ — SwiftPM: ${said#error: }};" \
+        "every other module was built and tested."
 }
 
 case "${1:-}" in
-resolve) resolve ;;
+resolve)
+    resolve
+    available=$(cat "$state/available")
+    echo "traits: built here: ${available:-none}"
+    ;;
 flags) flags ;;
 notice) notice ;;
 *)
