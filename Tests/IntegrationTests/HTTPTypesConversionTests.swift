@@ -85,6 +85,33 @@ struct HTTPTypesConversionTests {
         #expect(throws: RestingError.self) { try RestingCore.HTTPRequest(ftp) }
     }
 
+    @Test(
+        "a head whose path or authority would send it to another host, port or user is refused, never sent there",
+        arguments: [
+            ("api.example.com", "@evil.example/x"), ("api.example.com", ":8443/x"), ("api.example.com", "evil/x"),
+            ("api.example.com", "/x#fragment"), ("user:pass@api.example.com", "/x"), ("api.example.com", ""),
+            ("api.example.com/evil", "/x"), ("api.example.com", "/x y"),
+        ])
+    func requestHeadThatWouldMove(authority: String, path: String) {
+        let head = HTTPTypes.HTTPRequest(
+            method: .get, scheme: "https", authority: authority, path: path,
+            headerFields: [.authorization: "Bearer secret"])
+        #expect {
+            try RestingCore.HTTPRequest(head)
+        } throws: { error in
+            guard case RestingError.invalidURL(let url, _) = error else { return false }
+            return !url.contains("pass") && !url.contains("secret")
+        }
+    }
+
+    @Test("a head goes to its own authority, port and path exactly", arguments: ["/", "/a/b?c=d&e", "//x", "/@x", "/:1"])
+    func requestHeadStaysAtItsAuthority(path: String) throws {
+        let head = HTTPTypes.HTTPRequest(method: .get, scheme: "https", authority: "API.example.com:8443", path: path)
+        let request = try RestingCore.HTTPRequest(head)
+        #expect(Origin(request.url) == Origin(URL(string: "https://api.example.com:8443")!))
+        #expect(try HTTPTypes.HTTPRequest(request).path == path)
+    }
+
     @Test("a response's head both ways; a status outside 100–999 is refused")
     func responseHead() throws {
         let response = HTTPDataResponse(

@@ -89,16 +89,31 @@ extension RestingCore.HTTPRequest {
     /// ```
     ///
     /// - Throws: ``/RestingCore/RestingError/invalidURL(_:reason:)`` when the head has no scheme, authority or path
-    ///   (a `CONNECT` or an `OPTIONS *`), or they do not make an `http` or `https` URL.
+    ///   (a `CONNECT` or an `OPTIONS *`), when they do not make an `http` or `https` URL, when the authority carries a
+    ///   user name or password, and when the path would take the request anywhere but the head's authority — a path
+    ///   that does not start with `/` (`@evil.example/x`, `:8443/x`) or that holds a fragment. A gateway forwarding
+    ///   a client's `:path` cannot be made to send the request, and its credentials, to another host or port.
     public init(_ head: HTTPTypes.HTTPRequest, body: RequestBody = .empty) throws(RestingError) {
         guard let scheme = head.scheme, let authority = head.authority, let path = head.path else {
             throw .invalidURL("", reason: "the request has no scheme, authority or path")
+        }
+        guard path.hasPrefix("/") else {
+            throw .invalidURL("\(scheme)://…", reason: "the path does not start with \"/\"")
         }
         guard let url = URL(string: "\(scheme)://\(authority)\(path)") else {
             throw .invalidURL("\(scheme)://…", reason: "the scheme, authority and path do not make a URL")
         }
         guard url.absoluteString.httpSchemeLength != nil, url.host != nil else {
             throw .invalidURL(RedactionPolicy.default.url(url), reason: "not an http or https URL with a host")
+        }
+        // The URL read back must be addressed exactly as the head is: nothing in the path or the authority may have
+        // moved the host, the port or the path (RequestTarget refuses user-info, as the reverse conversion does).
+        let target = try RequestTarget(url)
+        guard target.scheme == scheme.lowercased(), target.authority.lowercased() == authority.lowercased(),
+            target.path == path
+        else {
+            throw .invalidURL(
+                RedactionPolicy.default.url(url), reason: "the path or the authority would change where the request goes")
         }
         self.init(
             method: RequestMethod(rawValue: head.method.rawValue), url: url,
