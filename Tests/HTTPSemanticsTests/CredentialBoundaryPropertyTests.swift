@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingServerHarness
+import RestingTestSupport
 import Testing
 
 /// The credential boundary as a property: random chains of application and network interceptors — ones that add
@@ -10,18 +11,6 @@ import Testing
 /// records at another origin may carry one.
 @Suite("The credential boundary as a property", .timeLimit(.minutes(5)))
 struct CredentialBoundaryPropertyTests {
-    /// SplitMix64: the same trials on every run, so that a failure can be replayed from its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Copies every field that carries a credential to `X-Forwarded-<name>`, keeping it a credential.
     struct CredentialCopier: RestingInterceptor {
         func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
@@ -59,7 +48,7 @@ struct CredentialBoundaryPropertyTests {
     func credentialsStayWithinTheirOrigin(_ transport: Transport) async throws {
         let server = try await RecordingServer.shared.value
         let api = server.origins[0]
-        var random = SeededGenerator(state: transport == .curl ? 24 : 42)
+        var random = SeededGenerator(seed: transport == .curl ? 24 : 42)
         let provider = RestingHeaderProvider()
         provider.addHeader(key: "X-Tenant-Secret", value: "tenant", sensitive: true)
         for trial in 0..<40 {

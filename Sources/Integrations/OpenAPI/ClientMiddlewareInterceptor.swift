@@ -52,7 +52,7 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
             sent.headers = Self.headers(head.headerFields, keepingWhatTheyHadFrom: request.headers)
             sent.body = OpenAPIBodies.requestBody(handedBody, given: body, original: request.body)
             let response = try await execution(sent)
-            let handed = OpenAPIBodies.httpBody(of: response, for: head.method)
+            let handed = try OpenAPIBodies.httpBody(of: response, for: head.method)
             received.withLock { $0 = (response, handed) }
             return (try HTTPTypes.HTTPResponse(response), handed)
         }
@@ -66,16 +66,20 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
         return response
     }
 
-    /// The fields the middleware handed on, each one it left as it was keeping its sensitivity and its credential's
-    /// origin: swift-http-types has no place for an origin, and a credential issued for another site must still be
-    /// dropped by the credential boundary, not become the request's own.
+    /// The fields the middleware handed on, with what swift-http-types has no place for taken from the request's own
+    /// fields of the same name: a name the request marked sensitive stays sensitive whatever the middleware did to
+    /// the field — left it, set it again (`headerFields[name] = rotated`, which makes a new `HTTPField`) or added
+    /// another — as a sensitive mark survives every way of setting a field again; and a credential's origin stays
+    /// with its name (the origin of the field with the same value, else of the first of that name), so that a
+    /// credential issued for another site is still dropped by the credential boundary, not made the request's own.
     static func headers(_ fields: HTTPFields, keepingWhatTheyHadFrom original: HTTPHeaderFields) -> HTTPHeaderFields {
         var handed = HTTPHeaderFields()
         for field in HTTPHeaderFields(fields) {
-            let kept = original.first { $0.name.caseInsensitiveEquals(field.name) && $0.value == field.value }
+            let named = original.filter { $0.name.caseInsensitiveEquals(field.name) }
+            let origin = (named.first { $0.value == field.value } ?? named.first)?.origin
             handed.add(
-                name: field.name, value: field.value, sensitive: field.isSensitive || kept?.isSensitive == true,
-                origin: kept?.origin)
+                name: field.name, value: field.value, sensitive: field.isSensitive || named.contains(where: \.isSensitive),
+                origin: origin)
         }
         return handed
     }
