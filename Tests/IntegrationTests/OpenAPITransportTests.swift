@@ -119,6 +119,53 @@ struct OpenAPITransportTests {
         }
     }
 
+    /// 8 MiB in 64 KiB chunks (one buffer, shared), streamed; `announced` sends its length ahead.
+    func eightMiB(announced: Bool) -> StubResponse {
+        let chunk = StubResponse.Chunk.data(Data(count: 64 * 1024))
+        return .stream(
+            Array(repeating: chunk, count: 128), headers: announced ? ["Content-Length": "\(8 << 20)"] : [:])
+    }
+
+    @Test("a body handed to generated code is held to the limit: announced past it, the call fails; streamed, the read")
+    func responseBodiesAreLimited() async throws {
+        stub.register(.get, "/v1/announced", eightMiB(announced: true))
+        stub.register(.get, "/v1/streamed", eightMiB(announced: false))
+        let transport = RestingClientTransport(
+            client: RestingClient(baseUrl: "https://unused.example", httpClient: stub), maximumResponseSize: 1 << 20)
+        await #expect {
+            try await transport.send(head(.get, "/announced"), body: nil, baseURL: base, operationID: "announced")
+        } throws: { error in
+            guard case RestingError.responseTooLarge(let limit) = error else { return false }
+            return limit == 1 << 20
+        }
+        let (_, body) = try await transport.send(head(.get, "/streamed"), body: nil, baseURL: base, operationID: "s")
+        var received = 0
+        await #expect {
+            // What generated code does with a JSON body.
+            for try await chunk in try #require(body) { received += chunk.count }
+        } throws: { error in
+            guard case RestingError.responseTooLarge(1 << 20) = error else { return false }
+            return true
+        }
+        // It stopped at the first chunk past the limit, not at the body's end.
+        #expect(received == 1 << 20)
+    }
+
+    @Test("the default limit is the transports' own; streaming operations, and a limit of nil, read a body whole")
+    func streamingOperationsAreNotLimited() async throws {
+        stub.register(.get, "/v1/events", eightMiB(announced: false), eightMiB(announced: true))
+        let client = RestingClient(baseUrl: "https://unused.example", httpClient: stub)
+        #expect(RestingClientTransport(client: client).maximumResponseSize == TransportDefaults.maximumResponseSize)
+        for transport in [
+            RestingClientTransport(client: client, maximumResponseSize: 1 << 20, streamingOperations: ["events"]),
+            RestingClientTransport(client: client, maximumResponseSize: nil),
+        ] {
+            let (_, body) = try await transport.send(head(.get, "/events"), body: nil, baseURL: base, operationID: "events")
+            let bytes = try await Data(collecting: try #require(body), upTo: .max)
+            #expect(bytes.count == 8 << 20)
+        }
+    }
+
     /// A middleware as teams write them: adds a header, notes the operation, and reads the response head.
     struct TenantMiddleware: ClientMiddleware {
         let operations = Locked<[String]>([])

@@ -13,15 +13,27 @@ import Foundation
 enum OpenAPIBodies {
     /// The body of `response` for the generated client: `nil` where there can be none (a `HEAD`, a 204 or a 304),
     /// the stream itself where the body streams (read once, with the transport's back-pressure).
-    static func httpBody(of response: HTTPDataResponse, for method: HTTPTypes.HTTPRequest.Method) -> HTTPBody? {
+    ///
+    /// With a `limit`, a body that announces more bytes is refused at once, and one that brings more fails the read
+    /// that passes it — either way with ``/RestingCore/RestingError/responseTooLarge(limit:)``, its transfer
+    /// cancelled — so that generated code collecting it whole (`upTo: .max`) holds at most `limit` bytes.
+    static func httpBody(
+        of response: HTTPDataResponse, for method: HTTPTypes.HTTPRequest.Method, limit: Int64? = nil
+    ) throws(RestingError) -> HTTPBody? {
         guard method != .head, response.status != 204, response.status != 304 else {
             response.body.stream?.cancel()
             return nil
         }
+        let announced = response.headers["Content-Length"].flatMap(Int64.init)
+        if let limit, let size = announced ?? response.body.data.map({ Int64($0.count) }), size > limit {
+            response.body.stream?.cancel()
+            throw .responseTooLarge(limit: limit)
+        }
         if let data = response.body.data { return HTTPBody(data) }
         guard let stream = response.body.stream else { return nil }
-        let length = response.headers["Content-Length"].flatMap(Int64.init).map(HTTPBody.Length.known) ?? .unknown
-        return HTTPBody(stream.map { ArraySlice($0) }, length: length, iterationBehavior: .single)
+        let length = announced.map(HTTPBody.Length.known) ?? .unknown
+        guard let limit else { return HTTPBody(stream.map { ArraySlice($0) }, length: length, iterationBehavior: .single) }
+        return HTTPBody(LimitedChunks(stream: stream, limit: limit), length: length, iterationBehavior: .single)
     }
 
     /// A request body as the `HTTPBody` a middleware sees: bytes as they are, a file or a stream read in chunks by a
@@ -66,6 +78,35 @@ enum OpenAPIBodies {
         guard let body else { return .empty }
         if body === given { return original }
         return ResponseBody(ResponseBodyStream(body.map { Data($0) }))
+    }
+}
+
+/// A streamed response body's chunks, failing with ``/RestingCore/RestingError/responseTooLarge(limit:)`` — and
+/// cancelling the transfer — as soon as more than `limit` bytes have come.
+private struct LimitedChunks: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+    let stream: ResponseBodyStream
+    let limit: Int64
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var chunks: ResponseBodyStream.AsyncIterator
+        let stream: ResponseBodyStream
+        let limit: Int64
+        var received: Int64 = 0
+
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            guard let chunk = try await chunks.next() else { return nil }
+            received += Int64(chunk.count)
+            guard received <= limit else {
+                stream.cancel()
+                throw RestingError.responseTooLarge(limit: limit)
+            }
+            return ArraySlice(chunk)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: stream.makeAsyncIterator(), stream: stream, limit: limit)
     }
 }
 

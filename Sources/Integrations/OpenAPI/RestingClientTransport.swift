@@ -30,13 +30,34 @@ import Foundation
 ///
 /// The request goes where the generated client says: `serverURL` (here `baseURL`) and the operation's path; the
 /// `RestingClient`'s own `baseUrl` is not used. Any status is a response, as the generated client expects.
+///
+/// **Response size.** Generated code reads a body whole (`upTo: .max`), and a streamed body is not held to the
+/// transport's own limit; so a body handed to it is held to ``maximumResponseSize`` — by default the
+/// 64 MiB both shipped transports keep to (``/RestingCore/TransportDefaults/maximumResponseSize``). Past it the call,
+/// or the read that passes it, fails with ``/RestingCore/RestingError/responseTooLarge(limit:)``. Name the operations
+/// whose bodies are meant to stream without end (event streams, large downloads) in ``streamingOperations``:
+///
+/// ```swift
+/// let transport = RestingClientTransport(
+///     client: resting, maximumResponseSize: 1 << 20, streamingOperations: ["subscribeToEvents"])
+/// ```
 public struct RestingClientTransport: ClientTransport {
     /// The client every operation is sent through.
     public let client: RestingClient
+    /// The most bytes a response body handed to generated code may hold; `nil` for no limit.
+    public var maximumResponseSize: Int64?
+    /// The `operationId`s whose response bodies are not held to ``maximumResponseSize``.
+    public var streamingOperations: Set<String>
 
-    /// A transport sending through `client`.
-    public init(client: RestingClient) {
+    /// A transport sending through `client`, holding response bodies to `maximumResponseSize` bytes but those of
+    /// `streamingOperations`.
+    public init(
+        client: RestingClient, maximumResponseSize: Int64? = TransportDefaults.maximumResponseSize,
+        streamingOperations: Set<String> = []
+    ) {
         self.client = client
+        self.maximumResponseSize = maximumResponseSize
+        self.streamingOperations = streamingOperations
     }
 
     /// Sends one operation's request through the client, and answers with its response head and streamed body.
@@ -51,7 +72,9 @@ public struct RestingClientTransport: ClientTransport {
             responseStreaming: ResponseStreaming())
         sent.attributes.operationID = operationID
         let response = try await client.send(sent)
-        return (try HTTPTypes.HTTPResponse(response), OpenAPIBodies.httpBody(of: response, for: request.method))
+        let limit = streamingOperations.contains(operationID) ? nil : maximumResponseSize
+        let head = try HTTPTypes.HTTPResponse(response)
+        return (head, try OpenAPIBodies.httpBody(of: response, for: request.method, limit: limit))
     }
 
     /// `path` (with its query) under `baseURL`, whose own path is kept: `https://host/v1` and `/posts` make
