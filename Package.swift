@@ -69,7 +69,13 @@ let package = Package(
         .target(name: "CCurl", path: "Sources/CCurl"),
         .target(name: "RestingCurl", dependencies: ["RestingCore", "CCurl"], path: "Sources/TransportCurl"),
         .target(name: "RestingTesting", dependencies: ["RestingCore"], path: "Sources/TestingKit"),
-        .target(name: "RestingKit", dependencies: ["RestingCore", "RestingURLSession"], path: "Sources/RestingKit"),
+        // On Linux its default transport is CurlClient: FoundationNetworking there dies on a response with trailers.
+        .target(
+            name: "RestingKit",
+            dependencies: [
+                "RestingCore", "RestingURLSession", .target(name: "RestingCurl", condition: .when(platforms: [.linux])),
+            ],
+            path: "Sources/RestingKit"),
         .target(
             name: "RestingHTTPTypes",
             dependencies: [

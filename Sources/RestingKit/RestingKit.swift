@@ -2,8 +2,12 @@ import Foundation
 @_exported import RestingCore
 @_exported import RestingURLSession
 
+#if os(Linux)
+import RestingCurl
+#endif
+
 extension RestingClient {
-    /// A client on the default transport, ``URLSessionClient/shared``.
+    /// A client on the default transport, ``defaultTransport``.
     ///
     /// ```swift
     /// import RestingKit
@@ -18,8 +22,48 @@ extension RestingClient {
         maximumRedirects: Int = TransportDefaults.maximumRedirects
     ) {
         self.init(
-            baseUrl: baseUrl, decoder: decoder, httpClient: URLSessionClient.shared,
+            baseUrl: baseUrl, decoder: decoder, httpClient: Self.defaultTransport,
             requestConverter: requestConverter, interceptors: interceptors, networkInterceptors: networkInterceptors,
             acceptedStatusCodes: acceptedStatusCodes, concurrency: concurrency, maximumRedirects: maximumRedirects)
     }
+
+    /// The transport of a client made without one: ``URLSessionClient/shared`` on Apple platforms, and on Linux one
+    /// `CurlClient` (module `RestingCurl`) for the whole process, made on first use.
+    ///
+    /// Why not URLSession on Linux: FoundationNetworking up to Swift 6.3 terminates the process when a chunked response
+    /// carries trailer fields (`NativeProtocol.swift`: "Transfer completed, but there's no response") — libcurl hands
+    /// it each trailer line as a header line, it starts a new response head with them, and the transfer ends with no
+    /// head complete. Any server, or anyone on the path, could end the app with one field; nothing a transport on
+    /// top of it can do prevents it (the PlatformNotes article has the details). Pass `URLSessionClient.shared` as
+    /// `httpClient:` to choose it anyway. Should libcurl fail to start a `CurlClient` (it cannot make a multi handle
+    /// or a thread), every call of such a client fails with that error.
+    public static var defaultTransport: any HTTPClient { DefaultTransport.shared }
 }
+
+/// The one default transport of the process.
+private enum DefaultTransport {
+    #if os(Linux)
+    static let shared: any HTTPClient = {
+        do {
+            return try CurlClient()
+        } catch {
+            return UnavailableTransport(
+                error: error as? RestingError
+                    ?? .transportFailed(TransportError(kind: .other, code: 0, domain: "RestingCurl", message: "\(error)")))
+        }
+    }()
+    #else
+    static let shared: any HTTPClient = URLSessionClient.shared
+    #endif
+}
+
+#if os(Linux)
+/// A transport that could not be made: every call fails with why.
+private struct UnavailableTransport: HTTPClient {
+    let error: RestingError
+
+    func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        throw error
+    }
+}
+#endif

@@ -139,6 +139,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let line = UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
         if HeaderLine.isStatusLine(line) {
+            // libcurl takes status lines RFC 9112 does not (`Http/1.1`, `HTTP/1.1 200`, `HTTP/1.1 2000`): refuse them,
+            // as every transport must.
+            if let fault = HeaderLine.statusLineFault(line) {
+                failure = Self.malformed("malformed status line: \(fault)")
+                return 0
+            }
             // A new response begins (after a 100 Continue, say): forget the previous one's headers.
             headers = HTTPHeaderFields()
             // Most heads fit: one allocation rather than a regrowth (and a copy) at 1, 2, 4 and 8 fields.

@@ -51,7 +51,11 @@ enum URLSessionMapping {
     /// Parts of libcurl's messages for a reply that breaks HTTP's framing, as FoundationNetworking passes them on.
     private static let malformedReplyMessages = [
         "bytes remaining to read", "outstanding read data remaining", "chunked-encoding", "HTTP/0.9",
-        "Out of memory", "Weird server reply", "Too large response headers",
+        "Out of memory", "Weird server reply", "Too large response headers", "Unsupported response code",
+        "Unsupported HTTP version",
+        // FoundationNetworking could not parse a header line (a status line without the space after its code, say)
+        // and stopped libcurl from its header callback.
+        "Failed writing header",
     ]
 
     private static func isMalformedReply(_ error: URLError) -> Bool {

@@ -39,6 +39,13 @@ extension TransportConformance {
         /// ``trailersAreNotHeaders()``: Trailers after a chunked body never join the response's headers, where a
         /// `Location` or `Retry-After` could steer what the checks of the head already decided.
         case trailersAreNotHeaders
+        /// ``trailersOnAKeptConnection()``: A chunked body with trailers on a kept-alive connection arrives whole,
+        /// its trailers never among its headers, and the connection serves the next request.
+        case trailersOnAKeptConnection
+        /// ``statusLines()``: A status line RFC 9112 allows (an empty reason after its space) is a response; one it
+        /// does not (no space after the code, a code that is not three digits, no version, a protocol name not in
+        /// capitals) fails as `.malformedResponse`.
+        case statusLines
         /// ``responseHeaders()``: Repeated response headers are all received.
         case responseHeaders
         /// ``responseSizeLimit()``: A body larger than the transport's limit fails with `.responseTooLarge`; one
@@ -127,6 +134,8 @@ extension TransportConformance {
         case .statuses: try await statuses()
         case .authenticationChallenges: try await authenticationChallenges()
         case .trailersAreNotHeaders: try await trailersAreNotHeaders()
+        case .trailersOnAKeptConnection: try await trailersOnAKeptConnection()
+        case .statusLines: try await statusLines()
         case .responseHeaders: try await responseHeaders()
         case .responseSizeLimit: try await responseSizeLimit()
         case .progress: try await progress()

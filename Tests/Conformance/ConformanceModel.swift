@@ -115,10 +115,15 @@ public final class ConformanceModel: ConformanceBackend {
             return .status(200, body: Data(repeating: UInt8(ascii: "x"), count: 100))
         case ("keepalive", _) where segments.count == 2:
             // No connections here: every answer says connection 1, and the fault is the reset a wire reports.
+            if segments[1] == "trailers" { return .status(200, headers: ["X-Connection": "1"], body: Data("kept".utf8)) }
             guard segments[1] == "ok" else {
                 return .failure(Self.failure(.connectionReset, "connection reset by peer"))
             }
             return .status(200, headers: ["X-Connection": "1"], body: Data("kept".utf8))
+        case ("status-line", _) where segments.count == 2:
+            // A stub answers with a status, not a line: the model answers as a wire transport must.
+            guard segments[1] != "empty-reason" else { return .status(200, body: Data("ok".utf8)) }
+            return .failure(Self.failure(.malformedResponse, "the server's status line is not valid HTTP/1.1"))
         case ("interim", _):
             return .status(200, headers: ["X-Final": "yes"], body: Data("final".utf8))
         case ("length-and-chunked", _):

@@ -36,6 +36,10 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// Linux traps on one ("Transfer completed, but there's no response", NativeProtocol.swift:240): no
         /// delegate answer avoids it, so the check cannot run there without killing the test process.
         public var survivesTrailers = true
+        /// The transport sees the status line itself, so it can refuse a protocol name not in capitals
+        /// (`Http/1.1`). FoundationNetworking on Linux accepts any protocol name libcurl does (libcurl compares
+        /// `HTTP/` without case) and `HTTPURLResponse` carries no version, so a transport on URLSession cannot.
+        public var readsStatusLines = true
         /// A streamed body's reader that stops stops the socket (the server's send buffer fills). Without it the
         /// transport must still bound its memory, and say how in its documentation.
         public var pausesReading = true

@@ -294,6 +294,22 @@ class Handler(socketserver.StreamRequestHandler):
     def route_garbage_status(self, request):
         self.wfile.write(b"GARBAGE NOT HTTP\r\n\r\n")
 
+    # Status lines, by name: what RFC 9112 §4 allows, and what it does not.
+    STATUS_LINES = {
+        "empty-reason": b"HTTP/1.1 200 ",
+        "no-reason": b"HTTP/1.1 200",
+        "lowercase": b"Http/1.1 200 OK",
+        "short-code": b"HTTP/1.1 20 OK",
+        "long-code": b"HTTP/1.1 2000 OK",
+        "letters": b"HTTP/1.1 2x0 OK",
+        "no-version": b"HTTP/ 200 OK",
+    }
+
+    def route_status_line(self, request):
+        line = self.STATUS_LINES.get(request.path.split("/")[2], b"HTTP/1.1 404 Not Found")
+        self.wfile.write(line + b"\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        self.wfile.flush()
+
     def route_huge_header(self, request):
         self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Huge: " + b"a" * (1024 * 1024) + b"\r\nContent-Length: 2\r\n\r\nok")
 
@@ -361,8 +377,14 @@ class Handler(socketserver.StreamRequestHandler):
             if request.path == "/keepalive/fault":
                 self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + bytes(10))
                 return self.reset()
-            body = b"kept"
-            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Connection: %d\r\n\r\n" % connection + body)
+            if request.path == "/keepalive/trailers":
+                # A chunked body with trailers, the connection kept: the next request must find it at a boundary.
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n"
+                                 b"X-Connection: %d\r\n\r\n4\r\nkept\r\n0\r\nX-Checksum: abc\r\n\r\n" % connection)
+            else:
+                body = b"kept"
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Connection: %d\r\n\r\n" % connection
+                                 + body)
             self.wfile.flush()
             request = read_request(self.rfile)
 

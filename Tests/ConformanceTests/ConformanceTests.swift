@@ -28,6 +28,8 @@ enum Transports {
         capabilities.preservesRequestHeaderCase = false
         capabilities.preservesRepeatedResponseHeaders = false
         capabilities.survivesTrailers = false
+        // FoundationNetworking takes any protocol name libcurl takes (`Http/1.1` too), and reports no version.
+        capabilities.readsStatusLines = false
         // FoundationNetworking cannot stop receiving: a reader that falls behind gets its body from a spill file.
         capabilities.pausesReading = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
@@ -106,6 +108,12 @@ struct ConformanceTests {
 
     @Test("trailers never become headers", arguments: names)
     func trailersAreNotHeaders(_ name: String) async throws { try await suite(name).trailersAreNotHeaders() }
+
+    @Test("a chunked body with trailers leaves a kept-alive connection ready for the next request", arguments: names)
+    func trailersOnAKeptConnection(_ name: String) async throws { try await suite(name).trailersOnAKeptConnection() }
+
+    @Test("an empty reason phrase is a response; every malformed status line is malformedResponse", arguments: names)
+    func statusLines(_ name: String) async throws { try await suite(name).statusLines() }
 
     @Test("repeated response headers are received", arguments: names)
     func responseHeaders(_ name: String) async throws { try await suite(name).responseHeaders() }

@@ -30,14 +30,34 @@ struct HeaderLineTests {
         #expect(check("x") { String(decoding: HeaderLine.trimmed($0), as: UTF8.self) } == "x")
     }
 
-    @Test("a status line starts with HTTP/, in capitals")
+    @Test("a line is a status line as libcurl reads one: HTTP/ in any case, never a field")
     func statusLine() {
         let isStatus = { (text: String) in Array(text.utf8).withUnsafeBufferPointer(HeaderLine.isStatusLine) }
         #expect(isStatus("HTTP/1.1 200 OK\r\n"))
-        #expect(isStatus("HTTP/2 204\r\n"))
-        #expect(!isStatus("http/1.1 200 OK\r\n"))
+        #expect(isStatus("HTTP/2 204 \r\n"))
+        #expect(isStatus("http/1.1 200 OK\r\n"))
         #expect(!isStatus("HTTP"))
         #expect(!isStatus("X-HTTP/1.1: no\r\n"))
+    }
+
+    @Test(
+        "a status line RFC 9112 allows has no fault; every other names its own",
+        arguments: [
+            ("HTTP/1.1 200 OK\r\n", nil), ("HTTP/1.1 200 \r\n", nil), ("HTTP/1.0 404 Not Found\n", nil),
+            ("HTTP/2 204 \r\n", nil), ("HTTP/3 200 \r\n", nil), ("HTTP/1.1 200 OK, with spaces\r\n", nil),
+            ("HTTP/1.1 200\r\n", "no space after the status code"),
+            ("Http/1.1 200 OK\r\n", "the protocol name is not HTTP in capitals"),
+            ("http/1.1 200 OK\r\n", "the protocol name is not HTTP in capitals"),
+            ("HTTP/1.1 20 OK\r\n", "the status code is not three digits"),
+            ("HTTP/1.1 2000 OK\r\n", "the status code is not three digits"),
+            ("HTTP/1.1 2x0 OK\r\n", "the status code is not three digits"),
+            ("HTTP/ 200 OK\r\n", "the status line has no HTTP version"),
+            ("HTTP/1. 200 OK\r\n", "the status line has no HTTP version"),
+            ("HTTP/1.1200 OK\r\n", "no space after the HTTP version"),
+            ("HTTP/1.1\r\n", "no space after the HTTP version"),
+        ] as [(String, String?)])
+    func statusLineFaults(line: String, fault: String?) {
+        #expect(Array(line.utf8).withUnsafeBufferPointer(HeaderLine.statusLineFault) == fault)
     }
 
     @Test("on 20 000 random lines, the byte-level checks agree with the obvious String ones")
