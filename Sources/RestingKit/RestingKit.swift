@@ -49,7 +49,8 @@ private enum DefaultTransport {
         } catch {
             return UnavailableTransport(
                 error: error as? RestingError
-                    ?? .transportFailed(TransportError(kind: .other, code: 0, domain: "RestingCurl", message: "\(error)")))
+                    ?? .transportFailed(
+                        TransportError(kind: .other, code: 0, domain: "RestingCurl", message: "\(error)")))
         }
     }()
     #else

@@ -14,7 +14,8 @@ enum HeaderLine {
     /// byte by byte — this runs for every header line.
     static func isStatusLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         line.count >= 5 && line[0] | 0x20 == UInt8(ascii: "h") && line[1] | 0x20 == UInt8(ascii: "t")
-            && line[2] | 0x20 == UInt8(ascii: "t") && line[3] | 0x20 == UInt8(ascii: "p") && line[4] == UInt8(ascii: "/")
+            && line[2] | 0x20 == UInt8(ascii: "t") && line[3] | 0x20 == UInt8(ascii: "p")
+            && line[4] == UInt8(ascii: "/")
     }
 
     /// Why a status line is not one RFC 9112 §4 allows — `nil` when it is: `HTTP` in capitals (the name is
@@ -29,7 +30,9 @@ enum HeaderLine {
         let isCapitals = name.withUTF8Buffer { name in line.count >= 5 && zip(name, line).allSatisfy { $0 == $1 } }
         guard isCapitals else { return "the protocol name is not HTTP in capitals" }
         var index = 5
-        func digit(at index: Int) -> Bool { index < end && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(line[index]) }
+        func digit(at index: Int) -> Bool {
+            index < end && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(line[index])
+        }
         guard digit(at: index) else { return "the status line has no HTTP version" }
         index += 1
         if index < end, line[index] == UInt8(ascii: ".") {

@@ -115,7 +115,9 @@ public final class ConformanceModel: ConformanceBackend {
             return .status(200, body: Data(repeating: UInt8(ascii: "x"), count: 100))
         case ("keepalive", _) where segments.count == 2:
             // No connections here: every answer says connection 1, and the fault is the reset a wire reports.
-            if segments[1] == "trailers" { return .status(200, headers: ["X-Connection": "1"], body: Data("kept".utf8)) }
+            if segments[1] == "trailers" {
+                return .status(200, headers: ["X-Connection": "1"], body: Data("kept".utf8))
+            }
             guard segments[1] == "ok" else {
                 return .failure(Self.failure(.connectionReset, "connection reset by peer"))
             }

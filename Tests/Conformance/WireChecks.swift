@@ -17,7 +17,8 @@ extension TransportConformance {
                 try await send(HTTPRequest(method: .get, url: url("/status-line/\(line)"), timeout: .seconds(5)))
             }
             guard case .transportFailed(let failure) = error else {
-                Issue.record("\(name): the status line \(line) must fail as malformedResponse, got \(String(describing: error))")
+                Issue.record(
+                    "\(name): the status line \(line) must fail as malformedResponse, got \(String(describing: error))")
                 continue
             }
             #expect(failure.kind == .malformedResponse, "\(name): the status line \(line): \(failure)")

@@ -104,7 +104,8 @@ struct HTTPTypesConversionTests {
         }
     }
 
-    @Test("a head goes to its own authority, port and path exactly", arguments: ["/", "/a/b?c=d&e", "//x", "/@x", "/:1"])
+    @Test(
+        "a head goes to its own authority, port and path exactly", arguments: ["/", "/a/b?c=d&e", "//x", "/@x", "/:1"])
     func requestHeadStaysAtItsAuthority(path: String) throws {
         let head = HTTPTypes.HTTPRequest(method: .get, scheme: "https", authority: "API.example.com:8443", path: path)
         let request = try RestingCore.HTTPRequest(head)

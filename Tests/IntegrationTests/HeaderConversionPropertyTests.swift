@@ -24,9 +24,11 @@ struct HeaderConversionPropertyTests {
     static func randomHeaders(_ random: inout SeededGenerator) -> HTTPHeaderFields {
         var headers = HTTPHeaderFields()
         for _ in 0..<Int.random(in: 0...8, using: &random) {
-            let value = String((0..<Int.random(in: 0...12, using: &random)).map { _ in
-                "abcXYZ019-_.~ =/+".randomElement(using: &random)!
-            }).trimmingCharacters(in: .whitespaces)
+            let value = String(
+                (0..<Int.random(in: 0...12, using: &random)).map { _ in
+                    "abcXYZ019-_.~ =/+".randomElement(using: &random)!
+                }
+            ).trimmingCharacters(in: .whitespaces)
             headers.add(
                 name: names.randomElement(using: &random)!, value: value, sensitive: Bool.random(using: &random),
                 origin: origins.randomElement(using: &random)!)

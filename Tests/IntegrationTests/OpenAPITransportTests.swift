@@ -160,7 +160,8 @@ struct OpenAPITransportTests {
             RestingClientTransport(client: client, maximumResponseSize: 1 << 20, streamingOperations: ["events"]),
             RestingClientTransport(client: client, maximumResponseSize: nil),
         ] {
-            let (_, body) = try await transport.send(head(.get, "/events"), body: nil, baseURL: base, operationID: "events")
+            let (_, body) = try await transport.send(
+                head(.get, "/events"), body: nil, baseURL: base, operationID: "events")
             let bytes = try await Data(collecting: try #require(body), upTo: .max)
             #expect(bytes.count == 8 << 20)
         }

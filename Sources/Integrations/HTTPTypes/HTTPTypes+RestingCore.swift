@@ -113,7 +113,8 @@ extension RestingCore.HTTPRequest {
             target.path == path
         else {
             throw .invalidURL(
-                RedactionPolicy.default.url(url), reason: "the path or the authority would change where the request goes")
+                RedactionPolicy.default.url(url),
+                reason: "the path or the authority would change where the request goes")
         }
         self.init(
             method: RequestMethod(rawValue: head.method.rawValue), url: url,

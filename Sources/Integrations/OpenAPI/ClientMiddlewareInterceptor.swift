@@ -78,7 +78,8 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
             let named = original.filter { $0.name.caseInsensitiveEquals(field.name) }
             let origin = (named.first { $0.value == field.value } ?? named.first)?.origin
             handed.add(
-                name: field.name, value: field.value, sensitive: field.isSensitive || named.contains(where: \.isSensitive),
+                name: field.name, value: field.value,
+                sensitive: field.isSensitive || named.contains(where: \.isSensitive),
                 origin: origin)
         }
         return handed

@@ -32,7 +32,9 @@ enum OpenAPIBodies {
         if let data = response.body.data { return HTTPBody(data) }
         guard let stream = response.body.stream else { return nil }
         let length = announced.map(HTTPBody.Length.known) ?? .unknown
-        guard let limit else { return HTTPBody(stream.map { ArraySlice($0) }, length: length, iterationBehavior: .single) }
+        guard let limit else {
+            return HTTPBody(stream.map { ArraySlice($0) }, length: length, iterationBehavior: .single)
+        }
         return HTTPBody(LimitedChunks(stream: stream, limit: limit), length: length, iterationBehavior: .single)
     }
 
