@@ -100,6 +100,31 @@ public struct RedactionPolicy: Sendable, Equatable {
         return base + query + fragment
     }
 
+    /// An address that may not even parse as a URL (the reason it is being printed), as ``url(_:)`` prints a URL:
+    /// without user-info, with redacted query values and no fragment; what cannot be parsed at all — its query,
+    /// its fragment — is replaced whole.
+    public func address(_ text: String) -> String {
+        guard !hidesNothing else { return text }
+        if let parsed = URL(string: text), parsed.host != nil { return url(parsed) }
+        var rest = Substring(text)
+        var scheme = Substring()
+        if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
+            let afterSeparator = rest.index(colon, offsetBy: 3)
+            scheme = rest[..<afterSeparator]
+            rest = rest[afterSeparator...]
+        } else if rest.hasPrefix("//") {
+            scheme = rest.prefix(2)
+            rest = rest.dropFirst(2)
+        }
+        // User-info ends at the last `@` before the path, query or fragment begins.
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        if let at = rest[..<authorityEnd].lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        guard let tail = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) else {
+            return rest.isEmpty ? Self.placeholder : String(scheme + rest)
+        }
+        return String(scheme + rest[..<tail]) + (rest[tail] == "?" ? "?" : "#") + Self.placeholder
+    }
+
     /// A body as it may be printed: redacted JSON (object or array), a redacted form, or — under a policy
     /// that hides nothing — any UTF-8 text; `nil` for anything that cannot be shown safely.
     public func printableBody(_ body: Data, contentType: String?, prettyPrinted: Bool = false) -> String? {

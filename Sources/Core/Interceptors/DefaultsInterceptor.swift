@@ -38,7 +38,8 @@ public struct DefaultsInterceptor: RestingInterceptor {
                 address[..<fragmentStart] + separator + URLQueryEncoder.percentEncoded(missing)
                 + address[fragmentStart...]
             guard let url = URL(string: String(extended)) else {
-                throw RestingError.invalidURL(address, reason: "default query parameters made it invalid")
+                throw RestingError.invalidURL(
+                    RedactionPolicy.default.url(request.url), reason: "default query parameters made it invalid")
             }
             request.url = url
         }

@@ -133,7 +133,8 @@ public struct RestingRequestConverter: RequestConverter {
         } else {
             // A cheap shape check on every request; `URL(string:)` below validates the whole address.
             guard let schemeLength = baseUrl.httpSchemeLength, baseUrl.utf8.count > schemeLength else {
-                throw .invalidURL(baseUrl, reason: "the base URL needs an http(s) scheme and a host")
+                throw .invalidURL(
+                    RedactionPolicy.default.address(baseUrl), reason: "the base URL needs an http(s) scheme and a host")
             }
             address = Self.joined(Self.joined(Self.trimmingTrailingSlash(baseUrl), configuration.contextPath), path)
         }
@@ -141,7 +142,7 @@ public struct RestingRequestConverter: RequestConverter {
             address += (address.contains("?") ? "&" : "?") + URLQueryEncoder.percentEncoded(queryItems)
         }
         guard let url = URL(string: address), url.host != nil else {
-            throw .invalidURL(address, reason: "not a valid URL")
+            throw .invalidURL(RedactionPolicy.default.address(address), reason: "not a valid URL")
         }
         return url
     }

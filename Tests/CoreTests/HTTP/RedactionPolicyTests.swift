@@ -14,6 +14,34 @@ struct RedactionPolicyTests {
         ],
         body: .bytes(Data(#"{"user":"ann","password":"s3cr3t","nested":{"refresh_token":"s3cr3t"}}"#.utf8)))
 
+    @Test(
+        "an address that is not even a valid URL is printed without its user-info, query values or fragment",
+        arguments: [
+            ("https://user:s3cret@api example.com/x?token=t0ken#frag", "https://api example.com/x?<redacted>"),
+            ("//u:s3cret@host?token=t0ken", "//host?token=<redacted>"), ("ftp-ish:user:s3cret@", "<redacted>"),
+            ("https://user:s3cret@api.example.com/p?token=t0ken", "https://api.example.com/p?token=<redacted>"),
+            ("no scheme at all#t0ken", "no scheme at all#<redacted>"),
+        ])
+    func invalidAddresses(address: String, printed: String) {
+        let shown = RedactionPolicy.default.address(address)
+        #expect(shown == printed)
+        #expect(!shown.contains("s3cret") && !shown.contains("t0ken"))
+    }
+
+    @Test("the converter's and the defaults interceptor's invalidURL errors carry no credential of the URL")
+    func invalidURLErrorsAreRedacted() async throws {
+        let converter = RestingRequestConverter()
+        let endpoint = Endpoint<Nothing, Nothing>(.get, "/posts", encoding: .query)
+        for base in ["https://user:s3cret@api example.com", "ftp-ish:user:s3cret@"] {
+            #expect {
+                try converter.toHTTPRequest(RestingRequest(endpoint: endpoint), baseUrl: base)
+            } throws: { error in
+                guard case RestingError.invalidURL(let url, _) = error else { return false }
+                return !url.contains("s3cret") && !"\(error)".contains("s3cret")
+            }
+        }
+    }
+
     @Test("every listed secret is hidden from a cURL description: headers, query, user-info and JSON keys")
     func curlDescriptionRedactsEverySecret() {
         let command = request.cURLDescription()
