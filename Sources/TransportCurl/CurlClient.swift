@@ -20,6 +20,11 @@ import Synchronization
 /// cached and reused, and HTTP/2 is multiplexed over TLS. A `send` is one exchange: redirects are followed by the
 /// client's chain, so each hop is a fresh transfer with the same TLS settings (a pin cannot be bypassed by
 /// redirecting to another host). Keep one client for the life of your app.
+///
+/// It validates nothing: a `RestingClient`'s chain checks every request where it leaves for the transport (header
+/// names and values — no CR, LF or NUL, which libcurl would send as they are —, the method, the scheme, a body on a
+/// `GET`). Calling `send` yourself, wrap it in ``/RestingCore/RedirectingHTTPClient``, which checks each request the
+/// same way.
 public final class CurlClient: HTTPClient {
     /// How this client connects, verifies and limits its transfers.
     public let configuration: Configuration

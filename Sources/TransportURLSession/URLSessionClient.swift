@@ -10,6 +10,10 @@ import FoundationNetworking
 /// One client keeps one long-lived session (per-request sessions hit FoundationNetworking teardown bugs on Linux);
 /// share it, or use ``shared``. It performs one exchange per `send`; the client's chain follows redirects.
 ///
+/// It validates nothing: a `RestingClient`'s chain checks every request where it leaves for the transport (header
+/// names and values — no CR, LF or NUL —, the method, the scheme, a body on a `GET`). Calling `send` yourself, wrap
+/// it in ``/RestingCore/RedirectingHTTPClient``, which checks each request the same way.
+///
 /// Bodies in memory are sent with a `Content-Length`; file and stream bodies (multipart forms included) are
 /// streamed from disk through an `InputStream` — on Linux always chunked, as FoundationNetworking cannot
 /// send a stream with a length (endpoints that insist on `Content-Length` for large bodies need
