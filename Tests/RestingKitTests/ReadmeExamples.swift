@@ -62,7 +62,7 @@ struct APIError: Decodable, Sendable {
 }
 // end snippet
 
-@Suite("README examples, against image_server over URLSession")
+@Suite("README examples, against image_server over the default transport")
 struct ReadmeExamples {
     let server: LocalServer
     var baseUrl: String { server.baseURL }
@@ -76,12 +76,12 @@ struct ReadmeExamples {
         return output
     }
 
-    @Test("the default client uses the URLSession transport")
+    @Test("a client made without a transport uses the default one (CurlClient on Linux, URLSession elsewhere)")
     func defaultClient() {
         // snippet: client
         let restingClient = RestingClient(baseUrl: "http://127.0.0.1:9000")
         // end snippet
-        #expect(restingClient.httpClient is URLSessionClient)
+        #expect(restingClient.httpClient as AnyObject === RestingClient.defaultTransport as AnyObject)
         #expect(restingClient.baseUrl == "http://127.0.0.1:9000")
     }
 
