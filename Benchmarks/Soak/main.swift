@@ -12,7 +12,10 @@ import FoundationNetworking
 // `make soak`: each transport in turn, at 64 calls in flight against the conformance server on loopback, for a
 // bounded time — small GETs, uploads, downloads to files, cancellations, and faults — while resident memory,
 // open file descriptors and threads are sampled. It fails when a call ends in anything but a value or the
-// typed error its kind of call expects, or when a resource keeps growing after warm-up.
+// typed error its kind of call expects, when memory or threads keep growing after warm-up, or when descriptors are
+// left once the transport has been shut down. Descriptors are judged there, not under load: a connection pool
+// grows with latency (FoundationNetworking's opened 15 more on a loaded machine, 1 on a quiet one), and only what
+// outlives the transport's shutdown — its connections closed, its threads ended — is a leak.
 //   RestingSoak [--seconds S] [--in-flight N]     (S per transport; 60 and 64 by default)
 
 /// What one call of the mix is, and what counts as a correct ending for it.
@@ -119,13 +122,49 @@ final class Tally: Sendable {
 
 let configuration = URLSessionConfiguration.ephemeral
 configuration.httpMaximumConnectionsPerHost = inFlight
-let transports: [(String, any HTTPClient)] = [
-    ("curl", try CurlClient()), ("urlsession", URLSessionClient(configuration: configuration)),
+// Each made only when its turn comes, so that the descriptors counted before it are none of its own.
+let transports: [(String, () throws -> any HTTPClient)] = [
+    ("curl", { try CurlClient() }), ("urlsession", { URLSessionClient(configuration: configuration) }),
 ]
 var failed = false
-for (name, transport) in transports {
+/// Open descriptors and what each one is (`socket:[…]`, `pipe:[…]`, a file), from /proc/self/fd.
+func openDescriptors() -> [String: String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    // The listing's own descriptor is closed by now: it reads as nothing, and is left out.
+    return Dictionary(
+        uniqueKeysWithValues: names.compactMap { name in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")).map { (name, $0) }
+        })
+}
+
+/// Shuts `transport` down, lets go of it, and waits for the stack to close what it kept (FoundationNetworking closes
+/// a session's idle connections only once the session is gone, a moment later): until no more than `target`
+/// descriptors are open, or — with no target — until the count has not changed for a second; at most 30 s either
+/// way. Returns the descriptors then open.
+func shutDownAndSettle(_ transport: inout (any HTTPClient)?, towards target: Int? = nil) async throws -> [String:
+    String]
+{
+    await transport?.shutdown(gracePeriod: .seconds(10))
+    transport = nil
+    let settling = ContinuousClock.now + .seconds(30)
+    var last = (count: Sample.now().descriptors, since: ContinuousClock.now)
+    while ContinuousClock.now < settling {
+        let count = Sample.now().descriptors
+        if let target, count <= target { break }
+        if count != last.count {
+            last = (count, ContinuousClock.now)
+        } else if target == nil, ContinuousClock.now - last.since >= .seconds(1) {
+            break
+        }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    return openDescriptors()
+}
+
+/// `inFlight` workers calling through `transport` until `seconds` have passed, with a sample a second.
+func load(_ transport: (any HTTPClient)?, tally: Tally) async -> [Sample] {
+    guard let transport else { return [] }
     let deadline = ContinuousClock.now + .seconds(seconds)
-    let tally = Tally()
     let sampler = Task {
         var samples: [Sample] = []
         while !Task.isCancelled {
@@ -149,7 +188,22 @@ for (name, transport) in transports {
         }
     }
     sampler.cancel()
-    let samples = await sampler.value
+    return await sampler.value
+}
+
+for (name, makeTransport) in transports {
+    // A first transport of the kind, one call and its shutdown: what the stack opens once per process (libcurl's and
+    // OpenSSL's globals, FoundationNetworking's) is open from then on, and only what the soak adds counts.
+    var warmUp: (any HTTPClient)? = try makeTransport()
+    if let warmUp { _ = await Call.get.run(on: warmUp, server: server, scratch: scratch) }
+    let before = try await shutDownAndSettle(&warmUp)
+    var soaked: (any HTTPClient)? = try makeTransport()
+    let tally = Tally()
+    let samples = await load(soaked, tally: tally)
+    // What outlives the transport is a leak: its shutdown closes every connection it keeps.
+    let after = try await shutDownAndSettle(&soaked, towards: before.count)
+    let left = after.filter { before[$0.key] != $0.value }
+    let descriptorsLeft = left.count
     let outcome = tally.counts.withLock { $0 }
     let wrong = outcome.filter { $0.key != "ok" }
     // Warm-up is the first half; after it, the last quarter may not sit above the second quarter.
@@ -171,7 +225,10 @@ for (name, transport) in transports {
             peak(early, \.residentMiB), growth.rss))
     print("RESULT soak_\(name)_open_fds \(Int(peak(late) { Double($0.descriptors) })) (growth \(Int(growth.fds)))")
     print("RESULT soak_\(name)_threads \(Int(peak(late) { Double($0.threads) })) (growth \(Int(growth.threads)))")
-    if !wrong.isEmpty || growth.rss > 16 || growth.fds > 8 || growth.threads > 8 {
+    print(
+        "RESULT soak_\(name)_fds_left_after_shutdown \(descriptorsLeft)\(left.isEmpty ? "" : " \(left.values.sorted())")"
+    )
+    if !wrong.isEmpty || growth.rss > 16 || growth.threads > 8 || descriptorsLeft > 0 {
         print("soak: \(name) failed")
         failed = true
     }
