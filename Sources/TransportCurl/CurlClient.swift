@@ -140,9 +140,10 @@ public final class CurlClient: HTTPClient {
 
     @inline(never)
     private func makeTransfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) -> CurlTransfer {
-        CurlTransfer(
+        let (driver, affinityKey) = drivers.driver(for: request.url)
+        return CurlTransfer(
             request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
-            minimumRate: configuration.minimumTransferRate, census: census, driver: drivers.driverForNewTransfer())
+            minimumRate: configuration.minimumTransferRate, census: census, driver: driver, affinityKey: affinityKey)
     }
 }
 

@@ -31,8 +31,8 @@ public struct CurlConfiguration: Sendable {
     /// Ask for gzip, deflate, brotli or zstd and decode the response transparently.
     public var automaticDecompression = true
     /// How many threads drive transfers, each with its own libcurl multi handle and connection cache: by default
-    /// one per active processor core. Calls are spread over them; 1 gives a single-threaded client, whose HTTP/2
-    /// requests to an origin all share one connection (with more, each thread opens its own).
+    /// one per active processor core. Calls are spread over them, but for an HTTP/2 origin's, which go to the one
+    /// thread holding its connection (see ``spreadsHTTP2Origins``); 1 gives a single-threaded client.
     public var driverCount = ProcessInfo.processInfo.activeProcessorCount
     /// Connections kept open per host; 0 for no limit. The limit holds for the whole client: each driver thread
     /// gets its share, and a limit below ``driverCount`` runs that many threads.
@@ -42,6 +42,10 @@ public struct CurlConfiguration: Sendable {
     public var maximumConnections = 0
     /// Which HTTP versions to speak: HTTP/2 over TLS when the server offers it, by default.
     public var httpVersion: HTTPVersion = .http2OverTLS
+    /// Whether the requests of an HTTP/2 origin are spread over the driver threads, each opening a connection of its
+    /// own (`true`), or all go to the thread holding the origin's one connection (`false`, the default, as browsers
+    /// and OkHttp keep one connection per origin). An origin that answers over HTTP/1.1 is spread either way.
+    public var spreadsHTTP2Origins = false
     /// Whether and how to use a proxy: none by default, whatever the environment says.
     public var proxy: Proxy = .none
     /// Talk to the server over this Unix domain socket instead of TCP (the URL's host still names it).

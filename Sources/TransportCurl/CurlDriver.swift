@@ -409,6 +409,10 @@ final class CurlDriver: @unchecked Sendable {
         var userdata: UnsafeMutableRawPointer?
         guard rk_easy_getinfo_pointer(raw, CURLINFO_PRIVATE, &userdata) == CURLE_OK, let userdata else { return }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        if let key = transfer.affinityKey, let version = transfer.handle?.long(CURLINFO_HTTP_VERSION), version > 0 {
+            // CURL_HTTP_VERSION_2_0 and later multiplex; 1.0 and 1.1 do not.
+            pool?.affinity?.learn(key, multiplexed: version >= CURL_HTTP_VERSION_2_0)
+        }
         switch transfer.lifecycle.complete() {
         case .finishStream(let streamed):
             curl_multi_remove_handle(multi, raw)

@@ -1,6 +1,12 @@
 import Dispatch
 import RestingCore
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A ``CurlClient``'s drivers — one thread, multi handle and connection cache each — and the `TaskExecutor` that
 /// spreads tasks over them.
 ///
@@ -13,6 +19,9 @@ import RestingCore
 package final class CurlDriverPool: TaskExecutor, Sendable {
     /// Never empty; fixed for the pool's life.
     let drivers: [CurlDriver]
+    /// Which driver holds each HTTP/2 origin's connection; `nil` when transfers are spread whatever their origin
+    /// (one driver, or ``CurlConfiguration/spreadsHTTP2Origins``).
+    let affinity: OriginAffinity<CurlDriver>?
 
     init(configuration: CurlConfiguration) throws(RestingError) {
         let shares = ConnectionShares.split(
@@ -22,6 +31,9 @@ package final class CurlDriverPool: TaskExecutor, Sendable {
         drivers = try shares.map { share throws(RestingError) in
             try CurlDriver(configuration: configuration, shares: share)
         }
+        affinity =
+            drivers.count > 1 && !configuration.spreadsHTTP2Origins
+            ? OriginAffinity(httpVersion: configuration.httpVersion) : nil
         // Started only now that the pool exists: each driver holds it, as the executor its jobs run on, until the
         // driver's thread ends.
         for driver in drivers {
@@ -34,8 +46,16 @@ package final class CurlDriverPool: TaskExecutor, Sendable {
         }
     }
 
-    /// The driver a new transfer goes to: the caller's own when it runs on one of this pool's threads.
-    func driverForNewTransfer() -> CurlDriver {
+    /// The driver a new transfer to `url` goes to: the one holding its origin's HTTP/2 connection, else the
+    /// caller's own when it runs on one of this pool's threads, else the least loaded. `affinityKey` is set while the
+    /// origin's protocol is not known yet: the transfer then tells ``affinity`` what its response came over.
+    func driver(for url: URL) -> (driver: CurlDriver, affinityKey: String?) {
+        guard let affinity, let key = affinity.key(for: url) else { return (driverHere(), nil) }
+        let placed = affinity.driver(for: key, choose: driverHere)
+        return (placed.driver ?? driverHere(), placed.learns ? key : nil)
+    }
+
+    private func driverHere() -> CurlDriver {
         CurlDriver.current(in: self) ?? leastLoaded()
     }
 

@@ -60,6 +60,9 @@ final class CurlTransfer: @unchecked Sendable {
     let maximumResponseSize: Int64
     /// The driver running it, where the body stream's reader sends its resume and cancel requests.
     let driver: CurlDriver
+    /// Its origin's key in the pool's ``OriginAffinity`` while the origin's protocol is not known: the driver reports
+    /// what the response came over.
+    let affinityKey: String?
 
     /// All the response header bytes a server may send before the transfer fails.
     static var maximumHeaderBytes: Int { 256 * 1024 }
@@ -72,7 +75,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(
         request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64,
-        minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver
+        minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver, affinityKey: String? = nil
     ) {
         census.transferCreated()
         self.census = census
@@ -84,6 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
         streaming = collector.streaming
         uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
         self.driver = driver
+        self.affinityKey = affinityKey
     }
 
     deinit {

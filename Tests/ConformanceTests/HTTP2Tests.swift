@@ -58,19 +58,40 @@ struct HTTP2Tests {
         #expect(Set(answers.map(\.request)).count == 8, "eight streams on it")
     }
 
-    @Test("CurlClient with several drivers: concurrent HTTP/2 requests to one origin use at most one connection each")
+    @Test(
+        "CurlClient with several drivers: concurrent HTTP/2 requests to one origin share one connection, from the first burst"
+    )
     func multiplexingOverDrivers() async throws {
         let (server, fixtures) = try await tlsServer()
         defer { server.stop() }
         let client = RestingClient(baseUrl: server.baseURL, httpClient: try curlClient(fixtures, drivers: 3))
         for _ in 0..<4 {
-            let answers = try await withThrowingTaskGroup(of: Seen.self) { group in
-                for _ in 0..<24 { group.addTask { try await seen(client) } }
-                return try await group.reduce(into: [Seen]()) { $0.append($1) }
-            }
+            let answers = try await burst(24, client)
             #expect(answers.allSatisfy { $0.protocol == "HTTP/2.0" })
-            #expect(
-                Set(answers.map(\.connection)).count <= 3, "one connection per driver: \(answers.map(\.connection))")
+            #expect(Set(answers.map(\.connection)).count == 1, "one connection: \(answers.map(\.connection))")
+        }
+    }
+
+    @Test("CurlClient spreading HTTP/2 origins over its drivers opens at most one connection per driver")
+    func spreadingOverDrivers() async throws {
+        let (server, fixtures) = try await tlsServer()
+        defer { server.stop() }
+        var configuration = CurlClient.Configuration()
+        configuration.tls.caFile = fixtures.path("ca.pem")
+        configuration.driverCount = 3
+        configuration.spreadsHTTP2Origins = true
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient(configuration: configuration))
+        for _ in 0..<4 {
+            let answers = try await burst(24, client)
+            #expect(answers.allSatisfy { $0.protocol == "HTTP/2.0" })
+            #expect(Set(answers.map(\.connection)).count <= 3, "one per driver: \(answers.map(\.connection))")
+        }
+    }
+
+    func burst(_ count: Int, _ client: RestingClient) async throws -> [Seen] {
+        try await withThrowingTaskGroup(of: Seen.self) { group in
+            for _ in 0..<count { group.addTask { try await seen(client) } }
+            return try await group.reduce(into: [Seen]()) { $0.append($1) }
         }
     }
 
