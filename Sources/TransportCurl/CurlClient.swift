@@ -140,10 +140,11 @@ public final class CurlClient: HTTPClient {
 
     @inline(never)
     private func makeTransfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) -> CurlTransfer {
-        let (driver, affinityKey) = drivers.driver(for: request.url)
+        let (driver, affinityKey, home) = drivers.driver(for: request.url)
         return CurlTransfer(
             request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
-            minimumRate: configuration.minimumTransferRate, census: census, driver: driver, affinityKey: affinityKey)
+            minimumRate: configuration.minimumTransferRate, census: census, driver: driver, affinityKey: affinityKey,
+            home: home)
     }
 }
 

@@ -148,6 +148,11 @@ final class CurlDriver: @unchecked Sendable {
         }
     }
 
+    /// Resumes `waiter` on the driver's thread (at once, here, if the driver has stopped).
+    func wake(_ waiter: CurlTransfer.Waiter) {
+        if !post(countsAsLoad: false, { $0.mail.wakes.append(waiter) }) { waiter.resume() }
+    }
+
     /// Calls `body` on the driver's thread once its current pass ends (at once if the driver has stopped).
     func afterCurrentPass(_ body: @escaping @Sendable () -> Void) {
         if !post({ $0.mail.passEnds.append(body) }) { body() }
@@ -243,6 +248,8 @@ final class CurlDriver: @unchecked Sendable {
             return mailbox.isStopping
         }
         for job in delivered.jobs { run(job) }
+        // Their jobs land in the local list, and run next.
+        for waiter in delivered.wakes { waiter.resume() }
         runLocalJobs()
         for (transfer, waiter) in delivered.submissions { start(transfer, waiter: waiter) }
         for transfer in delivered.cancellations { cancelOnDriver(transfer) }

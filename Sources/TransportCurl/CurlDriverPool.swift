@@ -48,11 +48,14 @@ package final class CurlDriverPool: TaskExecutor, Sendable {
 
     /// The driver a new transfer to `url` goes to: the one holding its origin's HTTP/2 connection, else the
     /// caller's own when it runs on one of this pool's threads, else the least loaded. `affinityKey` is set while the
-    /// origin's protocol is not known yet: the transfer then tells ``affinity`` what its response came over.
-    func driver(for url: URL) -> (driver: CurlDriver, affinityKey: String?) {
-        guard let affinity, let key = affinity.key(for: url) else { return (driverHere(), nil) }
-        let placed = affinity.driver(for: key, choose: driverHere)
-        return (placed.driver ?? driverHere(), placed.learns ? key : nil)
+    /// origin's protocol is not known yet: the transfer then tells ``affinity`` what its response came over. `home`
+    /// is the caller's driver when the transfer goes to another: the caller resumes on its own.
+    func driver(for url: URL) -> (driver: CurlDriver, affinityKey: String?, home: CurlDriver?) {
+        guard let affinity, let key = affinity.key(for: url) else { return (driverHere(), nil, nil) }
+        let here = CurlDriver.current(in: self)
+        let placed = affinity.driver(for: key) { here ?? leastLoaded() }
+        let driver = placed.driver ?? here ?? leastLoaded()
+        return (driver, placed.learns ? key : nil, driver === here ? nil : here)
     }
 
     private func driverHere() -> CurlDriver {

@@ -63,6 +63,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// Its origin's key in the pool's ``OriginAffinity`` while the origin's protocol is not known: the driver reports
     /// what the response came over.
     let affinityKey: String?
+    /// The driver whose thread submitted it, when another one runs it (the one holding its origin's HTTP/2
+    /// connection): the waiting task resumes there, so that the pipeline's work stays spread over the drivers while
+    /// the origin's transfers share one connection.
+    let home: CurlDriver?
 
     /// All the response header bytes a server may send before the transfer fails.
     static var maximumHeaderBytes: Int { 256 * 1024 }
@@ -75,7 +79,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(
         request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64,
-        minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver, affinityKey: String? = nil
+        minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver, affinityKey: String? = nil,
+        home: CurlDriver? = nil
     ) {
         census.transferCreated()
         self.census = census
@@ -88,6 +93,7 @@ final class CurlTransfer: @unchecked Sendable {
         uploadLength = request.body.isEmpty ? 0 : request.body.contentLength
         self.driver = driver
         self.affinityKey = affinityKey
+        self.home = home
     }
 
     deinit {
@@ -241,7 +247,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Resumes the caller that `waiter` is — handed out once by ``lifecycle``, so exactly once.
     func resume(_ waiter: Waiter, with outcome: Result<HTTPDataResponse, RestingError>) {
         handoff.withLock { $0 = outcome }
-        waiter.resume()
+        if let home { home.wake(waiter) } else { waiter.resume() }
     }
 
     /// What ``resume(_:with:)`` handed over, for the task it woke: the response, or the error thrown. Synchronous and
