@@ -148,6 +148,7 @@ def main():
                         results.setdefault((client, concurrency), []).append(measure(client, target, concurrency))
             report(results)
             check_http2(directory, tls_port)
+            compare_http2_load(directory, tls_port)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -205,6 +206,24 @@ def check_http2(directory, tls_port):
     print(f"RESULT curl_h2_connections {len(connections)}")
     print(f"RESULT curl_h2_protocol_is_http2 {1 if protocols == {'HTTP/2.0'} else 0}")
     print(f"RESULT curl_h2_drivers {len(os.sched_getaffinity(0))}")
+
+
+def compare_http2_load(directory, tls_port):
+    """Many streams to one HTTP/2 origin at 32 in flight, over every driver: one connection (the default, which keeps
+    an origin on the driver that holds its connection) against a connection per driver (spreadsHTTP2Origins)."""
+    rounds = {"one": [], "spread": []}
+    for _ in range(ROUNDS):
+        for name, spread in (("one", "0"), ("spread", "1")):
+            fields = run([f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "h2-load",
+                          f"https://127.0.0.1:{tls_port}/post.json", "32", "20000", f"{directory}/ca.pem"],
+                         env=dict(os.environ, BENCH_H2_SPREAD=spread)).split()
+            rounds[name].append(int(fields[0]) / float(fields[1]))
+    one, spread = statistics.median(rounds["one"]), statistics.median(rounds["spread"])
+    print(f"HTTP/2 load at 32 in flight: {one:.0f} req/s on one connection, {spread:.0f} spread over the drivers")
+    print(f"RESULT curl_h2_c32_one_connection_req_per_s {one:.0f}")
+    print(f"RESULT curl_h2_c32_spread_req_per_s {spread:.0f}")
+    print(f"RESULT curl_h2_c32_ratio_one_connection_vs_spread "
+          f"{statistics.median(o / s for o, s in zip(rounds['one'], rounds['spread'])):.2f}")
 
 
 if __name__ == "__main__":

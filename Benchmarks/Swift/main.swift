@@ -15,7 +15,9 @@ import FoundationNetworking
 //        awaited with RestingClient.send), curl-cached (its fresh cache hits), raw-urlsession,
 //        transport-executor (CurlClient.send alone), decode-floor (a synchronous loop that only decodes),
 //        raw-urlsession-delegate (data tasks through a minimal session delegate),
-//        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing).
+//        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing),
+//        h2-load (the whole pipeline's GETs over TLS with CA_FILE, on the executor; BENCH_H2_SPREAD=1 spreads the
+//        origin's requests over the drivers, a connection each, instead of one connection).
 // Streaming modes: urlsession-{upload-raw,upload-multipart,download} (Benchmarks/Support) and
 //        raw-urlsession-upload-{fromfile,stream} URL FILE; CurlClient's are in RestingCurlStreamingBenchmark.
 
@@ -214,6 +216,17 @@ case "h2":
         return statuses
     }
     print("statuses \(versions.map(String.init).joined(separator: ","))")
+case "h2-load":
+    var configuration = CurlClient.Configuration()
+    configuration.tls.caFile = arguments.count > 5 ? arguments[5] : nil
+    configuration.spreadsHTTP2Origins = ProcessInfo.processInfo.environment["BENCH_H2_SPREAD"] == "1"
+    let transport = try CurlClient(configuration: configuration)
+    let client = RestingClient(
+        baseUrl: "\(url.scheme ?? "https")://\(url.host ?? "127.0.0.1"):\(url.port ?? 443)", httpClient: transport)
+    let request = RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, url.path, encoding: .query))
+    try await measure(concurrency: concurrency, total: total, executor: transport.executor) {
+        _ = try await client.perform(request).value
+    }
 default:
     FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
     exit(2)

@@ -45,6 +45,11 @@ public struct CurlConfiguration: Sendable {
     /// Whether the requests of an HTTP/2 origin are spread over the driver threads, each opening a connection of its
     /// own (`true`), or all go to the thread holding the origin's one connection (`false`, the default, as browsers
     /// and OkHttp keep one connection per origin). An origin that answers over HTTP/1.1 is spread either way.
+    ///
+    /// One connection is one thread's I/O: a single origin at tens of thousands of requests a second is faster
+    /// spread (1.3× at 32 in flight on two cores shared with the server, `make bench`'s
+    /// `curl_h2_c32_ratio_one_connection_vs_spread`); many origins, or a server that prefers fewer connections, are
+    /// served as well by one each.
     public var spreadsHTTP2Origins = false
     /// Whether and how to use a proxy: none by default, whatever the environment says.
     public var proxy: Proxy = .none

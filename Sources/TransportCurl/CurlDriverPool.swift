@@ -55,7 +55,11 @@ package final class CurlDriverPool: TaskExecutor, Sendable {
         let here = CurlDriver.current(in: self)
         let placed = affinity.driver(for: key) { here ?? leastLoaded() }
         let driver = placed.driver ?? here ?? leastLoaded()
-        return (driver, placed.learns ? key : nil, driver === here ? nil : here)
+        guard placed.driver != nil else { return (driver, nil, nil) }
+        // The caller resumes on its own driver — or, running on the connection's or on none, on the least loaded of
+        // the others: the connection's thread then does the origin's I/O, and the others the calls' pipelines.
+        let home = here.flatMap { $0 === driver ? nil : $0 } ?? leastLoaded(excluding: driver)
+        return (driver, placed.learns ? key : nil, home)
     }
 
     private func driverHere() -> CurlDriver {
@@ -103,6 +107,10 @@ package final class CurlDriverPool: TaskExecutor, Sendable {
                 driver.afterCurrentPass { continuation.resume() }
             }
         }
+    }
+
+    private func leastLoaded(excluding excluded: CurlDriver) -> CurlDriver? {
+        drivers.lazy.filter { $0 !== excluded }.min { $0.load < $1.load }
     }
 
     private func leastLoaded() -> CurlDriver {
