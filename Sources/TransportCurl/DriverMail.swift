@@ -16,7 +16,8 @@ struct DriverMail {
     var cancelsEverything = false
 
     var isEmpty: Bool {
-        jobs.isEmpty && wakes.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty && uploadResumes.isEmpty
+        jobs.isEmpty && wakes.isEmpty && submissions.isEmpty && cancellations.isEmpty && unpauses.isEmpty
+            && uploadResumes.isEmpty
             && passEnds.isEmpty
             && !cancelsEverything
     }
