@@ -138,6 +138,11 @@ struct CredentialBoundaryTests {
             for secret in ["t0k3n-on-disk", "query-secret", "/\(tag)/me", "Bearer"] {
                 #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) written in clear")
             }
+            // Nor a plain digest of it, which a guessed token could be checked against offline: the Vary value kept
+            // in place of the credential is keyed.
+            let plainDigest = SHA256.hex(Data("Bearer t0k3n-on-disk".utf8))
+            #expect(bytes.range(of: Data(plainDigest.utf8)) == nil, "an unkeyed digest of the credential on disk")
+            #expect(bytes.range(of: Data("hmac-sha256:".utf8)) != nil, "the Vary value is kept keyed")
         }
     }
 

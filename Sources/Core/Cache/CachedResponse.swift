@@ -20,7 +20,7 @@ public struct CachedResponse: Sendable, Equatable {
     /// When that response was received.
     public var responseTime: Date
     /// The values the request had for each header the response's `Vary` names (lowercased names; a header the
-    /// request lacked is absent; a credential's value as a `sha256:` digest). A later request is served this
+    /// request lacked is absent; a credential's value as an `hmac-sha256:` digest under this process's key). A later request is served this
     /// response only if its values are the same.
     public var varyingRequestHeaders: [String: String]
 

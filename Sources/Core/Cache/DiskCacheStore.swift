@@ -29,8 +29,9 @@ public final class DiskCacheStore: HTTPCacheStore {
     ///   - directory: The store's own folder, made (mode 0700) if missing; nothing else should write there.
     ///   - capacity: Bytes of entry files kept; default 50 MiB.
     ///   - storesCredentialedResponses: Whether responses to requests that carried credentials are kept too
-    ///     (each identity under its own key; the credentials themselves never reach the disk). `false` by
-    ///     default: what one user fetched does not outlive the process on disk.
+    ///     (each identity under its own key; the credentials themselves never reach the disk, nor a digest of them
+    ///     that a guess could be checked against — it is keyed per process, so such an entry is found only by the
+    ///     process that stored it). `false` by default: what one user fetched does not outlive the process on disk.
     public init(directory: URL, capacity: Int = 50 << 20, storesCredentialedResponses: Bool = false) throws {
         self.storesCredentialedResponses = storesCredentialedResponses
         let store = try DurableDirectory(directory)

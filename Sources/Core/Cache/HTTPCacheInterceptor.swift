@@ -74,7 +74,8 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
     public static func key(for url: URL) -> String { url.absoluteString }
 
     /// The key `request`'s response is stored under: its URL, and for a request that carries credentials a
-    /// SHA-256 digest of them (never the credentials themselves), so that each identity has its own entries.
+    /// keyed digest of them (HMAC-SHA256 under a key made per process, never the credentials themselves, nor a plain
+    /// digest a guessed password could be checked against), so that each identity has its own entries.
     public static func key(for request: HTTPRequest) -> String {
         key(for: request.url, credentials: CredentialDigest(of: request.headers))
     }

@@ -65,6 +65,18 @@ package struct SHA256 {
 
     /// The digest of everything given to ``update(_:)``, as lowercase hex.
     package mutating func finalizeHex() -> String {
+        let hex = Array("0123456789abcdef".utf8)
+        var digits: [UInt8] = []
+        digits.reserveCapacity(64)
+        for byte in finalize() {
+            digits.append(hex[Int(byte >> 4)])
+            digits.append(hex[Int(byte & 0xF)])
+        }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    /// The digest of everything given to ``update(_:)``: 32 bytes.
+    package mutating func finalize() -> [UInt8] {
         let bitLength = length * 8
         var tail: [UInt8] = [0x80]
         while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
@@ -72,13 +84,28 @@ package struct SHA256 {
             tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
         }
         update(Data(tail))
-        let hex = Array("0123456789abcdef".utf8)
-        var digits: [UInt8] = []
-        digits.reserveCapacity(64)
-        for word in state {
-            for shift in stride(from: 28, through: 0, by: -4) { digits.append(hex[Int((word >> UInt32(shift)) & 0xF)]) }
+        return state.flatMap { word in
+            stride(from: 24, through: 0, by: -8).map { UInt8(truncatingIfNeeded: word >> UInt32($0)) }
         }
-        return String(decoding: digits, as: UTF8.self)
+    }
+
+    /// HMAC-SHA256 (RFC 2104) of `message` under `key`, as lowercase hex.
+    package static func authenticationCodeHex(of message: Data, key: [UInt8]) -> String {
+        var block =
+            key.count > 64
+            ? {
+                var hasher = SHA256()
+                hasher.update(Data(key))
+                return hasher.finalize()
+            }() : key
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        var inner = SHA256()
+        inner.update(Data(block.map { $0 ^ 0x36 }))
+        inner.update(message)
+        var outer = SHA256()
+        outer.update(Data(block.map { $0 ^ 0x5c }))
+        outer.update(Data(inner.finalize()))
+        return outer.finalizeHex()
     }
 
     private mutating func compress(_ block: UnsafeRawBufferPointer) {

@@ -30,4 +30,25 @@ struct SHA256Tests {
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(try SHA256.hex(ofFile: file) == whole)
     }
+
+    @Test(
+        "HMAC-SHA256 gives RFC 4231's test vectors, a key longer than a block included",
+        arguments: [
+            (
+                [UInt8](repeating: 0x0b, count: 20), Data("Hi There".utf8),
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+            ),
+            (
+                Array("Jefe".utf8), Data("what do ya want for nothing?".utf8),
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+            ),
+            (
+                [UInt8](repeating: 0xaa, count: 131),
+                Data("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+            ),
+        ])
+    func authenticationCodes(key: [UInt8], message: Data, expected: String) {
+        #expect(SHA256.authenticationCodeHex(of: message, key: key) == expected)
+    }
 }
