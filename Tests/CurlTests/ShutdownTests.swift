@@ -17,6 +17,12 @@ struct CurlShutdownTests {
         RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path, encoding: .query))
     }
 
+    /// Opens the gate of the `/gated` stream `tag`, through a client of its own.
+    func release(_ tag: String, on server: LocalServer) async throws {
+        _ = try await RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient())
+            .perform(get("/release?tag=\(tag)")).value
+    }
+
     func transport() throws -> CurlClient {
         var configuration = CurlClient.Configuration()
         configuration.driverCount = 2
@@ -41,8 +47,7 @@ struct CurlShutdownTests {
         // A driver with nothing in flight has ended already; the stream's runs on.
         #expect(transport.drivers.runningDrivers == 1)
 
-        _ = try await RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient())
-            .perform(get("/release?tag=\(tag)")).value
+        try await release(tag, on: server)
         var lines: [String] = []
         for try await line in body { lines.append(line) }
         #expect(lines == ["part 0", "part 1"])
@@ -67,8 +72,7 @@ struct CurlShutdownTests {
         await #expect {
             for try await _ in body {}
         } throws: { isRestingError($0, "cancelled") }
-        _ = try await RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient())
-            .perform(get("/release?tag=\(streamTag)")).value
+        try await release(streamTag, on: server)
     }
 
     @Test("withCurlClient shuts its client down when the closure returns, and when it throws")
@@ -145,8 +149,7 @@ struct CurlShutdownTests {
         }
         #expect { try ended.get() } throws: { isRestingError($0, "cancelled") }
         #expect(transport.drivers.runningDrivers == 0)
-        _ = try await RestingClient(baseUrl: server.baseURL, httpClient: try CurlClient())
-            .perform(get("/release?tag=\(tag)")).value
+        try await release(tag, on: server)
     }
 
     @Test("withCurlClient whose body hands its work to the client's own executor returns")
