@@ -28,17 +28,25 @@ final class CallRegistry: Sendable {
         /// Calls reserved and not yet registered.
         var reserved = 0
         var isShutDown = false
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
-        /// Running calls that wait for the shutdown themselves: not waited for.
+        /// Who waits for the shutdown: a call of this registry (its id), or anyone else (`nil`).
+        var idleWaiters: [(continuation: CheckedContinuation<Void, Never>, call: UInt64?)] = []
+        /// Running calls that wait for the shutdown themselves: not waited for by each other.
         var waitingForShutdown: Set<UInt64> = []
 
         var count: Int { cancels.count + settledEarly.count + cancelling.count + reserved }
 
-        /// The waiters to resume, once shut down and every call has settled but those waiting for the shutdown.
+        /// The waiters to resume, once shut down: a call waiting for the shutdown once every other call has settled
+        /// but those waiting too; anyone else once every call has (the calls that waited go on to their end first).
         mutating func takeWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
             guard isShutDown, count == waitingForShutdown.count, !idleWaiters.isEmpty else { return [] }
-            defer { idleWaiters = [] }
-            return idleWaiters
+            let everyCallSettled = count == 0
+            var taken: [CheckedContinuation<Void, Never>] = []
+            idleWaiters.removeAll { waiter in
+                guard waiter.call != nil || everyCallSettled else { return false }
+                taken.append(waiter.continuation)
+                return true
+            }
+            return taken
         }
     }
 
@@ -114,7 +122,7 @@ final class CallRegistry: Sendable {
             let waiters = state.withLock { state in
                 state.isShutDown = true
                 if let own { state.waitingForShutdown.insert(own) }
-                state.idleWaiters.append(continuation)
+                state.idleWaiters.append((continuation, own))
                 return state.takeWaitersIfIdle()
             }
             for waiter in waiters { waiter.resume() }

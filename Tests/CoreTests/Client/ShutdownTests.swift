@@ -135,6 +135,19 @@ struct RestingClientShutdownTests {
         #expect(client.calls.count == 0)
     }
 
+    @Test("a shutdown from outside returns only once a call that shut the client down from inside has settled")
+    func fromOutsideAndInsideAtOnce() async throws {
+        let client = selfStoppingClient(gracePeriod: nil)
+        let stopping = client.perform(stop("/gated-stop"))
+        for await _ in gate.arrived { break }
+        let outside = Task { await client.shutdown() }
+        while await !refused(client) { await Task.yield() }
+        gate.open()
+        try await finishing { await outside.value }
+        #expect(client.calls.count == 0, "the outside shutdown returned before the call it waited for settled")
+        #expect(try await stopping.value.status == 200)
+    }
+
     /// Whether a new call is refused (the shutdown has begun).
     private func refused(_ client: RestingClient) async -> Bool {
         guard let id = client.calls.add(cancel: {}) else { return true }
