@@ -78,7 +78,8 @@ notice() {
     done
     # What SwiftPM said, for a mirror that is there but does not serve (a wrong folder, an old copy).
     local said
-    said=$(grep -h -m1 '^error:' "$state"/resolve-*.log 2>/dev/null | head -n 1 | cut -c1-200)
+    said=$(grep -h -m1 '^error:' "$state"/resolve-*.log 2>/dev/null | head -n 1)
+    [ ${#said} -le 160 ] || said="${said:0:160}…"
     echo "traits: not built: $why — their packages could not be resolved here (no route to their Git host and no" \
         "SwiftPM mirror; \`make test MIRRORS=folder\` names local copies)${said:+ — SwiftPM: ${said#error: }};" \
         "every other module was built and tested."
