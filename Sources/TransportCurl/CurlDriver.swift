@@ -52,6 +52,8 @@ final class CurlDriver: @unchecked Sendable {
     /// The transfers started and not yet finished, each at its ``CurlTransfer/activeIndex``: what a shutdown's
     /// deadline cancels, and the driver's share of the load.
     private var active: [CurlTransfer] = []
+    /// The origins whose URLs libcurl and Foundation were found to read alike.
+    private var urlAgreement = URLAgreement()
     /// Streamed transfers holding body bytes to hand to their readers once the current pass ends.
     private var pendingFlushes: [CurlTransfer] = []
 
@@ -342,6 +344,7 @@ final class CurlDriver: @unchecked Sendable {
         // One retain per started transfer, for libcurl's pointers; released in `release(_:)` only.
         let userdata = Unmanaged.passRetained(transfer).toOpaque()
         do {
+            try urlAgreement.check(transfer.request.url)
             try transfer.configure(handle, userdata: userdata)
             let added = curl_multi_add_handle(multi, handle.raw)
             guard added == CURLM_OK else {

@@ -9,7 +9,6 @@ extension CurlTransfer {
     func configure(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
         self.handle = handle
         let url = request.url.absoluteString
-        try URLAgreement.check(request.url, url)
         try handle.set(CURLOPT_URL, url, "URL")
         for option in [
             CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA, CURLOPT_READDATA,

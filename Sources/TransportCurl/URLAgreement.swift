@@ -21,7 +21,33 @@ import Darwin
 /// made about one origin sends a request, and its credentials, to another. Measured cases: `http:/a.com/` (no host
 /// for Foundation, `a.com` for libcurl), `http://0x7f.1/` and `http://127.1/` (libcurl's `127.0.0.1`). Spellings of
 /// the same host agree: case, IPv6 brackets and zero compression.
-enum URLAgreement {
+///
+/// A value per driver, on its thread: the origins found to agree are remembered (their `scheme://authority` text,
+/// which alone decides the reading: both parsers end an authority at the first `/`, `?` or `#`), so that libcurl's
+/// parser runs once per origin rather than once per request.
+struct URLAgreement {
+    /// The `scheme://authority` texts that agreed; cleared when full, so that no number of hosts grows it.
+    private var agreed: Set<Substring> = []
+    private let capacity = 64
+
+    /// ``check(_:_:)``, answered from the origins that agreed before when `string`'s is one of them.
+    mutating func check(_ url: URL) throws(RestingError) {
+        let string = url.absoluteString
+        guard let prefix = Self.origin(of: string) else { return try Self.check(url, string) }
+        if agreed.contains(prefix) { return }
+        try Self.check(url, string)
+        if agreed.count >= capacity { agreed.removeAll(keepingCapacity: true) }
+        agreed.insert(prefix)
+    }
+
+    /// `scheme://authority` of `string`, or `nil` when it has no `://`.
+    private static func origin(of string: String) -> Substring? {
+        guard let colon = string.firstIndex(of: ":"), string[colon...].hasPrefix("://") else { return nil }
+        let authority = string.index(colon, offsetBy: 3)
+        let end = string[authority...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? string.endIndex
+        return string[..<end]
+    }
+
     /// Throws ``/RestingCore/RestingError/invalidURL(_:reason:)`` unless libcurl reads `string` (`url`'s text) with
     /// `url`'s scheme, host (and IPv6 zone) and port.
     static func check(_ url: URL, _ string: String) throws(RestingError) {

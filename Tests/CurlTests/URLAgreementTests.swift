@@ -38,6 +38,18 @@ struct URLAgreementTests {
         try URLAgreement.check(url, url.absoluteString)
     }
 
+    @Test("a driver remembers the origins that agreed, never one that did not")
+    func remembered() throws {
+        var agreement = URLAgreement()
+        for _ in 0..<2 {
+            try agreement.check(try #require(URL(string: "https://api.example.com/a?b=c")))
+            #expect(throws: RestingError.self) { try agreement.check(try #require(URL(string: "http://127.1/"))) }
+            #expect(throws: RestingError.self) { try agreement.check(try #require(URL(string: "http:/a.example/x"))) }
+        }
+        for index in 0..<200 { try agreement.check(try #require(URL(string: "https://\(index).example/"))) }
+        #expect(throws: RestingError.self) { try agreement.check(try #require(URL(string: "http://0x7f.1/x"))) }
+    }
+
     @Test("CurlClient refuses such a request before connecting, and sends the agreeing spelling of it")
     func throughTheTransport() async throws {
         let server = try await LocalServer.sharedConformanceServer.value
