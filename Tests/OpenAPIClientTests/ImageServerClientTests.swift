@@ -81,6 +81,14 @@ struct ImageServerClientTests {
         let server: LocalServer
         let api: Client
         let operations: OperationLog
+        let tokens: Tokens
+
+        /// Stops the server, and breaks the cycle the token refresh needs (the client's credential provider asks
+        /// the client itself for a token), which would otherwise keep the whole client alive.
+        func tearDown() {
+            server.stop()
+            tokens.api.withLock { $0 = nil }
+        }
     }
 
     func setUp(_ transport: any HTTPClient) async throws -> Setup {
@@ -99,7 +107,7 @@ struct ImageServerClientTests {
         let api = Client(
             serverURL: try #require(URL(string: server.baseURL)), transport: RestingClientTransport(client: resting))
         tokens.api.withLock { $0 = api }
-        return Setup(server: server, api: api, operations: operations)
+        return Setup(server: server, api: api, operations: operations, tokens: tokens)
     }
 
     static let transports: [@Sendable () throws -> any HTTPClient] = [
@@ -109,7 +117,7 @@ struct ImageServerClientTests {
     @Test("JSON bodies, a path parameter, a query and an error response", arguments: [0, 1])
     func jsonOperations(transport: Int) async throws {
         let setup = try await setUp(try Self.transports[transport]())
-        defer { setup.server.stop() }
+        defer { setup.tearDown() }
         let (api, operations) = (setup.api, setup.operations)
         let posts = try await api.listPosts(query: .init(userId: 1)).ok.body.json
         #expect(posts.map(\.id) == [1, 2, 3, 4, 5] && posts.allSatisfy { $0.userId == 1 })
@@ -128,7 +136,7 @@ struct ImageServerClientTests {
         arguments: [0, 1])
     func interceptorsAtWork(transport: Int) async throws {
         let setup = try await setUp(try Self.transports[transport]())
-        defer { setup.server.stop() }
+        defer { setup.tearDown() }
         let key = UUID().uuidString
         let flaky = try await setup.api.flaky(path: .init(key: key), query: .init(failures: 1)).ok.body.json
         #expect(flaky.attempts == 2)
@@ -154,7 +162,7 @@ struct ImageServerClientTests {
     @Test("an NDJSON stream is decoded as it arrives; a multipart upload arrives whole", arguments: [0, 1])
     func streamAndUpload(transport: Int) async throws {
         let setup = try await setUp(try Self.transports[transport]())
-        defer { setup.server.stop() }
+        defer { setup.tearDown() }
         let body = try await setup.api.streamItems(query: .init(count: 3, intervalMs: 10)).ok.body.applicationXNdjson
         var items: [Item] = []
         for try await item in body.asDecodedJSONLines(of: Item.self) { items.append(item) }
