@@ -67,19 +67,21 @@ struct RestingClientShutdownTests {
     /// A client whose interceptor shuts it down from inside the calls to `/stop` (to `/gated-stop` once the gate is
     /// open), then lets them go on.
     func selfStoppingClient(gracePeriod: Duration?) -> RestingClient {
+        /// The client, held weakly: it holds the interceptor that holds this.
+        struct WeakClient { weak var value: RestingClient? }
         struct KillSwitch: RestingInterceptor {
-            let client: Locked<RestingClient?>
+            let client: Locked<WeakClient>
             let gate: Gate
             let gracePeriod: Duration?
             func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
                 if request.url.path == "/gated-stop" { await gate.pass() }
-                if request.url.path.hasSuffix("stop"), let client = client.withLock({ $0 }) {
+                if request.url.path.hasSuffix("stop"), let client = client.withLock({ $0.value }) {
                     await client.shutdown(gracePeriod: gracePeriod)
                 }
                 return try await execution(request)
             }
         }
-        let box = Locked<RestingClient?>(nil)
+        let box = Locked(WeakClient())
         let stub = StubHTTPClient { [gate] request in
             if request.request.url.path == "/slow" { await gate.pass() }
             return .status(200)
@@ -87,7 +89,7 @@ struct RestingClientShutdownTests {
         let client = RestingClient(
             baseUrl: "https://api.example.com", httpClient: stub,
             interceptors: [KillSwitch(client: box, gate: gate, gracePeriod: gracePeriod)])
-        box.withLock { $0 = client }
+        box.withLock { $0.value = client }
         return client
     }
 
