@@ -38,13 +38,11 @@ final class OriginAffinity<Driver: AnyObject & Sendable>: Sendable {
 
     /// The key of `url`'s origin when it may be multiplexed, else `nil` (its transfers are spread).
     func key(for url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-        switch httpVersion {
-        case .http2OverTLS: guard scheme == "https" else { return nil }
-        case .http2PriorKnowledge: break
-        case .http1_1: return nil
-        }
-        return "\(scheme)://\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
+        // On every transfer: a plain-HTTP URL under HTTP/2-over-TLS leaves before anything is allocated.
+        guard httpVersion != .http1_1, let scheme = url.scheme else { return nil }
+        let isHTTPS = scheme.utf8.count == 5 && scheme.lowercased() == "https"
+        guard isHTTPS || httpVersion == .http2PriorKnowledge, let host = url.host?.lowercased() else { return nil }
+        return "\(isHTTPS ? "https" : scheme.lowercased())://\(host):\(url.port ?? (isHTTPS ? 443 : 80))"
     }
 
     /// The driver for a transfer to the origin `key`, placing a new origin on `choose()`; `nil` when the origin is

@@ -26,26 +26,45 @@ import Darwin
 /// which alone decides the reading: both parsers end an authority at the first `/`, `?` or `#`), so that libcurl's
 /// parser runs once per origin rather than once per request.
 struct URLAgreement {
-    /// The `scheme://authority` texts that agreed; cleared when full, so that no number of hosts grows it.
-    private var agreed: Set<Substring> = []
+    /// The `scheme://authority` bytes that agreed; cleared when full, so that no number of hosts grows it.
+    private var agreed: Set<[UInt8]> = []
+    /// The last of them: most requests go where the one before went, and a byte comparison answers them.
+    private var last: [UInt8] = []
     private let capacity = 64
 
-    /// ``check(_:_:)``, answered from the origins that agreed before when `string`'s is one of them.
+    /// ``check(_:_:)``, answered from the origins that agreed before when `url`'s is one of them.
     mutating func check(_ url: URL) throws(RestingError) {
         let string = url.absoluteString
-        guard let prefix = Self.origin(of: string) else { return try Self.check(url, string) }
-        if agreed.contains(prefix) { return }
-        try Self.check(url, string)
-        if agreed.count >= capacity { agreed.removeAll(keepingCapacity: true) }
-        agreed.insert(prefix)
+        if Self.hasOrigin(last, string) { return }
+        guard let origin = Self.origin(of: string) else { return try Self.check(url, string) }
+        if !agreed.contains(origin) {
+            try Self.check(url, string)
+            if agreed.count >= capacity { agreed.removeAll(keepingCapacity: true) }
+            agreed.insert(origin)
+        }
+        last = origin
     }
 
-    /// `scheme://authority` of `string`, or `nil` when it has no `://`.
-    private static func origin(of string: String) -> Substring? {
-        guard let colon = string.firstIndex(of: ":"), string[colon...].hasPrefix("://") else { return nil }
-        let authority = string.index(colon, offsetBy: 3)
-        let end = string[authority...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? string.endIndex
-        return string[..<end]
+    /// Whether `string` begins with the `scheme://authority` bytes `origin`, its authority ending there.
+    private static func hasOrigin(_ origin: [UInt8], _ string: String) -> Bool {
+        guard !origin.isEmpty else { return false }
+        var bytes = string.utf8.makeIterator()
+        for byte in origin where bytes.next() != byte { return false }
+        guard let next = bytes.next() else { return true }
+        return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+    }
+
+    /// The `scheme://authority` bytes of `string` (both parsers end an authority at its first `/`, `?` or `#`), or
+    /// `nil` when it has no `://`.
+    private static func origin(of string: String) -> [UInt8]? {
+        let bytes = Array(string.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: Array("://".utf8))
+        else { return nil }
+        let end =
+            bytes[(colon + 3)...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            } ?? bytes.endIndex
+        return Array(bytes[..<end])
     }
 
     /// Throws ``/RestingCore/RestingError/invalidURL(_:reason:)`` unless libcurl reads `string` (`url`'s text) with
