@@ -77,13 +77,15 @@ struct UploadTests {
 
     @Test("an upload reports progress while it is under way, not only when it ends", arguments: Transport.allCases)
     func progressDuringUpload(transport: Transport) async throws {
-        let (file, data) = try scratch.randomFile("paced.bin", size: 8 * 1024 * 1024)
+        // Larger than loopback's socket buffers can grow to (several MiB each way), which would otherwise take most of
+        // the body at once — a loaded run then saw a single report before the end.
+        let (file, data) = try scratch.randomFile("paced.bin", size: 32 * 1024 * 1024)
         let client = try await UploadServer.client(transport)
         let progress = Collector<TransferProgress>()
-        // The server reads at 16 MiB/s, so the upload takes half a second.
+        // The server reads at 64 MiB/s, so the upload takes half a second.
         let stored = try await client.httpClient.send(
             HTTPRequest(
-                method: .put, url: URL(string: "\(client.baseUrl)/upload/paced.bin?rate=16777216")!, body: .file(file))
+                method: .put, url: URL(string: "\(client.baseUrl)/upload/paced.bin?rate=67108864")!, body: .file(file))
         ) { progress.append($0) }
         #expect(stored.status == 201)
         await progress.wait { $0.last?.bytesSent == Int64(data.count) }
