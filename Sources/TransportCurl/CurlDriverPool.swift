@@ -49,13 +49,12 @@ package final class CurlDriverPool: TaskExecutor, Sendable {
     /// The driver a new transfer to `url` goes to: the one holding its origin's HTTP/2 connection, else the
     /// caller's own when it runs on one of this pool's threads, else the least loaded. `affinityKey` is set while the
     /// origin's protocol is not known yet: the transfer then tells ``affinity`` what its response came over. `home`
-    /// is the caller's driver when the transfer goes to another: the caller resumes on its own.
+    /// is where the waiting task resumes when the transfer runs on an origin's driver: its own, or another than that.
     func driver(for url: URL) -> (driver: CurlDriver, affinityKey: String?, home: CurlDriver?) {
         guard let affinity, let key = affinity.key(for: url) else { return (driverHere(), nil, nil) }
         let here = CurlDriver.current(in: self)
         let placed = affinity.driver(for: key) { here ?? leastLoaded() }
-        let driver = placed.driver ?? here ?? leastLoaded()
-        guard placed.driver != nil else { return (driver, nil, nil) }
+        guard let driver = placed.driver else { return (driverHere(), nil, nil) }
         // The caller resumes on its own driver — or, running on the connection's or on none, on the least loaded of
         // the others: the connection's thread then does the origin's I/O, and the others the calls' pipelines.
         let home = here.flatMap { $0 === driver ? nil : $0 } ?? leastLoaded(excluding: driver)

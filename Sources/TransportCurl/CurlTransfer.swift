@@ -63,9 +63,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// Its origin's key in the pool's ``OriginAffinity`` while the origin's protocol is not known: the driver reports
     /// what the response came over.
     let affinityKey: String?
-    /// The driver whose thread submitted it, when another one runs it (the one holding its origin's HTTP/2
-    /// connection): the waiting task resumes there, so that the pipeline's work stays spread over the drivers while
-    /// the origin's transfers share one connection.
+    /// Where the waiting task resumes when another driver runs it (the one holding its origin's HTTP/2 connection):
+    /// the submitting driver, or the least loaded other, so that the pipelines' work stays off the connection's
+    /// thread while the origin's transfers share one connection.
     let home: CurlDriver?
 
     /// All the response header bytes a server may send before the transfer fails.

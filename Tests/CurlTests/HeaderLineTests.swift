@@ -1,3 +1,4 @@
+import RestingTestSupport
 import Testing
 
 @testable import RestingCurl
@@ -58,6 +59,49 @@ struct HeaderLineTests {
         ] as [(String, String?)])
     func statusLineFaults(line: String, fault: String?) {
         #expect(Array(line.utf8).withUnsafeBufferPointer(HeaderLine.statusLineFault) == fault)
+    }
+
+    @Test("on 20 000 random near-miss status lines, the byte-level check agrees with RFC 9112's grammar")
+    func randomStatusLinesAgreeWithTheGrammar() {
+        // Mutations of valid lines, and bytes a hostile server might send instead: digits, dots, spaces, case.
+        let alphabet = Array("HTTPhttp/.0123456789 \r\nOKx".utf8) + [0x00, 0x09, 0x80, 0xFF]
+        var generator = SeededGenerator(seed: 9112)
+        for _ in 0..<20_000 {
+            var bytes = Array(
+                ["HTTP/1.1 200 OK\r\n", "HTTP/2 204 \r\n", "HTTP/1.0 404 Not Found\n"].randomElement(
+                    using: &generator)!.utf8)
+            for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                let index = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[index] = alphabet.randomElement(using: &generator)!
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: index)
+                }
+                if bytes.isEmpty { bytes = [0x48] }
+            }
+            let fault = bytes.withUnsafeBufferPointer(HeaderLine.statusLineFault)
+            #expect(
+                (fault == nil) == Self.isRFC9112StatusLine(bytes),
+                "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+    }
+
+    /// The grammar, the obvious way: `HTTP/` DIGIT [ "." DIGIT ] SP 3DIGIT SP reason, then CRLF or LF.
+    static func isRFC9112StatusLine(_ bytes: [UInt8]) -> Bool {
+        var text = String(decoding: bytes, as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        if text.hasSuffix("\r") { text.removeLast() }
+        let scalars = Array(text.unicodeScalars)
+        let isDigit = { (index: Int) in index < scalars.count && ("0"..."9").contains(scalars[index]) }
+        guard text.hasPrefix("HTTP/"), isDigit(5) else { return false }
+        var index = 6
+        if index < scalars.count, scalars[index] == "." {
+            guard isDigit(7) else { return false }
+            index = 8
+        }
+        guard index < scalars.count, scalars[index] == " ", isDigit(index + 1), isDigit(index + 2), isDigit(index + 3)
+        else { return false }
+        return index + 4 < scalars.count && scalars[index + 4] == " "
     }
 
     @Test("on 20 000 random lines, the byte-level checks agree with the obvious String ones")
