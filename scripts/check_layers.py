@@ -47,7 +47,7 @@ FLOORS = [
     ("Client", "RestingClient: converter, chain, transport, promise; buffered and streamed calls"),
     ("Download", "downloads to disk with resume"),
     ("JSONRPC", "JSON-RPC 2.0 over RestingClient"),
-    ("Pagination", "pages and remote resources"),
+    ("Pagination", "pages, polling and remote resources"),
     ("Offline", "the offline queue"),
 ]
 

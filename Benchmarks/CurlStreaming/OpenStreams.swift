@@ -34,7 +34,7 @@ enum OpenStreams {
     static func run(base: String, count: Int) async throws {
         raiseOpenFileLimit()
         // Subscriptions stay silent for as long as the others take to open: no idle or rate floor ends them.
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.idleTimeout = nil
         configuration.minimumTransferRate = nil
         let client = RestingClient(baseUrl: base, httpClient: try CurlClient(configuration: configuration))

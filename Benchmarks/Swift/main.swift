@@ -30,7 +30,7 @@ struct Post: Decodable, Sendable {
 
 /// Does nothing, as three interceptors of a real app would do something cheap.
 struct PassThrough: RestingInterceptor {
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         try await execution(request)
     }
 }
@@ -85,7 +85,7 @@ func measure(
 
 /// A `CurlClient` with the driver count BENCH_CURL_DRIVERS asks for (one per core by default).
 func curlClient() throws -> CurlClient {
-    var configuration = CurlClient.Configuration()
+    var configuration = CurlConfiguration()
     if let drivers = ProcessInfo.processInfo.environment["BENCH_CURL_DRIVERS"].flatMap(Int.init) {
         configuration.driverCount = drivers
     }
@@ -204,7 +204,7 @@ case "raw-urlsession-delegate":
         _ = try JSONDecoder().decode(Post.self, from: try await session.data(for: urlRequest))
     }
 case "h2":
-    var configuration = CurlClient.Configuration()
+    var configuration = CurlConfiguration()
     configuration.tls.caFile = arguments.count > 5 ? arguments[5] : nil
     let transport = try CurlClient(configuration: configuration)
     let versions = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -217,7 +217,7 @@ case "h2":
     }
     print("statuses \(versions.map(String.init).joined(separator: ","))")
 case "h2-load":
-    var configuration = CurlClient.Configuration()
+    var configuration = CurlConfiguration()
     configuration.tls.caFile = arguments.count > 5 ? arguments[5] : nil
     configuration.spreadsHTTP2Origins = ProcessInfo.processInfo.environment["BENCH_H2_SPREAD"] == "1"
     let transport = try CurlClient(configuration: configuration)

@@ -18,13 +18,14 @@ extension RestingClient {
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(),
         requestConverter: any RequestConverter = RestingRequestConverter(),
         interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
-        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited,
-        maximumRedirects: Int = TransportDefaults.maximumRedirects
+        acceptedStatusCodes: Range<Int> = 200..<300, errorBody: (any (Error & Decodable & Sendable).Type)? = nil,
+        concurrency: ConcurrencyMode = .unlimited, maximumRedirects: Int = TransportDefaults.maximumRedirects
     ) {
         self.init(
             baseUrl: baseUrl, decoder: decoder, httpClient: Self.defaultTransport,
             requestConverter: requestConverter, interceptors: interceptors, networkInterceptors: networkInterceptors,
-            acceptedStatusCodes: acceptedStatusCodes, concurrency: concurrency, maximumRedirects: maximumRedirects)
+            acceptedStatusCodes: acceptedStatusCodes, errorBody: errorBody, concurrency: concurrency,
+            maximumRedirects: maximumRedirects)
     }
 
     /// The transport of a client made without one: ``URLSessionClient/shared`` on Apple platforms, and on Linux one

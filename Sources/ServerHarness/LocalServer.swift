@@ -55,6 +55,11 @@ public final class LocalServer: Sendable {
 
     public static var imageServerScript: URL { repository.appendingPathComponent("image_server/server.py") }
 
+    /// The JSON storage API of the newcomer guide's worked example.
+    public static var storageServerScript: URL {
+        repository.appendingPathComponent("Tests/StorageServer/storage_server.py")
+    }
+
     /// Starts the server and waits until it listens.
     public init(script: URL, arguments: [String] = [], verbose: Bool = false) throws {
         guard FileManager.default.fileExists(atPath: script.path) else { throw StartError.scriptNotFound(script.path) }

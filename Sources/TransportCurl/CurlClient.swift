@@ -27,7 +27,7 @@ import Synchronization
 /// same way.
 public final class CurlClient: HTTPClient {
     /// How this client connects, verifies and limits its transfers.
-    public let configuration: Configuration
+    public let configuration: CurlConfiguration
     package let drivers: CurlDriverPool
     package let census = TransferCensus()
     /// Set by ``shutdown(gracePeriod:)``: new sends fail from then on.
@@ -35,7 +35,7 @@ public final class CurlClient: HTTPClient {
 
     /// A client with its own driver threads and connection caches; throws when libcurl cannot be set up with
     /// `configuration` (an option this libcurl lacks, say).
-    public init(configuration: Configuration = Configuration()) throws {
+    public init(configuration: CurlConfiguration = CurlConfiguration()) throws {
         self.configuration = configuration
         drivers = try CurlDriverPool(configuration: configuration)
     }
@@ -112,7 +112,7 @@ public final class CurlClient: HTTPClient {
     ///   - isolation: the caller's actor, which `body` runs on.
     ///   - body: the work, given the client.
     public static func withCurlClient<Result>(
-        configuration: Configuration = Configuration(), gracePeriod: Duration? = nil,
+        configuration: CurlConfiguration = CurlConfiguration(), gracePeriod: Duration? = nil,
         isolation: isolated (any Actor)? = #isolation, _ body: (CurlClient) async throws -> Result
     ) async throws -> Result {
         try await CurlClient(configuration: configuration).shuttingDown(gracePeriod: gracePeriod, after: body)
@@ -149,16 +149,22 @@ public final class CurlClient: HTTPClient {
 }
 
 extension CurlClient {
-    /// How a ``CurlClient`` connects, verifies and limits its transfers: ``CurlConfiguration``.
+    /// Deprecated, a second name — how a ``CurlClient`` connects, verifies and limits its transfers: ``CurlConfiguration``.
+    @available(*, deprecated, renamed: "CurlConfiguration")
     public typealias Configuration = CurlConfiguration
-    /// Which HTTP versions a ``CurlClient`` speaks: ``CurlConfiguration/HTTPVersion``.
+    /// Deprecated, a second name — which HTTP versions a ``CurlClient`` speaks: ``CurlConfiguration/HTTPVersion``.
+    @available(*, deprecated, renamed: "CurlConfiguration.HTTPVersion")
     public typealias HTTPVersion = CurlConfiguration.HTTPVersion
-    /// Whether and how a ``CurlClient`` uses a proxy: ``CurlConfiguration/Proxy``.
+    /// Deprecated, a second name — whether and how a ``CurlClient`` uses a proxy: ``CurlConfiguration/Proxy``.
+    @available(*, deprecated, renamed: "CurlConfiguration.Proxy")
     public typealias Proxy = CurlConfiguration.Proxy
-    /// Server verification and client identity: ``CurlConfiguration/TLS``.
+    /// Deprecated, a second name — server verification and client identity: ``CurlConfiguration/TLS``.
+    @available(*, deprecated, renamed: "CurlConfiguration.TLS")
     public typealias TLS = CurlConfiguration.TLS
-    /// A client identity for mutual TLS: ``CurlConfiguration/ClientCertificate``.
+    /// Deprecated, a second name — a client identity for mutual TLS: ``CurlConfiguration/ClientCertificate``.
+    @available(*, deprecated, renamed: "CurlConfiguration.ClientCertificate")
     public typealias ClientCertificate = CurlConfiguration.ClientCertificate
-    /// The oldest TLS version a ``CurlClient`` accepts: ``CurlConfiguration/MinimumVersion``.
+    /// Deprecated, a second name — the oldest TLS version a ``CurlClient`` accepts: ``CurlConfiguration/MinimumVersion``.
+    @available(*, deprecated, renamed: "CurlConfiguration.MinimumVersion")
     public typealias MinimumVersion = CurlConfiguration.MinimumVersion
 }

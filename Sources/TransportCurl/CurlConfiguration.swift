@@ -6,10 +6,10 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How a ``CurlClient`` connects, verifies and limits its transfers (also spelled `CurlClient.Configuration`).
+/// How a ``CurlClient`` connects, verifies and limits its transfers (also spelled `CurlConfiguration`).
 ///
 /// ```swift
-/// var configuration = CurlClient.Configuration()
+/// var configuration = CurlConfiguration()
 /// configuration.connectTimeout = .seconds(5)
 /// configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
 /// configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", "127.0.0.1"])

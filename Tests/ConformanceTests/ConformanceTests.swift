@@ -14,7 +14,7 @@ import FoundationNetworking
 enum Transports {
     static func curl() async throws -> TransportConformance {
         try await TransportConformance(name: "CurlClient", capabilities: .init()) { settings in
-            var configuration = CurlClient.Configuration()
+            var configuration = CurlConfiguration()
             configuration.idleTimeout = settings.idleTimeout ?? .seconds(60)
             if let limit = settings.maximumResponseSize { configuration.maximumResponseSize = limit }
             if let connectTimeout = settings.connectTimeout { configuration.connectTimeout = connectTimeout }

@@ -31,7 +31,7 @@ struct HTTP2Tests {
     }
 
     func curlClient(_ fixtures: TLSFixtures, drivers: Int = 1) throws -> CurlClient {
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         configuration.driverCount = drivers
         return try CurlClient(configuration: configuration)
@@ -76,7 +76,7 @@ struct HTTP2Tests {
     func spreadingOverDrivers() async throws {
         let (server, fixtures) = try await tlsServer()
         defer { server.stop() }
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         configuration.driverCount = 3
         configuration.spreadsHTTP2Origins = true

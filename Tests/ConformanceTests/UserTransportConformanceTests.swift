@@ -25,7 +25,7 @@ struct TracingTransport: HTTPClient {
 @Test("TracingTransport passes every conformance check", .timeLimit(.minutes(10)))
 func tracingTransportConforms() async throws {
     let suite = try await TransportConformance(name: "TracingTransport", capabilities: .init()) { settings in
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         if let idle = settings.idleTimeout { configuration.idleTimeout = idle }
         if let connect = settings.connectTimeout { configuration.connectTimeout = connect }
         if let limit = settings.maximumResponseSize { configuration.maximumResponseSize = limit }

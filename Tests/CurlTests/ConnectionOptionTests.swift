@@ -16,8 +16,8 @@ struct ConnectionOptionTests {
 
     init() async throws { server = try await LocalServer.sharedConformanceServer.value }
 
-    private func arrival(_ url: String, _ configure: (inout CurlClient.Configuration) -> Void) async throws -> Arrival {
-        var configuration = CurlClient.Configuration()
+    private func arrival(_ url: String, _ configure: (inout CurlConfiguration) -> Void) async throws -> Arrival {
+        var configuration = CurlConfiguration()
         configure(&configuration)
         let response = try await CurlClient(configuration: configuration).send(
             HTTPRequest(method: .get, url: try #require(URL(string: url)))

@@ -11,8 +11,8 @@ import Testing
 struct DriverPoolTests {
     /// A client with `drivers` drivers and no idle timeout: the calls here wait on the server for as long as a test
     /// needs, however loaded the machine (a sanitizer's run) is.
-    func client(drivers: Int, _ configure: (inout CurlClient.Configuration) -> Void = { _ in }) throws -> CurlClient {
-        var configuration = CurlClient.Configuration()
+    func client(drivers: Int, _ configure: (inout CurlConfiguration) -> Void = { _ in }) throws -> CurlClient {
+        var configuration = CurlConfiguration()
         configuration.driverCount = drivers
         configuration.idleTimeout = nil
         configure(&configuration)
@@ -171,7 +171,7 @@ private struct HeldCounter {
     let control: CurlClient
 
     init(server: LocalServer, tag: String) throws {
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.driverCount = 1
         configuration.idleTimeout = nil
         self.server = server

@@ -9,7 +9,7 @@ import Testing
 struct ProtocolRestrictionTests {
     @Test("a handle refuses file, dict, gopher and ftp URLs with CURLE_UNSUPPORTED_PROTOCOL")
     func libcurlSpeaksOnlyHTTP() throws {
-        let handle = try EasyHandle.make(for: CurlClient.Configuration())
+        let handle = try EasyHandle.make(for: CurlConfiguration())
         for url in ["file:///etc/hostname", "dict://127.0.0.1:1/", "gopher://127.0.0.1:1/", "ftp://127.0.0.1:1/"] {
             try handle.set(CURLOPT_URL, url, "URL")
             let code = curl_easy_perform(handle.raw)

@@ -24,7 +24,7 @@ struct CurlShutdownTests {
     }
 
     func transport() throws -> CurlClient {
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.driverCount = 2
         // Nothing but the shutdown may end these transfers: a loaded sanitizer run can leave a stream or a held call
         // waiting longer than the default idle timeout.
@@ -120,7 +120,7 @@ struct CurlShutdownTests {
     func shutdownFromAnInterceptor() async throws {
         struct KillSwitch: RestingInterceptor {
             let transport: CurlClient
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 await transport.shutdown(gracePeriod: .seconds(1))
                 return try await execution(request)
             }

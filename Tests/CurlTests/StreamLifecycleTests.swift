@@ -38,7 +38,7 @@ struct StreamLifecycleTests {
     )
     func idleTimeoutCountsOnlyTheServersSilence() async throws {
         let server = try await LocalServer.sharedConformanceServer.value
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.idleTimeout = .seconds(1)
         let transport = try CurlClient(configuration: configuration)
         let size = 8 * 1024 * 1024

@@ -12,9 +12,9 @@ struct TLSTests {
     init() async throws { fixtures = try await TLSFixtures.shared.value }
 
     private func get(
-        _ server: LocalServer, _ path: String = "/echo", configure: (inout CurlClient.Configuration) -> Void
+        _ server: LocalServer, _ path: String = "/echo", configure: (inout CurlConfiguration) -> Void
     ) async throws -> HTTPDataResponse {
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configure(&configuration)
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)\(path)"))
         let transport = RedirectingHTTPClient(try CurlClient(configuration: configuration))
@@ -23,7 +23,7 @@ struct TLSTests {
 
     private func expectTLSFailure(
         _ server: LocalServer, _ path: String = "/echo", sourceLocation: SourceLocation = #_sourceLocation,
-        configure: (inout CurlClient.Configuration) -> Void
+        configure: (inout CurlConfiguration) -> Void
     ) async {
         do {
             let response = try await get(server, path, configure: configure)
@@ -39,9 +39,9 @@ struct TLSTests {
 
     @Test("a client certificate's password shows neither in print nor in dump")
     func clientCertificatePasswordIsHidden() {
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         for certificate in [
-            CurlClient.ClientCertificate.pem(certificateFile: "c.pem", keyFile: "k.pem", keyPassword: "s3cr3t"),
+            CurlConfiguration.ClientCertificate.pem(certificateFile: "c.pem", keyFile: "k.pem", keyPassword: "s3cr3t"),
             .pkcs12(file: "id.p12", password: "s3cr3t"),
         ] {
             configuration.tls.clientCertificate = certificate
@@ -81,7 +81,7 @@ struct TLSTests {
     @Test("a wrong pin fails every request of a client, never only the first: no connection outlives the refusal")
     func wrongPinOnEveryRequest() async throws {
         let server = try await fixtures.server()
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         configuration.tls.pinnedPublicKeys = [try fixtures.pin("other")]
         let client = try CurlClient(configuration: configuration)
@@ -104,7 +104,7 @@ struct TLSTests {
             "http://127.0.0.1:\(plain.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var headers: HTTPHeaderFields = ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t", "X-Kept": "yes"]
         headers.add(name: "X-Tenant-Secret", value: "s3cr3t", sensitive: true)
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/redirect/302?to=\(target)"))
         let transport = RedirectingHTTPClient(try CurlClient(configuration: configuration))
@@ -119,7 +119,7 @@ struct TLSTests {
         let proxy = try await fixtures.httpsProxy()
         let origin = try await LocalServer.sharedConformanceServer.value
         let url = try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo"))
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.proxy = .url("https://127.0.0.1:\(proxy.port)")
         do {
             _ = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }

@@ -13,7 +13,7 @@ extension FuzzTarget {
         let limit = 256
         func parse(_ chunks: [Data]) -> Result<[ServerSentEventMessage], RestingError> {
             Result { () throws(RestingError) -> [ServerSentEventMessage] in
-                var parser = ServerSentEventParser(maximumEventSize: limit)
+                var parser = EventStreamParser(maximumEventSize: limit)
                 var events: [ServerSentEventMessage] = []
                 for chunk in chunks { events += try parser.parse(chunk) }
                 parser.finish()

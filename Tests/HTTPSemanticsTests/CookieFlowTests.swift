@@ -50,7 +50,7 @@ struct CookieFlowTests {
     func cookieOnRedirectHop(_ transport: Transport) async throws {
         struct Hops: RestingInterceptor {
             let seen: Locked<[String]>
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 let response = try await execution(request)
                 seen.withLock {
                     $0.append(

@@ -13,7 +13,7 @@ import Testing
 struct CredentialBoundaryPropertyTests {
     /// Copies every field that carries a credential to `X-Forwarded-<name>`, keeping it a credential.
     struct CredentialCopier: RestingInterceptor {
-        func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
             var request = request
             for field in request.headers where field.carriesCredential && !field.name.hasPrefix("X-Forwarded-") {
                 request.headers.add(name: "X-Forwarded-\(field.name)", value: field.value, sensitive: true)
@@ -24,7 +24,7 @@ struct CredentialBoundaryPropertyTests {
 
     /// Sets an API key (a name RestingKit knows as a credential) on every request it sees, every hop included.
     struct KeyAdder: RestingInterceptor {
-        func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
             var request = request
             request.headers["X-Api-Key"] = "k3y"
             return try await execution(request)
@@ -34,7 +34,7 @@ struct CredentialBoundaryPropertyTests {
     /// Sends the request to another origin, same path and query (a careless staging switch).
     struct OriginMover: RestingInterceptor {
         let target: String
-        func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
             var request = request
             var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
             let destination = URLComponents(string: target)

@@ -14,7 +14,7 @@ import Testing
 /// Records what each request looked like when it reached it.
 struct Recorder: RestingInterceptor {
     let seen = Locked<[RestingCore.HTTPRequest]>([])
-    func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: RestingCore.HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         seen.withLock { $0.append(request) }
         return try await execution(request)
     }

@@ -87,7 +87,6 @@ enum EveryPublicType {
     typealias RequestConverterLookup = RequestConverter
     typealias RequestEncodingLookup = RequestEncoding
     typealias RequestMethodLookup = RequestMethod
-    typealias RequestResponseLoggingInterceptorLookup = RequestResponseLoggingInterceptor
     typealias RequestRewriterLookup = RequestRewriter
     typealias ResourceStateLookup = ResourceState<Int>
     typealias ResponseBodyLookup = ResponseBody
@@ -109,7 +108,6 @@ enum EveryPublicType {
     typealias RetryInterceptorLookup = RetryInterceptor
     typealias SensitiveHeadersLookup = SensitiveHeaders
     typealias ServerSentEventMessageLookup = ServerSentEventMessage
-    typealias ServerSentEventParserLookup = ServerSentEventParser
     typealias ServerSentEventsLookup = ServerSentEvents
     typealias StandardErrorLoggerLookup = StandardErrorLogger
     typealias StreamedBodyLookup = StreamedBody

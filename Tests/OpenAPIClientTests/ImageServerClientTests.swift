@@ -17,7 +17,9 @@ struct ImageServerClientTests {
     /// The operations that reached the network, by operationID, as an interceptor sees them.
     final class OperationLog: RestingInterceptor {
         let seen = Locked<[String]>([])
-        func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: RestingCore.HTTPRequest, execution: InterceptorExecution) async throws
+            -> HTTPDataResponse
+        {
             seen.withLock { $0.append(request.attributes.operationID ?? "") }
             return try await execution(request)
         }
@@ -25,7 +27,9 @@ struct ImageServerClientTests {
 
     /// Treats one operation differently, by its id: the token operation goes without a credential.
     struct NoCredentialForTheToken: RestingInterceptor {
-        func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: RestingCore.HTTPRequest, execution: InterceptorExecution) async throws
+            -> HTTPDataResponse
+        {
             guard request.attributes.operationID == "issueToken" else { return try await execution(request) }
             var request = request
             request.attributes.requiresAuthentication = false
@@ -46,7 +50,9 @@ struct ImageServerClientTests {
     /// What the request bodies of the operations looked like when they reached the network.
     final class BodyLog: RestingInterceptor {
         let seen = Locked<[(operation: String, isSequence: Bool, isSinglePass: Bool)]>([])
-        func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: RestingCore.HTTPRequest, execution: InterceptorExecution) async throws
+            -> HTTPDataResponse
+        {
             var isSequence = false
             var isSinglePass = false
             if case .sequence(let sequence) = request.body.source {

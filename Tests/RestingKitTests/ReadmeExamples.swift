@@ -24,7 +24,7 @@ struct PostModel: Codable, Sendable {
 
 // snippet: interceptor-types
 struct LogInterceptor: RestingInterceptor {
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         print("sending request \(request)")
         let response = try await execution(request)
         print("got response \(response.status)")
@@ -33,7 +33,7 @@ struct LogInterceptor: RestingInterceptor {
 }
 
 struct DeviceIdInjector: RestingInterceptor {
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         var request = request
         request.headers["device-id"] = DeviceInfo.identifier
         return try await execution(request)
@@ -144,7 +144,7 @@ struct ReadmeExamples {
             let emptyEndpoint = Endpoint<Nothing, PostModel?>(.get, "/empty/\(status)", encoding: .query)
             #expect(try await restingClient.perform(RestingRequest(endpoint: emptyEndpoint)).value.body == nil)
         }
-        let deleteEndpoint = Endpoint<Nothing, Nothing>(.delete, "/posts/{{id}}", encoding: .query)
+        let deleteEndpoint = Endpoint<Nothing, Nothing>(.delete, "/posts/{{id}}")
         let deleted = try await restingClient.perform(
             RestingRequest(endpoint: deleteEndpoint, pathVariables: ["id": 10])
         ).value
@@ -156,7 +156,7 @@ struct ReadmeExamples {
         let restingClient = RestingClient(baseUrl: baseUrl)
         let output = try await run {
             // snippet: path-variables
-            let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}", encoding: .query)
+            let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}")
             let request = RestingRequest(endpoint: getPostEndpoint, body: Nothing(), pathVariables: ["post_id": 1])
 
             restingClient.perform(request).done { response in
@@ -176,7 +176,7 @@ struct ReadmeExamples {
             // snippet: interceptor-client
             let restingClient = RestingClient(baseUrl: baseUrl, interceptors: [DeviceIdInjector(), LogInterceptor()])
             // end snippet
-            let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo", encoding: .query)
+            let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo")
             let echoed = try await restingClient.perform(RestingRequest(endpoint: echo)).value.body
             #expect(echoed.values(of: "device-id") == ["device-1234"])
         }
@@ -191,7 +191,7 @@ struct ReadmeExamples {
         let httpClient = CannedHTTPClient(bodies: ["/posts/1": try JSONEncoder().encode(post)])
         let restingClient = RestingClient(baseUrl: "https://example.com", httpClient: httpClient)
         // end snippet
-        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
+        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}")
         #expect(
             try await restingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body
                 .title == "Canned")
@@ -219,7 +219,7 @@ struct ReadmeExamples {
         let requestConverter = RestingRequestConverter(configuration: configuration)
         // end snippet
         let headerClient = RestingClient(baseUrl: baseUrl, requestConverter: requestConverter)
-        let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo", encoding: .query)
+        let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo")
         let echoed = try await headerClient.perform(RestingRequest(endpoint: echo)).value.body
         #expect(echoed.values(of: "device-id") == ["device-1234"])
 
@@ -241,7 +241,7 @@ struct ReadmeExamples {
             let requestConverter = RestingRequestConverter(configuration: configuration)
             // end snippet
             let client = RestingClient(baseUrl: baseUrl, requestConverter: requestConverter)
-            let info = Endpoint<Nothing, EchoedRequest>(.get, "/echo/users/{{userId}}/info", encoding: .query)
+            let info = Endpoint<Nothing, EchoedRequest>(.get, "/echo/users/{{userId}}/info")
             #expect(try await client.perform(RestingRequest(endpoint: info)).value.body.path == "/echo/users/1/info")
             let overridden = RestingRequest(endpoint: info, pathVariables: ["userId": 2])
             #expect(try await client.perform(overridden).value.body.path == "/echo/users/2/info")
@@ -253,7 +253,7 @@ struct ReadmeExamples {
         let restingClient = RestingClient(baseUrl: baseUrl)
         let output = try await run {
             // snippet: typed-error
-            let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}", encoding: .query)
+            let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}")
             do {
                 _ = try await restingClient.perform(
                     RestingRequest(endpoint: getPostEndpoint, pathVariables: ["post_id": 999])
@@ -272,7 +272,7 @@ struct ReadmeExamples {
         let restingClient = RestingClient(baseUrl: baseUrl)
         let output = try await run {
             // snippet: cancellation
-            let slowEndpoint = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}", encoding: .query)
+            let slowEndpoint = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}")
             let promise = restingClient.perform(RestingRequest(endpoint: slowEndpoint, pathVariables: ["ms": 30_000]))
             promise.cancel()
             do {

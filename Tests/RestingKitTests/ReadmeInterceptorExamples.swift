@@ -50,7 +50,7 @@ struct ReadmeInterceptorExamples {
         let logging = LoggingInterceptor(level: .info, logger: StandardErrorLogger(), redaction: redaction)
         let loggingClient = RestingClient(baseUrl: baseUrl, interceptors: [logging])
         // end snippet
-        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
+        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}")
         #expect(
             try await loggingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value.body.id
                 == 1)
@@ -75,7 +75,7 @@ struct ReadmeInterceptorExamples {
         let retryingClient = RestingClient(
             baseUrl: baseUrl, interceptors: [RetryInterceptor(policy: policy, budget: budget)])
         // end snippet
-        let flaky = Endpoint<Nothing, Attempts>(.get, "/flaky/{{key}}?failures=2", encoding: .query)
+        let flaky = Endpoint<Nothing, Attempts>(.get, "/flaky/{{key}}?failures=2")
         let attempts = try await retryingClient.perform(
             RestingRequest(endpoint: flaky, pathVariables: ["key": UUID().uuidString])
         ).value.body.attempts
@@ -93,7 +93,7 @@ struct ReadmeInterceptorExamples {
         let authorizedClient = RestingClient(baseUrl: baseUrl, interceptors: [auth])
         tokens.use(authorizedClient)  // one client: the token endpoint is marked as needing no auth
         // end snippet
-        let me = Endpoint<Nothing, Me>(.get, "/auth/me", encoding: .query)
+        let me = Endpoint<Nothing, Me>(.get, "/auth/me")
         #expect(try await authorizedClient.perform(RestingRequest(endpoint: me)).value.body.user == "demo")
         #expect(signOuts.all.isEmpty)
     }
@@ -121,7 +121,7 @@ struct ReadmeInterceptorExamples {
                 ValidationInterceptor([.statusCodes(200..<300), .contentTypeMatchesAccept]),
             ])
         // end snippet
-        let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo", encoding: .query)
+        let echo = Endpoint<Nothing, EchoedRequest>(.get, "/echo")
         let echoed = try await client.perform(RestingRequest(endpoint: echo)).value.body
         #expect(echoed.values(of: "x-client") == ["readme/1.0"] && echoed.values(of: "x-request-id").count == 1)
         #expect(seen.all.count == 1 && seen.all[0].hasPrefix("GET 200"))
@@ -131,7 +131,7 @@ struct ReadmeInterceptorExamples {
     func testingKit() async throws {
         let fixtures = FileManager.default.temporaryDirectory.appendingPathComponent("readme-fixtures-\(UUID())")
         defer { try? FileManager.default.removeItem(at: fixtures) }
-        let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}", encoding: .query)
+        let getPostEndpoint = Endpoint<Nothing, PostModel>(.get, "/posts/{{post_id}}")
         // snippet: mocks
         let mocks = MockInterceptor()  // unmatched requests go to the network; `.fail` to forbid that
         let getPostMock = mocks.register(
@@ -170,7 +170,7 @@ struct ReadmeInterceptorExamples {
 // snippet: fake-chain
 /// Adds a request id, and on a 409 retries once with a fresh one.
 struct RequestIdInterceptor: RestingInterceptor {
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         var request = request
         request.headers["X-Request-Id"] = UUID().uuidString
         let response = try await execution(request)

@@ -29,7 +29,7 @@ struct ReadmeResponseStreamingExamples {
         let output = Collector<String>()
         try await ExampleOutput.$lines.withValue(output) {
             // snippet: stream-sse
-            let updates = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse?count=5&cut_after=2", encoding: .query)
+            let updates = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse?count=5&cut_after=2")
             let response = try await restingClient.perform(RestingRequest(endpoint: updates)).value
             for try await event in response.body.reconnecting(
                 .init(maximumAttempts: 5, defaultDelay: .milliseconds(100)))
@@ -53,14 +53,14 @@ struct ReadmeResponseStreamingExamples {
         #expect(FileManager.default.createFile(atPath: exportFile.path, contents: nil))
         try await ExampleOutput.$lines.withValue(output) {
             // snippet: stream-ndjson
-            let feed = Endpoint<Nothing, JSONLines<Update>>(.get, "/stream/ndjson?count=3", encoding: .query)
+            let feed = Endpoint<Nothing, JSONLines<Update>>(.get, "/stream/ndjson?count=3")
             for try await update in try await restingClient.perform(RestingRequest(endpoint: feed)).value.body {
                 print("item \(update.id)")
             }
             // end snippet
 
             // snippet: stream-bytes
-            let export = Endpoint<Nothing, ResponseBodyStream>(.get, "/stream/bytes?size=10485760", encoding: .query)
+            let export = Endpoint<Nothing, ResponseBodyStream>(.get, "/stream/bytes?size=10485760")
             let body = try await restingClient.perform(RestingRequest(endpoint: export)).value.body
             let file = try FileHandle(forWritingTo: exportFile)
             defer { try? file.close() }
@@ -68,7 +68,7 @@ struct ReadmeResponseStreamingExamples {
                 try file.write(contentsOf: chunk)  // memory holds a chunk or two, never the whole body
             }
 
-            let log = Endpoint<Nothing, ResponseLines>(.get, "/stream/ndjson?count=2", encoding: .query)
+            let log = Endpoint<Nothing, ResponseLines>(.get, "/stream/ndjson?count=2")
             for try await line in try await restingClient.perform(RestingRequest(endpoint: log)).value.body {
                 print(line)
             }
@@ -94,7 +94,7 @@ struct ReadmeResponseStreamingExamples {
                     .text("id: 2\ndata: {\"id\":2,\"text\":\"world\"}\n\n"),
                 ], headers: ["Content-Type": "text/event-stream"]))
         let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub)
-        let events = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse", encoding: .query)
+        let events = Endpoint<Nothing, ServerSentEvents>(.get, "/stream/sse")
         var texts: [String] = []
         for try await event in try await client.perform(RestingRequest(endpoint: events)).value.body {
             texts.append(try event.decode(Update.self).text)

@@ -11,7 +11,7 @@ import Testing
 /// Sees every exchange on the wire: each hop of a redirect, a cache's revalidations.
 struct HopLogger: RestingInterceptor {
     let hops: Collector<String>
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let response = try await execution(request)
         hops.append("\(request.method) \(request.url.path) → \(response.status)")
         return response
@@ -44,7 +44,7 @@ struct ReadmeSemanticsExamples {
         let client = RestingClient(
             baseUrl: baseUrl, interceptors: [LoggingInterceptor()],
             networkInterceptors: [HopLogger(hops: hops)])
-        let done = Endpoint<Nothing, Hops>(.get, "/hops/{{n}}", encoding: .query)
+        let done = Endpoint<Nothing, Hops>(.get, "/hops/{{n}}")
         _ = try await client.perform(RestingRequest(endpoint: done, pathVariables: ["n": 2])).value
         print(hops.all)  // ["GET /hops/2 → 302", "GET /hops/1 → 302", "GET /hops/0 → 200"]
         // end snippet
@@ -79,13 +79,13 @@ struct ReadmeSemanticsExamples {
         enum TenantKey: RequestAttributeKey { static let defaultValue: String? = nil }
 
         struct TenantInterceptor: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 var request = request
                 if let tenant = request.attributes[TenantKey.self] { request.headers["X-Tenant"] = tenant }
                 return try await execution(request)
             }
         }
-        var request = RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.delete, "/posts/1", encoding: .query))
+        var request = RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.delete, "/posts/1"))
         request.attributes[TenantKey.self] = "acme"
         // end snippet
         #expect(request.attributes[TenantKey.self] == "acme")
@@ -102,7 +102,7 @@ struct ReadmeSemanticsExamples {
         let client = RestingClient(baseUrl: baseUrl, networkInterceptors: [CookieInterceptor(jar: jar)])
 
         let login = Endpoint<Login, User>(.post, "/session/login", encoding: .json)
-        let me = Endpoint<Nothing, User>(.get, "/session/me", encoding: .query)
+        let me = Endpoint<Nothing, User>(.get, "/session/me")
         _ = try await client.perform(RestingRequest(endpoint: login, body: Login(user: "ada", password: "secret")))
             .value
         let user = try await client.perform(RestingRequest(endpoint: me)).value.body  // sends the session cookie
@@ -119,7 +119,7 @@ struct ReadmeSemanticsExamples {
         // snippet: http-cache
         let cache = HTTPCacheInterceptor(store: try DiskCacheStore(directory: caches, capacity: 50 << 20))
         let client = RestingClient(baseUrl: baseUrl, networkInterceptors: [cache])
-        let resource = Endpoint<Nothing, Resource>(.get, "/cache/{{key}}?max_age=3600&etag=1", encoding: .query)
+        let resource = Endpoint<Nothing, Resource>(.get, "/cache/{{key}}?max_age=3600&etag=1")
 
         let first = try await client.perform(RestingRequest(endpoint: resource, pathVariables: ["key": key])).value
         let second = try await client.perform(RestingRequest(endpoint: resource, pathVariables: ["key": key])).value

@@ -16,7 +16,7 @@ struct ReadmeSiblingExamples {
     func concurrency() async throws {
         // snippet: concurrency
         let throttledClient = RestingClient(baseUrl: baseUrl, concurrency: .limited(4))  // or .serial, .unlimited
-        let slowEndpoint = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}", encoding: .query)
+        let slowEndpoint = Endpoint<Nothing, Nothing>(.get, "/delay/{{ms}}")
         let calls = (0..<10).map { _ in
             throttledClient.perform(RestingRequest(endpoint: slowEndpoint, pathVariables: ["ms": 30_000]))
         }
@@ -31,7 +31,7 @@ struct ReadmeSiblingExamples {
     func deduplication() async throws {
         // snippet: deduplication
         let sharingClient = RestingClient(baseUrl: baseUrl, interceptors: [DeduplicationInterceptor()])
-        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
+        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}")
         async let first = sharingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value
         async let second = sharingClient.perform(RestingRequest(endpoint: getPost, pathVariables: ["id": 1])).value
         let (a, b) = try await (first, second)  // one request reached the server
@@ -73,7 +73,7 @@ struct ReadmePaginationExamples {
         let restingClient = RestingClient(baseUrl: baseUrl)
         var pageCount = 0
         // snippet: pagination
-        let listPosts = Endpoint<Nothing, [PostModel]>(.get, "/posts", encoding: .query)
+        let listPosts = Endpoint<Nothing, [PostModel]>(.get, "/posts")
         let firstPage = [URLQueryItem(name: "_page", value: "1"), URLQueryItem(name: "_limit", value: "4")]
         for try await page in restingClient.pages(of: listPosts, queryItems: firstPage, pagination: .linkHeader) {
             print("a page of \(page.count) posts")  // fetched one at a time, until Link has no rel="next"
@@ -94,7 +94,7 @@ struct ReadmePaginationExamples {
         // snippet: resource
         let post = RemoteResource(
             client: restingClient,
-            read: Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query),
+            read: Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}"),
             update: Endpoint<PostModel, PostModel>(.put, "/posts/{{id}}", encoding: .json),
             pathVariables: ["id": 2])
         await post.load()

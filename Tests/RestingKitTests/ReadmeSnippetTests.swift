@@ -9,6 +9,7 @@ struct ReadmeSnippetTests {
         "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
         "Tests/RestingKitTests/ReadmeSemanticsExamples.swift",
         "Tests/ConformanceTests/UserTransportConformanceTests.swift",
+        "Tests/RestingKitTests/StorageClient.swift", "Tests/RestingKitTests/WholeAPIExamples.swift",
     ]
 
     @Test("every Swift example in the README is compiled and run by a test, word for word; every tested one is shown")

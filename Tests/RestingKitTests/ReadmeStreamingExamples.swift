@@ -52,7 +52,7 @@ struct ReadmeStreamingExamples {
             let request = RestingRequest(
                 endpoint: multipartEndpoint,
                 body: ImageUploadModel(caption: "Sunset", file: MultipartFile(url: imageURL)))
-            let receipt = try await restingClient.upload(request)
+            let receipt = try await restingClient.perform(request)
                 .progress { progress in print("Upload \(Int(progress.fractionCompleted * 100))% completed") }
                 .value.body
             // end snippet
@@ -91,7 +91,7 @@ struct ReadmeStreamingExamples {
             // snippet: file-upload
             let putFile = Endpoint<URL, UploadReceipt>(
                 .put, "/upload/{{name}}", encoding: .raw(contentType: "video/mp4"))
-            let receipt = try await restingClient.upload(
+            let receipt = try await restingClient.perform(
                 RestingRequest(endpoint: putFile, body: videoURL, pathVariables: ["name": "clip.mp4"])
             )
             .value.body
@@ -99,7 +99,7 @@ struct ReadmeStreamingExamples {
             #expect(receipt.size == Int64(video.count))
 
             // snippet: download
-            let storedFile = Endpoint<Nothing, Data>(.get, "/uploads/{{name}}", encoding: .query)
+            let storedFile = Endpoint<Nothing, Data>(.get, "/uploads/{{name}}")
             let destination = downloadsFolder.appendingPathComponent("clip.mp4")
             let request = RestingRequest(endpoint: storedFile, pathVariables: ["name": receipt.name])
             do {

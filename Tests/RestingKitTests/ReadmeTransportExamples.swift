@@ -22,7 +22,7 @@ struct ReadmeTransportExamples {
         #expect(restingClient.executor != nil)
 
         // snippet: executor-loop
-        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}", encoding: .query)
+        let getPost = Endpoint<Nothing, PostModel>(.get, "/posts/{{id}}")
         let titles = try await Task(executorPreference: restingClient.executor) {
             var titles: [String] = []
             for id in 1...5 {
@@ -53,7 +53,7 @@ struct ReadmeTransportExamples {
     func configurations() throws {
         do {
             // snippet: curl-tls
-            var configuration = CurlClient.Configuration()
+            var configuration = CurlConfiguration()
             configuration.tls.caFile = "/etc/myapp/internal-ca.pem"
             configuration.tls.pinnedPublicKeys = ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
             configuration.tls.clientCertificate = .pem(
@@ -64,7 +64,7 @@ struct ReadmeTransportExamples {
             #expect(secureTransport.configuration.tls.verifiesPeer)
         }
         // snippet: curl-proxy-limits
-        var configuration = CurlClient.Configuration()
+        var configuration = CurlConfiguration()
         configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", "127.0.0.1"])
         configuration.maximumConnectionsPerHost = 6
         configuration.maximumConnections = 64

@@ -220,7 +220,7 @@ struct FakeChainTests {
             HTTPDataResponse(status: request.headers["X-Token"] == nil ? 401 : 200, url: request.url)
         }
         struct Token: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 var request = request
                 request.headers["X-Token"] = "t"
                 return try await execution(request)
@@ -228,7 +228,7 @@ struct FakeChainTests {
         }
         #expect(try await chain.run(Token(), on: request).status == 200)
         struct Offline: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 HTTPDataResponse(status: 503, url: request.url)
             }
         }

@@ -87,7 +87,7 @@ struct CancellationCleanupTests {
         let client = try await UploadServer.client(transport)
         let endpoint = Endpoint<Upload, Data>(.post, "/upload", encoding: .multipartFormData)
         let outcome = try await cancelAtRandom(rounds: 30) {
-            client.upload(RestingRequest(endpoint: endpoint, body: Upload(file: MultipartFile(url: file))))
+            client.perform(RestingRequest(endpoint: endpoint, body: Upload(file: MultipartFile(url: file))))
         }
         #expect(outcome.cancelled >= 10)
         try await expectNothingLeft(transport, client: client)

@@ -161,7 +161,7 @@ struct DownloadTests {
         let limited: any HTTPClient
         switch transport {
         case .curl:
-            var configuration = CurlClient.Configuration()
+            var configuration = CurlConfiguration()
             configuration.maximumResponseSize = 100_000
             limited = try CurlClient(configuration: configuration)
         case .urlSession:

@@ -16,7 +16,7 @@ struct ResponseStreamingTests {
         let seen = Locked<[String?]>([])
         struct Recorder: RestingInterceptor {
             let seen: Locked<[String?]>
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 seen.withLock { $0.append(request.headers["Last-Event-ID"]) }
                 return try await execution(request)
             }

@@ -24,7 +24,7 @@ struct UploadTests {
         let client = try await UploadServer.client(transport)
         let progress = Collector<TransferProgress>()
         let body = PhotoUpload(caption: "Sunset", tags: ["sea", "sky"], file: MultipartFile(url: file))
-        let stored = try await client.upload(RestingRequest(endpoint: upload, body: body))
+        let stored = try await client.perform(RestingRequest(endpoint: upload, body: body))
             .progress { progress.append($0) }.value.body
 
         // The stored bytes themselves, read back from the server's directory.
@@ -52,7 +52,7 @@ struct UploadTests {
         let client = try await UploadServer.client(transport)
         let put = Endpoint<Data, StoredUpload>(
             .put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
-        let fromMemory = try await client.upload(
+        let fromMemory = try await client.perform(
             RestingRequest(endpoint: put, body: data, pathVariables: ["name": "memory.bin"])
         ).value.body
         #expect(try UploadServer.storedBytes(fromMemory) == data)
@@ -106,7 +106,7 @@ struct UploadTests {
         var request = RestingRequest(
             endpoint: upload, body: PhotoUpload(caption: "again", tags: [], file: MultipartFile(url: file)))
         request.queryItems = [URLQueryItem(name: "fail_once", value: UUID().uuidString)]
-        let stored = try await client.upload(request).value.body
+        let stored = try await client.perform(request).value.body
         #expect(try UploadServer.storedBytes(stored) == data)
         #expect(stored.fields == [["caption", "again"]])
     }
@@ -119,7 +119,7 @@ struct UploadTests {
             endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: MultipartFile(url: file)))
         request.queryItems = [URLQueryItem(name: "limit", value: "1000")]
         await #expect {
-            try await client.upload(request).value
+            try await client.perform(request).value
         } throws: { error in
             guard case RestingError.httpError(let failure) = error else { return false }
             // The server closes a connection whose body it refused, and says so: the clients are shared by
@@ -152,7 +152,7 @@ struct UploadTests {
         let client = try await UploadServer.client(.curl)
         let missing = scratch.url.appendingPathComponent("missing.jpg")
         await #expect {
-            try await client.upload(
+            try await client.perform(
                 RestingRequest(
                     endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: MultipartFile(url: missing)))
             ).value
@@ -167,10 +167,10 @@ struct UploadTests {
         let (file, data) = try scratch.randomFile("evil.txt", size: 1000)
         let client = try await UploadServer.client(.curl)
         let escape = MultipartFile(url: file, filename: "../../etc/evil name \(UUID().uuidString.prefix(8)).txt")
-        let first = try await client.upload(
+        let first = try await client.perform(
             RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))
         ).value.body
-        let second = try await client.upload(
+        let second = try await client.perform(
             RestingRequest(endpoint: upload, body: PhotoUpload(caption: "", tags: [], file: escape))
         ).value.body
         #expect(first.name.hasPrefix("evil_name_") && first.name.hasSuffix(".txt") && !first.name.contains("/"))
@@ -179,7 +179,7 @@ struct UploadTests {
 
         let put = Endpoint<Data, StoredUpload>(
             .put, "/upload/{{name}}", encoding: .raw(contentType: "application/octet-stream"))
-        let raw = try await client.upload(
+        let raw = try await client.perform(
             RestingRequest(endpoint: put, body: data, pathVariables: ["name": "..\\a b?.bin"])
         ).value.body
         #expect(raw.name.hasPrefix("a_b_") && raw.name.hasSuffix(".bin"))

@@ -16,7 +16,7 @@ extension Demo {
 
     /// Prints each exchange on the wire: every hop of a redirect, every revalidation.
     struct WireLogger: RestingInterceptor {
-        func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
             let response = try await execution(request)
             print(
                 "    on the wire: \(request.method) \(request.url.path) → \(response.status)"

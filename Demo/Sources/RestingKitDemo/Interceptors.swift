@@ -5,7 +5,7 @@ import RestingKit
 struct DeviceIdInjector: RestingInterceptor {
     let deviceId: String
 
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         var request = request
         request.headers["device-id"] = deviceId
         return try await execution(request)
@@ -14,7 +14,7 @@ struct DeviceIdInjector: RestingInterceptor {
 
 /// Logs each exchange on one line, with its duration. Printing an `HTTPRequest` redacts credentials.
 struct LogInterceptor: RestingInterceptor {
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let started = ContinuousClock.now
         print("    → \(request.description.replacingOccurrences(of: "\n", with: "\n      "))")
         let response = try await execution(request)

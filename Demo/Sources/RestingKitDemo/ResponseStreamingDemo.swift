@@ -12,7 +12,7 @@ extension Demo {
     struct ReconnectionReporter: RestingInterceptor {
         let started: ContinuousClock.Instant
 
-        func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
             if let last = request.headers["Last-Event-ID"] {
                 print("  \(Demo.elapsed(since: started))  ↻ the stream ended; reconnecting with Last-Event-ID: \(last)")
             }

@@ -20,13 +20,14 @@ extension RestingClient {
         // Read once, when the call starts: reconnections go where the first stream came from.
         let baseUrl = baseUrl ?? self.baseUrl
         let hooks = CancellationHooks()
+        let check = statusCheck(for: request.endpoint)
         return call(cancellationHooks: hooks) { progress in
             let (head, stream) = try await self.openStream(
                 self.streamingRequest(request, baseUrl: baseUrl, continuing: continuing, extraHeaders: []),
-                progress: progress)
+                check: check, progress: progress)
             return try self.streamedResponse(
                 head: head, stream: stream, request: request, as: type, baseUrl: baseUrl, continuing: continuing,
-                hooks: hooks)
+                check: check, hooks: hooks)
         }
     }
 
@@ -39,14 +40,14 @@ extension RestingClient {
     private func streamedResponse<RequestType, ResponseType>(
         head: HTTPDataResponse, stream: ResponseBodyStream, request: RestingRequest<RequestType, ResponseType>,
         as type: any StreamingResponseBody.Type, baseUrl: String, continuing: (@Sendable (inout HTTPRequest) -> Void)?,
-        hooks: CancellationHooks
+        check: StatusCheck, hooks: CancellationHooks
     ) throws -> RestingResponse<ResponseType> {
         let call = StreamedCall(registry: calls)
         let reconnector = StreamedCall.Reconnector(call: call) { headers in
             try await self.holdingASlot {
                 let (response, stream) = try await self.openStream(
                     self.streamingRequest(request, baseUrl: baseUrl, continuing: continuing, extraHeaders: headers),
-                    progress: { _ in })
+                    check: check, progress: { _ in })
                 return response.status == 204 ? nil : stream
             }
         }
@@ -67,13 +68,13 @@ extension RestingClient {
     }
 
     /// Sends `request` (a ``streamingRequest(_:baseUrl:continuing:extraHeaders:)``); answers with an accepted head
-    /// (its body emptied) and the body as a stream, or fails with the status. Not generic, and its work after the
+    /// (its body emptied) and the body as a stream, or fails as `check` says. Not generic, and its work after the
     /// exchange in helpers, to keep this frame — held while the head is awaited — small.
-    private func openStream(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
-        -> (head: HTTPDataResponse, body: ResponseBodyStream)
+    private func openStream(_ request: HTTPRequest, check: StatusCheck, progress: @escaping ProgressHandler)
+        async throws -> (head: HTTPDataResponse, body: ResponseBodyStream)
     {
         let response = try await exchange(request, progress: progress)
-        guard acceptedStatusCodes.contains(response.status) else { throw try await refusal(of: response) }
+        guard check.accepts(response.status) else { throw try await refusal(of: response, check: check) }
         return Self.split(response)
     }
 
@@ -89,13 +90,13 @@ extension RestingClient {
         return httpRequest
     }
 
-    /// The error of a streamed response whose status is not accepted, with the start of its body. Never inlined:
-    /// its frame would swell ``openStream(_:progress:)``'s.
+    /// The error of a streamed response whose status is not accepted, read from the start of its body. Never
+    /// inlined: its frame would swell ``openStream(_:check:progress:)``'s.
     @inline(never)
-    private func refusal(of response: HTTPDataResponse) async throws -> RestingError {
+    private func refusal(of response: HTTPDataResponse, check: StatusCheck) async throws -> any Error {
         var response = response
         response.body = ResponseBody(try await response.body.collect(upTo: Self.streamedErrorBodyLimit))
-        return .httpError(HTTPError(response))
+        return check.failure(for: HTTPError(response))
     }
 
     /// The head (its body emptied) and the body as a stream — from memory when a transport or a mock that does not

@@ -46,8 +46,12 @@ public final class RestingClient: Sendable {
     public let interceptors: [any RestingInterceptor]
     /// Run once per exchange on the wire — for every hop of a redirect — after `interceptors`.
     public let networkInterceptors: [any RestingInterceptor]
-    /// Statuses that resolve the promise; any other fails it with ``RestingError/httpError(_:)``.
+    /// Statuses that resolve the promise (with those an endpoint accepts besides,
+    /// ``Endpoint/additionalAcceptedStatusCodes``); any other fails it with the app's error type when its body is one
+    /// (`errorBody`), else with ``RestingError/httpError(_:)``.
     public let acceptedStatusCodes: Range<Int>
+    /// The API's error type, for the endpoints that name none (``Endpoint/decodingErrors(as:)``).
+    let errorBody: ErrorBodyDecoding?
     /// How many calls may be in flight at once; the others wait in order.
     public let concurrency: ConcurrencyMode
     /// The most redirects one call follows (every hop through the ``networkInterceptors``); past it the call
@@ -67,15 +71,19 @@ public final class RestingClient: Sendable {
     ///   - requestConverter: Builds each ``HTTPRequest``; ``RestingRequestConverter`` by default.
     ///   - interceptors: Application interceptors, once per call, requests in order and responses in reverse.
     ///   - networkInterceptors: Interceptors for every exchange on the wire, redirect hops included.
-    ///   - acceptedStatusCodes: Statuses decoded as a success; others fail with ``RestingError/httpError(_:)``.
+    ///   - acceptedStatusCodes: Statuses decoded as a success; others fail with ``RestingError/httpError(_:)``, or
+    ///     with `errorBody`.
+    ///   - errorBody: The API's error type: the body of a response whose status is not accepted is decoded as it,
+    ///     and the call throws that value (see ``HTTPErrorBody``) — on every path, `perform`, `send`, streams,
+    ///     downloads, pages and replays; a body that is not one still throws ``RestingError/httpError(_:)``.
     ///   - concurrency: How many calls may be at the transport at once.
     ///   - maximumRedirects: Redirects followed per call; 0 follows none.
     public init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
         requestConverter: any RequestConverter = RestingRequestConverter(),
         interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
-        acceptedStatusCodes: Range<Int> = 200..<300, concurrency: ConcurrencyMode = .unlimited,
-        maximumRedirects: Int = TransportDefaults.maximumRedirects
+        acceptedStatusCodes: Range<Int> = 200..<300, errorBody: (any (Error & Decodable & Sendable).Type)? = nil,
+        concurrency: ConcurrencyMode = .unlimited, maximumRedirects: Int = TransportDefaults.maximumRedirects
     ) {
         currentBaseUrl = Locked(baseUrl)
         self.decoder = decoder
@@ -84,6 +92,7 @@ public final class RestingClient: Sendable {
         self.interceptors = interceptors
         self.networkInterceptors = networkInterceptors
         self.acceptedStatusCodes = acceptedStatusCodes
+        self.errorBody = errorBody.map { ErrorBodyDecoding($0) }
         self.concurrency = concurrency
         limiter = concurrency.limit.map(CallLimiter.init(limit:))
         self.maximumRedirects = maximumRedirects
@@ -177,18 +186,23 @@ public final class RestingClient: Sendable {
 
     /// The call's response: its status checked, its body decoded as `request`'s endpoint says.
     @inline(never)
-    private func decoded<RequestType, ResponseType>(
+    func decoded<RequestType, ResponseType>(
         _ response: HTTPDataResponse, for request: RestingRequest<RequestType, ResponseType>
     ) async throws -> RestingResponse<ResponseType> {
-        guard acceptedStatusCodes.contains(response.status) else {
-            throw RestingError.httpError(HTTPError(response))
-        }
+        try statusCheck(for: request.endpoint).check(response)
         let body = try await decode(
             ResponseType.self, from: response.body.data ?? Data(), decoder: request.endpoint.decoder ?? decoder,
-            reading: request.endpoint.responseReading)
+            reading: request.endpoint.responseReading, envelope: request.endpoint.envelope)
         return RestingResponse(
             status: response.status, headers: response.headers, body: body, url: response.url,
             metrics: response.metrics, cacheStatus: response.cacheStatus)
+    }
+
+    /// How a call of `endpoint` judges its response's status, and what it throws for one it does not accept.
+    func statusCheck<RequestType, ResponseType>(for endpoint: Endpoint<RequestType, ResponseType>) -> StatusCheck {
+        StatusCheck(
+            accepted: acceptedStatusCodes, alsoAccepted: endpoint.additionalAcceptedStatusCodes,
+            errorBody: endpoint.errorBody ?? errorBody, decoder: endpoint.decoder ?? decoder)
     }
 
     /// Runs `work` as one call of this client: counted for ``cancelAll()``, held back by the concurrency
@@ -236,20 +250,22 @@ public final class RestingClient: Sendable {
         try await chain.proceed(request, progress: progress)
     }
 
-    private func decode<T: Decodable>(
-        _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading
+    private func decode<T: Decodable & Sendable>(
+        _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading, envelope: EnvelopeReading<T>?
     ) async throws -> T {
         guard executor != nil, body.count > Self.decodeOffExecutorThreshold else {
-            return try ResponseBodyDecoding.decode(type, from: body, decoder: decoder, reading: reading)
+            return try ResponseBodyDecoding.decode(
+                type, from: body, decoder: decoder, reading: reading, envelope: envelope)
         }
         return try await withTaskExecutorPreference(globalConcurrentExecutor) {
-            try ResponseBodyDecoding.decode(type, from: body, decoder: decoder, reading: reading)
+            try ResponseBodyDecoding.decode(type, from: body, decoder: decoder, reading: reading, envelope: envelope)
         }
     }
 
-    /// The original RestingKit's name for calls that send a large body. Identical to ``perform(_:)``: every
+    /// The original RestingKit's name for calls that send a large body, a second name for ``perform(_:)``: every
     /// transport streams file and multipart bodies from disk, so there is no separate path (and no temporary
     /// file, which made the original's uploads impossible to retry).
+    @available(*, deprecated, renamed: "perform(_:)", message: "every call streams its body from disk: use perform")
     public func upload<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
     ) -> ProgressablePromise<RestingResponse<ResponseType>> {

@@ -20,7 +20,7 @@ public struct CookieInterceptor: RestingInterceptor {
     public init(jar: any CookieJar) { self.jar = jar }
 
     /// Adds the jar's cookies for the request's URL, then stores the response's `Set-Cookie` fields.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         var request = request
         let cookies = await jar.cookies(for: request.url)
         if !cookies.isEmpty {

@@ -40,14 +40,16 @@ extension RestingClient {
     /// ```
     ///
     /// Download progress counts the resumed bytes, so it runs from where the partial file ended to the total.
-    /// Non-2xx responses fail with ``RestingError/httpError(_:)`` (their bodies stay in memory, not in the file).
+    /// Non-2xx responses fail as any call does — the API's error type (``HTTPErrorBody``), or
+    /// ``RestingError/httpError(_:)`` — with their bodies in memory, not in the file.
     /// A file that would grow past `maximumSize` (16 GiB by default) fails with
     /// ``RestingError/responseTooLarge(limit:)`` and its partial file is removed.
     public func download<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, to destination: URL, resume: Bool = true,
         maximumSize: Int64 = DownloadTarget.defaultMaximumSize
     ) -> ProgressablePromise<DownloadedFile> {
-        call { progress in
+        let check = statusCheck(for: request.endpoint)
+        return call { progress in
             var httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
             let partial = PartialDownload(destination: destination)
             let target = partial.target(resuming: resume, maximumSize: maximumSize)
@@ -74,9 +76,9 @@ extension RestingClient {
                     url: destination, size: target.offset, resumedFrom: target.offset,
                     status: response.status, headers: response.headers, metrics: response.metrics)
             }
-            guard (200..<300).contains(response.status), self.acceptedStatusCodes.contains(response.status) else {
-                throw RestingError.httpError(HTTPError(response))
-            }
+            // Only a 2xx has the file for its body, whatever else the call accepts.
+            guard (200..<300).contains(response.status) else { throw check.failure(for: HTTPError(response)) }
+            try check.check(response)
             try partial.complete()
             return DownloadedFile(
                 url: destination, size: FileIO.size(of: destination) ?? 0, resumedFrom: target.offset,

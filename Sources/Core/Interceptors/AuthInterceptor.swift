@@ -38,7 +38,9 @@ public struct AuthInterceptor: RestingInterceptor {
         state = CredentialState(provider: provider, onFailure: onAuthenticationFailure)
     }
 
-    /// HTTP Basic authentication with fixed credentials (Malibu's `authenticate(username:password:)`).
+    /// HTTP Basic authentication with fixed credentials (Malibu's `authenticate(username:password:)`). A fixed
+    /// password has nothing to refresh: a `401` is one exchange, and the caller gets it as any unaccepted status (the
+    /// API's error type, or ``RestingError/httpError(_:)``); the same password is not sent again.
     public static func basic(username: String, password: String) -> AuthInterceptor {
         AuthInterceptor(
             provider: FixedCredential("Basic " + Data("\(username):\(password)".utf8).base64EncodedString()))
@@ -50,7 +52,7 @@ public struct AuthInterceptor: RestingInterceptor {
     }
 
     /// Adds the credential, and on a 401 refreshes it once (shared with concurrent calls) and retries.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         guard request.attributes.requiresAuthentication else { return try await execution(request) }
         let credential = try await state.current()
         var authorized = request

@@ -13,7 +13,7 @@ public struct EventMonitorInterceptor: RestingInterceptor {
     public init(_ handler: @escaping @Sendable (RestingEvent) -> Void) { self.handler = handler }
 
     /// Reports the start, then the response or the failure, with the time taken.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         handler(.requestStarted(request))
         let started = ContinuousClock.now
         do {

@@ -41,7 +41,7 @@ public struct LoggingInterceptor: RestingInterceptor {
     }
 
     /// Logs the request, passes it on, and logs the response or failure with the time taken.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let level = request.attributes.logLevel ?? level
         guard level > .none else { return try await execution(request) }
         let started = ContinuousClock.now
@@ -141,7 +141,8 @@ public struct LoggingInterceptor: RestingInterceptor {
     }
 }
 
-/// The original RestingKit's name for ``LoggingInterceptor``.
+/// The original RestingKit's name for ``LoggingInterceptor``, a second name for it.
+@available(*, deprecated, renamed: "LoggingInterceptor")
 public typealias RequestResponseLoggingInterceptor = LoggingInterceptor
 
 enum LogLevelKey: PersistentRequestAttributeKey {

@@ -72,7 +72,7 @@ public struct RetryInterceptor: RestingInterceptor {
 
     /// Passes the request on, and again after a delay while the outcome is retryable, the attempts last and the budget
     /// allows.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         budget.recordRequest()
         let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts
         var attempt = 1

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A request kept for later, as the app made it — template, path variables, query, its own headers, the
+/// A request kept for later, as the app made it — template, path variables, query, its own and its endpoint's headers, the
 /// encoded body — so that providers and interceptors apply again when it is replayed.
 public struct OfflineEntry: Codable, Sendable, Equatable {
     /// Unique and stable; names the entry's files.
@@ -67,11 +67,22 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
             id: id, method: request.endpoint.method.rawValue, pathTemplate: request.endpoint.path,
             pathVariables: request.pathVariables.mapValues(\.description),
             queryItems: (encoded.queryItems + request.queryItems).map { [$0.name, $0.value ?? ""] },
-            headers: request.headers.filter { !$0.carriesCredential }.map { [$0.name, $0.value] },
+            headers: ownHeaders(of: request).filter { !$0.carriesCredential }.map { [$0.name, $0.value] },
             body: inline, bodyFile: bodyToStore == nil ? nil : bodyFileName(id: id),
             contentType: encoded.contentType, createdAt: Date(), baseUrl: baseUrl,
             attributes: try request.endpoint.attributes.merging(request.attributes).persistentValues())
         return (entry, bodyToStore)
+    }
+
+    /// The endpoint's headers with the request's in place of those of the same name — what the app said, which a
+    /// replay must say again (a `Content-Type` of the endpoint's), as the converter would.
+    private static func ownHeaders<RequestType, ResponseType>(of request: RestingRequest<RequestType, ResponseType>)
+        -> HTTPHeaderFields
+    {
+        var headers = request.endpoint.headers
+        for field in request.headers { headers.remove(name: field.name) }
+        for field in request.headers { headers.add(name: field.name, value: field.value, sensitive: field.isSensitive) }
+        return headers
     }
 
     /// The only name an entry's body file may have: a tampered entry cannot name a file outside the store.

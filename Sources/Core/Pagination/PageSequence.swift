@@ -129,6 +129,38 @@ extension RestingClient {
             })
     }
 
+    /// The pages of a list endpoint whose next page is wherever its API says — a URL or a cursor in the body, a
+    /// header of its own: `next` reads each page's response (its headers and its decoded body) and answers where the
+    /// page after it is, or `nil` after the last; `items` reads a page's items. A next URL is followed as
+    /// ``Pagination/linkHeader``'s are: on the first page's origin, or on a host in `trustedHosts` (which then
+    /// receives the same credentials), never from HTTPS to HTTP.
+    ///
+    /// ```swift
+    /// struct RecordPage: Decodable { let data: [Record]; let next: String? }
+    /// let listRecords = Endpoint<Nothing, RecordPage>(.get, "/records")
+    /// for try await record in client.pages(of: listRecords, items: \.data, next: { $0.body.next.map(NextPage.link) })
+    ///     .items { … }
+    /// ```
+    public func pages<Page: Decodable & Sendable, Item: Sendable>(
+        of endpoint: Endpoint<Nothing, Page>, headers: HTTPHeaderFields = [:],
+        pathVariables: [String: any PathVariableValue] = [:], queryItems: [URLQueryItem] = [],
+        items: @escaping @Sendable (Page) -> [Item], trusting trustedHosts: Set<String> = [],
+        next: @escaping @Sendable (RestingResponse<Page>) throws -> NextPage?
+    ) -> PageSequence<Page, Item> {
+        PageSequence(
+            client: self, endpoint: endpoint, headers: headers, pathVariables: pathVariables, queryItems: queryItems,
+            start: .query([]), itemsOfPage: items,
+            next: { _, _, _, response, callOrigin in
+                switch try next(response) {
+                case nil: nil
+                case .query(let items): .query(items)
+                case .link(let target):
+                    try PagePosition.following(
+                        target, from: response.url, callOrigin: callOrigin, trustedHosts: trustedHosts)
+                }
+            })
+    }
+
     /// The pages of a cursor-paginated endpoint: `items` reads a page's items, `nextCursor` the cursor of the
     /// next page (`nil` after the last), sent as the `cursorParameter` query item; `headers` go with every page.
     public func pages<Page: Decodable & Sendable, Item: Sendable>(
@@ -145,4 +177,14 @@ extension RestingClient {
             }
         )
     }
+}
+
+/// Where the page after one is, as a custom pagination strategy answers
+/// (``RestingClient/pages(of:headers:pathVariables:queryItems:items:trusting:next:)``).
+public enum NextPage: Sendable, Equatable {
+    /// The page at this URL, absolute or relative to the page's own (a server's link, from a header or the body).
+    case link(String)
+    /// The endpoint again with these query items added after the request's own (a cursor: `[URLQueryItem(name:
+    /// "cursor", value: page.body.cursor)]`), in place of the previous page's.
+    case query([URLQueryItem])
 }

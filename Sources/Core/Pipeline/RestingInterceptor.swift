@@ -15,7 +15,7 @@
 /// ```swift
 /// struct DeviceIdInjector: RestingInterceptor {
 ///     let deviceId: String
-///     func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+///     func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
 ///         var request = request
 ///         request.headers["device-id"] = deviceId
 ///         return try await execution(request)
@@ -23,7 +23,7 @@
 /// }
 ///
 /// struct LogInterceptor: RestingInterceptor {
-///     func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+///     func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
 ///         print("sending request \(request)")        // credentials are redacted
 ///         let response = try await execution(request)
 ///         print("got response \(response.status)")
@@ -44,7 +44,8 @@ public protocol RestingInterceptor: Sendable {
 }
 
 extension RestingInterceptor {
-    /// The original RestingKit's name for the rest of the chain.
+    /// The original RestingKit's name for the rest of the chain, a second name for ``InterceptorExecution``.
+    @available(*, deprecated, renamed: "InterceptorExecution")
     public typealias Execution = InterceptorExecution
 }
 

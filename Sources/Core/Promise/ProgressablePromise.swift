@@ -5,7 +5,7 @@
 /// ```swift
 /// let post = try await client.perform(request).value.body
 ///
-/// client.upload(request)
+/// client.perform(request)
 ///     .progress { print("\(Int($0.fractionCompleted * 100))%") }
 ///     .map(\.body)
 ///     .done { post in print("created \(post.id)") }

@@ -8,9 +8,9 @@ import Foundation
 /// typed by what it sends and what it returns.
 ///
 /// ```swift
-/// let getPost = Endpoint<Nothing, Post>(.get, "/posts/{{post_id}}", encoding: .query)
+/// let getPost = Endpoint<Nothing, Post>(.get, "/posts/{{post_id}}")
 /// let createPost = Endpoint<PostCreateModel, Post>(.post, "/posts", encoding: .json)
-/// let maybePost = Endpoint<Nothing, Post?>(.get, "/drafts/latest", encoding: .query)  // nil for an empty body
+/// let maybePost = Endpoint<Nothing, Post?>(.get, "/drafts/latest")  // nil for an empty body
 /// ```
 ///
 /// The response type decides how the body is read: a `Decodable` is decoded (an empty body is a
@@ -20,6 +20,19 @@ import Foundation
 /// The path may be relative to the client's base URL, or an absolute `http(s)://` URL that replaces it; see
 /// ``PathTemplate`` for variables. It is parsed once, here; a malformed template fails every request made
 /// from it with ``RestingError/invalidPathTemplate(template:reason:)``.
+///
+/// What the endpoint means beyond its path is said on it, once, with modifiers — headers and a content type of its
+/// own, statuses it accepts besides the client's, an envelope its value sits in, the API's error type:
+///
+/// ```swift
+/// let patchRecord = Endpoint<JSONValue, Record>(.patch, "/records/{{id}}", encoding: .json)
+///     .contentType("application/merge-patch+json")
+///     .unwrapping("data")
+///     .decodingErrors(as: StorageError.self)
+/// let pollRecords = Endpoint<Nothing, [Record]?>(.get, "/records")
+///     .unwrapping("data")
+///     .accepting(304)  // a 304 Not Modified reads as nil
+/// ```
 public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
     /// The HTTP method.
     public let method: RequestMethod
@@ -34,17 +47,30 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// Decodes this endpoint's responses in place of the client's decoder (an API whose endpoints disagree
     /// on dates or key styles); `nil` uses the client's.
     public var decoder: JSONDecoder?
+    /// Headers every request of this endpoint carries, in order. They replace the header provider's of the same name,
+    /// and a request's own replace them; a `Content-Type` here beats the encoding's (but not a multipart body's, whose
+    /// type names its boundary).
+    public var headers: HTTPHeaderFields
+    /// Statuses this endpoint's calls accept besides the client's ``RestingClient/acceptedStatusCodes`` — a `304`
+    /// for a conditional read whose response type is optional (it then reads as `nil`).
+    public var additionalAcceptedStatusCodes: Set<Int>
+    /// Where the value sits in the body, when the API wraps it (``unwrapping(_:)``).
+    var envelope: EnvelopeReading<ResponseType>?
+    /// The API's error type for this endpoint, in place of the client's (``decodingErrors(as:)``).
+    var errorBody: ErrorBodyDecoding?
 
     /// An endpoint for `method` on the path template `path`, with its body encoded as `encoding`.
     public init(
-        _ method: RequestMethod, _ path: String, encoding: RequestEncoding,
+        _ method: RequestMethod, _ path: String, encoding: RequestEncoding, headers: HTTPHeaderFields = [:],
         attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
     ) {
         self.method = method
         self.path = path
         self.encoding = encoding
+        self.headers = headers
         self.attributes = attributes
         self.decoder = decoder
+        additionalAcceptedStatusCodes = []
         template = Result { () throws(RestingError) in try PathTemplate(path) }
     }
 
@@ -58,5 +84,82 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
         var endpoint = self
         endpoint.attributes[keyPath: attribute] = value
         return endpoint
+    }
+
+    /// This endpoint with the app's own attribute `key` set (a key path cannot name a subscript by a metatype):
+    ///
+    /// ```swift
+    /// enum Tenant: RequestAttributeKey { static let defaultValue: String? = nil }
+    /// let listInvoices = Endpoint<Nothing, [Invoice]>(.get, "/invoices").setting(Tenant.self, "acme")
+    /// ```
+    public func setting<Key: RequestAttributeKey>(_ key: Key.Type, _ value: Key.Value) -> Self {
+        var endpoint = self
+        endpoint.attributes[key] = value
+        return endpoint
+    }
+
+    /// This endpoint with the header `name` set to `value` for every request (replacing any it had).
+    public func header(_ name: String, _ value: String) -> Self {
+        var endpoint = self
+        endpoint.headers.replaceOrAdd(name: name, value: value)
+        return endpoint
+    }
+
+    /// This endpoint sending its body as `contentType` rather than the encoding's own type — JSON sent as
+    /// `application/merge-patch+json`, say.
+    public func contentType(_ contentType: String) -> Self { header("Content-Type", contentType) }
+
+    /// This endpoint also accepting `statusCodes` as answers (decoded as the response type), besides the client's.
+    public func accepting(_ statusCodes: Int...) -> Self {
+        var endpoint = self
+        endpoint.additionalAcceptedStatusCodes.formUnion(statusCodes)
+        return endpoint
+    }
+
+    /// This endpoint reading its value at `keyPath` inside the body: `"data"` for `{"data": …}`, member names joined
+    /// by dots for a deeper one (`"result.items"`), as they read after the decoder's key strategy. An empty body
+    /// still reads as an optional's `nil`; a streamed response type is not unwrapped.
+    public func unwrapping(_ keyPath: String) -> Self {
+        var endpoint = self
+        endpoint.envelope = EnvelopeReading(keyPath: keyPath)
+        return endpoint
+    }
+
+    /// This endpoint decoding its body as `envelope` and answering with what `value` takes out of it:
+    ///
+    /// ```swift
+    /// struct Wrapped<Value: Decodable & Sendable>: Decodable, Sendable { let data: Value }
+    /// let getRecord = Endpoint<Nothing, Record>(.get, "/records/{{id}}").unwrapping(Wrapped<Record>.self, \.data)
+    /// ```
+    public func unwrapping<Envelope: Decodable & Sendable>(
+        _ envelope: Envelope.Type, _ value: @escaping @Sendable (Envelope) -> ResponseType
+    ) -> Self {
+        var endpoint = self
+        endpoint.envelope = EnvelopeReading(envelope, value)
+        return endpoint
+    }
+
+    /// This endpoint decoding the body of a response it does not accept as the API's `errorType`, and throwing that
+    /// (in place of the client's ``RestingClient/init(baseUrl:decoder:httpClient:requestConverter:interceptors:networkInterceptors:acceptedStatusCodes:errorBody:concurrency:maximumRedirects:)``
+    /// `errorBody`); a body that is not one still throws ``RestingError/httpError(_:)``. See ``HTTPErrorBody``.
+    public func decodingErrors<ErrorBody: Error & Decodable & Sendable>(as errorType: ErrorBody.Type) -> Self {
+        var endpoint = self
+        endpoint.errorBody = ErrorBodyDecoding(errorType)
+        return endpoint
+    }
+}
+
+extension Endpoint where RequestType == Nothing {
+    /// An endpoint that sends no body, for `method` on the path template `path`; its request's query items are
+    /// sent as they are.
+    ///
+    /// ```swift
+    /// let getPost = Endpoint<Nothing, Post>(.get, "/posts/{{post_id}}")
+    /// ```
+    public init(
+        _ method: RequestMethod, _ path: String, headers: HTTPHeaderFields = [:],
+        attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
+    ) {
+        self.init(method, path, encoding: .query, headers: headers, attributes: attributes, decoder: decoder)
     }
 }

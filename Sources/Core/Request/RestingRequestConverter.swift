@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The standard ``RequestConverter``: expands the path template, adds the providers' headers and path
-/// variables (the request's own values win), and encodes the body as the endpoint says.
+/// variables (the endpoint's headers win over the provider's, the request's own values over both), and encodes the
+/// body as the endpoint says.
 ///
 /// ```swift
 /// let headerProvider = RestingHeaderProvider(providers: ["device-id": { deviceId }])
@@ -15,7 +16,7 @@ import Foundation
 ///
 /// The result is `base URL + context path + expanded path`, with the base URL's own path kept
 /// (`https://h/api` + `/posts` is `https://h/api/posts`); an endpoint path that is an absolute `http(s)` URL
-/// is used as it is. A `Content-Type` set by the request or a provider is never replaced, except on
+/// is used as it is. A `Content-Type` set by the request, the endpoint or a provider is never replaced, except on
 /// `.multipartFormData` endpoints, whose `Content-Type` carries the body's boundary.
 public struct RestingRequestConverter: RequestConverter {
     /// What the converter adds and how it encodes.
@@ -85,11 +86,9 @@ public struct RestingRequestConverter: RequestConverter {
         let url = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
 
         var headers = configuration.headerProvider.headers()
-        for field in request.headers {
-            // Its origin too: a credential the caller bound to another site stays that site's, for the boundary.
-            headers.replaceOrAdd(
-                name: field.name, value: field.value, sensitive: field.isSensitive, origin: field.origin)
-        }
+        // The endpoint's, then the request's: the more particular wins.
+        for field in endpoint.headers { Self.set(field, in: &headers) }
+        for field in request.headers { Self.set(field, in: &headers) }
         if let contentType = encoded.contentType {
             // A multipart type names the body's own boundary, so no other Content-Type can describe it.
             if endpoint.encoding == .multipartFormData {
@@ -145,6 +144,12 @@ public struct RestingRequestConverter: RequestConverter {
             throw .invalidURL(RedactionPolicy.default.address(address), reason: "not a valid URL")
         }
         return url
+    }
+
+    /// `field` in place of `headers`' of its name — with its mark and its origin: a credential the caller bound to
+    /// another site stays that site's, for the boundary.
+    private static func set(_ field: HTTPHeaderFields.Field, in headers: inout HTTPHeaderFields) {
+        headers.replaceOrAdd(name: field.name, value: field.value, sensitive: field.isSensitive, origin: field.origin)
     }
 
     private static func trimmingTrailingSlash(_ text: String) -> String {

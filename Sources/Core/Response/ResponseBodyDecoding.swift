@@ -48,6 +48,21 @@ enum ResponseBodyDecoding {
         }
     }
 
+    /// The value inside `envelope` when there is one; an empty body is still an optional's `nil` (a 304), not an
+    /// envelope missing.
+    static func decode<T: Decodable & Sendable>(
+        _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading, envelope: EnvelopeReading<T>?
+    ) throws(RestingError) -> T {
+        guard let envelope, !(body.isEmpty && reading.selfDecoding != nil) else {
+            return try decode(type, from: body, decoder: decoder, reading: reading)
+        }
+        do {
+            return try envelope.read(body, decoder)
+        } catch {
+            throw .decodingFailed(type: String(describing: T.self), underlying: error, body: body)
+        }
+    }
+
     static func decodeValue<T: Decodable>(
         _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading
     ) throws -> T {

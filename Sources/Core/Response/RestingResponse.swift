@@ -18,6 +18,11 @@ public struct RestingResponse<Body: Sendable>: Sendable {
     public var metrics: TransferMetrics? { head.metrics }
     /// How an HTTP cache answered, when one did; `nil` when no cache was asked.
     public var cacheStatus: CacheStatus? { head.cacheStatus }
+    /// The entity tag of what the body holds (`ETag`), for a conditional request that follows
+    /// (``RestingRequest/ifChanged(since:)``, ``RestingRequest/ifMatch(_:)``).
+    public var etag: String? { head.headers["ETag"] }
+    /// When what the body holds last changed (`Last-Modified`, as the server wrote it).
+    public var lastModified: String? { head.headers["Last-Modified"] }
 
     /// Everything but the body, behind one reference: a response is held in the frame of every async function it
     /// passes through — and in its call's task, and in a streamed call's reader for as long as the stream is open —

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// A `text/event-stream` body read as ``ServerSentEventMessage``s, each yielded as soon as its blank line arrives
-/// (parsed by ``ServerSentEventParser``), with opt-in reconnection.
+/// (parsed as the WHATWG HTML standard says), with opt-in reconnection.
 ///
 /// ```swift
 /// let feed = Endpoint<Nothing, ServerSentEvents>(.get, "/feed", encoding: .query)
@@ -82,11 +82,15 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
 
     public init(streamedBody: StreamedBody) {
         self.init(
-            body: streamedBody, maximumEventSize: ServerSentEventParser.defaultMaximumEventSize, reconnection: nil)
+            body: streamedBody, maximumEventSize: Self.defaultMaximumEventSize, reconnection: nil)
     }
 
+    /// The largest event, and the largest line, read by default: 1 MiB — far above any event a streaming API sends,
+    /// far below what would hurt a client.
+    public static let defaultMaximumEventSize = EventStreamParser.defaultMaximumEventSize
+
     /// Events read from `stream`, which cannot reconnect (it does not know the call that made it).
-    public init(_ stream: ResponseBodyStream, maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize) {
+    public init(_ stream: ResponseBodyStream, maximumEventSize: Int = Self.defaultMaximumEventSize) {
         self.init(body: StreamedBody(stream: stream), maximumEventSize: maximumEventSize, reconnection: nil)
     }
 
@@ -117,7 +121,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
     /// reader left.
     fileprivate final class EventReader {
         private var chunks: ResponseBodyStream.AsyncIterator
-        private var parser: ServerSentEventParser
+        private var parser: EventStreamParser
         private let reconnection: Reconnection?
         private let reconnector: (any StreamReconnector)?
         private let lease: ReaderLease?
@@ -127,7 +131,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         private var isFinished = false
 
         init(
-            chunks: ResponseBodyStream.AsyncIterator, parser: ServerSentEventParser, reconnection: Reconnection?,
+            chunks: ResponseBodyStream.AsyncIterator, parser: EventStreamParser, reconnection: Reconnection?,
             reconnector: (any StreamReconnector)?, lease: ReaderLease?
         ) {
             self.chunks = chunks
@@ -197,7 +201,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
                         return try finish(reconnector, throwing: nil)
                     }
                     chunks = stream.makeAsyncIterator()
-                    parser = ServerSentEventParser(
+                    parser = EventStreamParser(
                         lastEventID: parser.lastEventID, maximumEventSize: parser.maximumEventSize)
                     return
                 } catch  where Self.isReconnectable(error) {
@@ -230,7 +234,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         return AsyncIterator(
             reader: EventReader(
                 chunks: body.stream.makeAsyncIterator(),
-                parser: ServerSentEventParser(maximumEventSize: maximumEventSize),
+                parser: EventStreamParser(maximumEventSize: maximumEventSize),
                 reconnection: reconnection, reconnector: reconnector, lease: reconnector.map(ReaderLease.init)))
     }
 

@@ -5,7 +5,7 @@
 /// can: every transport applies ``default`` unless told otherwise, so a drip ends after one window.
 ///
 /// ```swift
-/// var configuration = CurlClient.Configuration()
+/// var configuration = CurlConfiguration()
 /// configuration.minimumTransferRate = MinimumTransferRate(bytes: 16 * 1024, window: .seconds(10))
 /// ```
 ///

@@ -55,7 +55,7 @@ public struct SwiftLogInterceptor: RestingInterceptor {
     }
 
     /// Logs the request, passes it on, and logs the response or the failure.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         guard request.attributes.logLevel != LogLevel.none else { return try await execution(request) }
         let started = ContinuousClock.now
         let summary = "\(request.method) \(redaction.url(request.url))"

@@ -36,7 +36,7 @@ public struct MetricsInterceptor: RestingInterceptor {
     }
 
     /// Records the exchange `execution` performs.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let server = Self.server(of: request)
         let active = Meter(label: "http.client.active_requests", dimensions: server, factory: factory)
         active.increment()

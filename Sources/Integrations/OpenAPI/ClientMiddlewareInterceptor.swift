@@ -34,7 +34,9 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
     }
 
     /// Runs the middleware around the rest of the chain.
-    public func intercept(request: RestingCore.HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: RestingCore.HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let head = try HTTPTypes.HTTPRequest(request)
         let body = OpenAPIBodies.httpBody(of: request.body)
         // What HTTPTypes.HTTPRequest.init checked: an http(s) URL with a host, so scheme and authority are set.

@@ -51,7 +51,7 @@ public struct TracingInterceptor: RestingInterceptor {
     }
 
     /// Runs the rest of the chain inside a span, with the span's context sent on in the request's headers.
-    public func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let span = tracer.startSpan(
             request.method.rawValue, context: ServiceContext.current ?? .topLevel,
             ofKind: scope == .call ? .internal : .client)

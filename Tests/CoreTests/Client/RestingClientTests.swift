@@ -186,17 +186,6 @@ struct RestingClientTests {
             return
         }
     }
-
-    @Test("upload runs the same pipeline as perform")
-    func uploadIsPerform() async throws {
-        stub.register(.post, "/posts", try .json(samplePost, status: 201))
-        let endpoint = Endpoint<PostCreateModel, Post>(.post, "/posts", encoding: .json)
-        let response = try await client.upload(
-            RestingRequest(endpoint: endpoint, body: PostCreateModel(userId: 1, title: "t", body: "b"))
-        ).value
-        #expect(response.status == 201 && response.body == samplePost)
-        #expect(try JSONDecoder().decode(PostCreateModel.self, from: #require(stub.received.first).body).title == "t")
-    }
 }
 
 extension Result where Failure == any Error {

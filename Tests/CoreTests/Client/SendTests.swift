@@ -31,7 +31,7 @@ struct NameRecorder: RestingInterceptor {
     let log: Collector<String>
     let name: String
 
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         log.append(name)
         return try await execution(request)
     }

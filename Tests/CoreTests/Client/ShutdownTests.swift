@@ -73,7 +73,7 @@ struct RestingClientShutdownTests {
             let client: Locked<WeakClient>
             let gate: Gate
             let gracePeriod: Duration?
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 if request.url.path == "/gated-stop" { await gate.pass() }
                 if request.url.path.hasSuffix("stop"), let client = client.withLock({ $0.value }) {
                     await client.shutdown(gracePeriod: gracePeriod)

@@ -95,7 +95,7 @@ struct RestingErrorTests {
     @Test("a missing body file fails the call with bodyUnreadable, before anything is sent")
     func missingBodyFile() async throws {
         struct MissingFile: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 var request = request
                 request.body = .file(URL(fileURLWithPath: "/nonexistent/\(UUID()).bin"))
                 return try await execution(request)

@@ -103,7 +103,7 @@ struct LoggingInterceptorTests {
     @Test("file and stream bodies are shown as their size, never read")
     func fileBodies() async throws {
         struct StreamBody: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 var request = request
                 request.body = .stream(contentLength: 1234) {
                     throw RestingError.bodyUnreadable(reason: "must not be read by the logger")
@@ -113,7 +113,7 @@ struct LoggingInterceptorTests {
         }
         /// Answers without reading the body.
         struct NoContent: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 HTTPDataResponse(status: 204, url: request.url)
             }
         }

@@ -9,7 +9,7 @@ struct RecordingInterceptor: RestingInterceptor {
     let name: String
     let log: Locked<[String]>
 
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         log.withLock { $0.append("\(name) request") }
         var request = request
         request.headers.add(name: "X-Passed", value: name)
@@ -22,7 +22,7 @@ struct RecordingInterceptor: RestingInterceptor {
 /// Calls the rest of the chain a given number of times, returning the last response.
 struct RepeatingInterceptor: RestingInterceptor {
     let times: Int
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         var response = HTTPDataResponse(status: 0)
         for _ in 0..<times { response = try await execution(request) }
         return response
@@ -51,7 +51,7 @@ struct InterceptorChainTests {
     @Test("an interceptor can answer without calling the rest of the chain")
     func shortCircuit() async throws {
         struct CachedPost: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 HTTPDataResponse(status: 200, body: ResponseBody(try JSONEncoder().encode(samplePost)))
             }
         }
@@ -71,7 +71,7 @@ struct InterceptorChainTests {
 
         struct FileBody: RestingInterceptor {
             let file: URL
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 var request = request
                 request.body = .file(file)
                 return try await execution(request)
@@ -89,7 +89,7 @@ struct InterceptorChainTests {
     @Test("interceptors see every status as a response, so they can retry a 503")
     func interceptorsSeeErrorStatuses() async throws {
         struct RetryOn503: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 let response = try await execution(request)
                 return response.status == 503 ? try await execution(request) : response
             }
@@ -105,7 +105,7 @@ struct InterceptorChainTests {
     @Test("an interceptor can recover from a transport error")
     func recoversFromAnError() async throws {
         struct Fallback: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 do {
                     return try await execution(request)
                 } catch RestingError.transportFailed {
@@ -165,7 +165,7 @@ struct InterceptorChainTests {
     func lateExecutionNamesTheInterceptor() async throws {
         struct Escaping: RestingInterceptor {
             let escaped: Locked<InterceptorExecution?>
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 escaped.withLock { $0 = execution }
                 return try await execution(request)
             }
@@ -193,7 +193,7 @@ struct InterceptorChainTests {
 
 /// Adds a header whose value smuggles a second header in, as a hostile or buggy interceptor might.
 private struct HeaderInjector: RestingInterceptor {
-    func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         var request = request
         request.headers["X-User"] = "me\r\nX-Admin: true"
         return try await execution(request)

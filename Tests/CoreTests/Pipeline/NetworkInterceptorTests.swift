@@ -12,7 +12,7 @@ struct NetworkInterceptorTests {
     /// Counts what it sees and notes each request's path and whether the chain follows its redirects.
     struct Counter: RestingInterceptor {
         let seen = Collector<String>()
-        func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
             seen.append("\(request.method) \(request.url.path)\(request.followsRedirects ? " (follows)" : "")")
             return try await execution(request)
         }
@@ -51,7 +51,7 @@ struct NetworkInterceptorTests {
     @Test("a header a network interceptor adds is recomputed for each hop, and never carried to the next")
     func perHopHeaders() async throws {
         struct HostStamp: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 var request = request
                 request.headers.add(name: "X-Hop-Host", value: request.url.host ?? "")
                 return try await execution(request)
@@ -116,7 +116,7 @@ struct NetworkInterceptorTests {
     @Test("a network interceptor can answer a hop itself; without network interceptors the transport follows as before")
     func shortCircuitAndDefault() async throws {
         struct AnswerHopOne: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 guard request.url.path == "/hops/1" else { return try await execution(request) }
                 return HTTPDataResponse(
                     status: 200, body: ResponseBody(Data("from the interceptor".utf8)), url: request.url)
@@ -142,7 +142,7 @@ struct NetworkInterceptorTests {
     @Test("a request that does not follow redirects gets its 3xx, and still passes the network interceptors once")
     func notFollowing() async throws {
         struct NoFollow: RestingInterceptor {
-            func intercept(request: HTTPRequest, execution: Execution) async throws -> HTTPDataResponse {
+            func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
                 var request = request
                 request.followsRedirects = false
                 return try await execution(request)

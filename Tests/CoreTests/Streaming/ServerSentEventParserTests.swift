@@ -12,7 +12,7 @@ struct ServerSentEventParserTests {
     }
 
     func events(in chunks: [Data], lastEventID: String = "") throws -> [ServerSentEventMessage] {
-        var parser = ServerSentEventParser(lastEventID: lastEventID)
+        var parser = EventStreamParser(lastEventID: lastEventID)
         var events: [ServerSentEventMessage] = []
         for chunk in chunks { events += try parser.parse(chunk) }
         parser.finish()
@@ -63,7 +63,7 @@ struct ServerSentEventParserTests {
 
     @Test("a blank line without data dispatches nothing but still sets the last event ID, and resets the type")
     func noDispatchWithoutData() throws {
-        var parser = ServerSentEventParser()
+        var parser = EventStreamParser()
         #expect(try parser.parse(Data("id: 7\nevent: ping\n\n".utf8)).isEmpty)
         #expect(parser.lastEventID == "7")
         #expect(try parser.parse(Data("data: x\n\n".utf8)) == [ServerSentEventMessage(data: "x", lastEventID: "7")])
@@ -80,7 +80,7 @@ struct ServerSentEventParserTests {
 
     @Test("`retry` takes ASCII digits only (milliseconds); anything else is ignored")
     func retry() throws {
-        var parser = ServerSentEventParser()
+        var parser = EventStreamParser()
         _ = try parser.parse(Data("retry: 2500\n".utf8))
         #expect(parser.reconnectionDelay == .milliseconds(2500))
         _ = try parser.parse(Data("retry: 1e3\nretry: -5\nretry:\nretry: 10 \n".utf8))
@@ -116,11 +116,11 @@ struct ServerSentEventParserTests {
 
     @Test("a line or an event larger than the limit fails; the limit is what bounds memory")
     func sizeLimits() throws {
-        var longLine = ServerSentEventParser(maximumEventSize: 16)
+        var longLine = EventStreamParser(maximumEventSize: 16)
         #expect(throws: RestingError.self) {
             _ = try longLine.parse(Data(("data: " + String(repeating: "x", count: 20)).utf8))
         }
-        var manyLines = ServerSentEventParser(maximumEventSize: 16)
+        var manyLines = EventStreamParser(maximumEventSize: 16)
         #expect(throws: RestingError.self) {
             for _ in 0..<10 { _ = try manyLines.parse(Data("data: abc\n".utf8)) }
         }

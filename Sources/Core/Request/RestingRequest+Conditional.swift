@@ -1,0 +1,43 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension RestingRequest {
+    /// This request sent only if the resource is no longer what `response` held (RFC 9110 §13): `If-None-Match` with
+    /// its `ETag`, `If-Modified-Since` with its `Last-Modified`. A server with nothing new answers `304`: accept it on
+    /// an endpoint whose response type is optional (``Endpoint/accepting(_:)``) and it reads as `nil`.
+    ///
+    /// ```swift
+    /// let fresh = try await client.send(RestingRequest(endpoint: pollRecords).ifChanged(since: last)).body
+    /// ```
+    public func ifChanged<Body>(since response: RestingResponse<Body>) -> Self {
+        var request = self
+        if let etag = response.etag { request.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
+        if let lastModified = response.lastModified {
+            request.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified)
+        }
+        return request
+    }
+
+    /// This request sent only if the resource still has the entity tag `etag` (`If-Match`): a write that someone
+    /// else's write since is refused with `412 Precondition Failed` instead of overwriting it.
+    ///
+    /// ```swift
+    /// let saved = try await client.send(RestingRequest(endpoint: updateRecord, body: edited).ifMatch(record.etag))
+    /// ```
+    public func ifMatch(_ etag: String) -> Self {
+        var request = self
+        request.headers.replaceOrAdd(name: "If-Match", value: etag)
+        return request
+    }
+
+    /// This request sent only if the resource's entity tag is not `etag` (`If-None-Match`; `"*"`: only if there is
+    /// no resource yet, a create that must not overwrite).
+    public func ifNoneMatch(_ etag: String) -> Self {
+        var request = self
+        request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
+        return request
+    }
+}

@@ -1,0 +1,42 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An API's own error type, decoded from the body of a response whose status the call does not accept, that also
+/// keeps that response: its status, headers and raw body, as the ``HTTPError`` it would otherwise have been.
+///
+/// Name the type on the client (``RestingClient/init(baseUrl:decoder:httpClient:requestConverter:interceptors:networkInterceptors:acceptedStatusCodes:errorBody:concurrency:maximumRedirects:)``)
+/// or on one endpoint (``Endpoint/decodingErrors(as:)``); conforming is optional — any `Error & Decodable` works —
+/// and only adds the response:
+///
+/// ```swift
+/// struct StorageError: HTTPErrorBody {
+///     let errno: Int
+///     let message: String
+///     var response: HTTPError?
+///     enum CodingKeys: CodingKey { case errno, message }
+/// }
+///
+/// } catch let error as StorageError where error.response?.status == 412 { … }
+/// ```
+public protocol HTTPErrorBody: Error, Decodable, Sendable {
+    /// The response the error came in; the client sets it after decoding the body.
+    var response: HTTPError? { get set }
+}
+
+/// How an unaccepted response becomes the app's error: its body decoded as the type the client or the endpoint
+/// names, or `nil` when the body is not one (a proxy's HTML page), which leaves ``RestingError/httpError(_:)``.
+struct ErrorBodyDecoding: Sendable {
+    let decode: @Sendable (_ error: HTTPError, _ decoder: JSONDecoder) -> (any Error)?
+
+    init<Body: Error & Decodable & Sendable>(_ type: Body.Type) {
+        decode = { error, decoder in
+            guard let body = try? decoder.decode(Body.self, from: error.body) else { return nil }
+            guard var carrying = body as? any HTTPErrorBody else { return body }
+            carrying.response = error
+            return carrying
+        }
+    }
+}

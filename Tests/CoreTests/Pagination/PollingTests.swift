@@ -1,0 +1,83 @@
+import Foundation
+import RestingTestSupport
+import RestingTesting
+import Testing
+
+@testable import RestingCore
+
+/// A poll asks again as its schedule and the server say, conditional on the last change, and stops when its task is
+/// cancelled or a failure ends it.
+@Suite("Polling")
+struct PollingTests {
+    struct Status: Codable, Sendable, Equatable { let version: Int }
+    let endpoint = Endpoint<Nothing, Status>(.get, "/status")
+
+    /// Version `n` of the status, tagged `"n"`.
+    func version(_ n: Int) throws -> StubResponse {
+        .status(
+            200, headers: ["ETag": "\"\(n)\"", "Content-Type": "application/json"],
+            body: try JSONEncoder().encode(Status(version: n)))
+    }
+
+    @Test("a 304 is waited past even where the endpoint does not accept it; each change carries on its validator")
+    func notModifiedIsNoChange() async throws {
+        let stub = StubHTTPClient()
+        stub.register(
+            .get, "/status", try version(1), .status(304),
+            .status(429, headers: ["Retry-After": "30"]), try version(2))
+        let clock = VirtualClock()
+        let client = RestingClient(baseUrl: baseURL, httpClient: stub)
+        var polls = client.poll(
+            RestingRequest(endpoint: endpoint), schedule: PollingSchedule(every: .seconds(10), clock: clock)
+        )
+        .makeAsyncIterator()
+        #expect(try await polls.next()?.body == Status(version: 1))
+        #expect(try await polls.next()?.body == Status(version: 2))
+        #expect(clock.sleeps == [.seconds(10), .seconds(10), .seconds(30)])
+        #expect(stub.received.map { $0.request.headers["If-None-Match"] } == [nil, "\"1\"", "\"1\"", "\"1\""])
+    }
+
+    @Test("a failure the server does not say to wait past ends the poll with the error")
+    func failureEnds() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.get, "/status", try .json(Status(version: 1)), .status(500))
+        let client = RestingClient(baseUrl: baseURL, httpClient: stub)
+        var polls = client.poll(
+            RestingRequest(endpoint: endpoint), schedule: PollingSchedule(every: .seconds(1), clock: VirtualClock())
+        ).makeAsyncIterator()
+        _ = try await polls.next()
+        let failure = await #expect(throws: RestingError.self) { try await polls.next() }
+        #expect(failure?.errorType == "500")
+    }
+
+    @Test("cancelling the iterating task ends the poll, waiting or asking")
+    func cancellationEnds() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.get, "/status", try version(1), .status(304))
+        let client = RestingClient(baseUrl: baseURL, httpClient: stub)
+        let first = AsyncStream<Void>.makeStream()
+        let polling = Task {
+            var changes = 0
+            // The real clock: the poll waits an hour after the first change, until it is cancelled.
+            for try await _ in client.poll(
+                RestingRequest(endpoint: endpoint), schedule: PollingSchedule(every: .seconds(3600)))
+            {
+                changes += 1
+                first.continuation.yield()
+            }
+            return changes
+        }
+        for await _ in first.stream { break }
+        polling.cancel()
+        #expect(try await finishing(within: .seconds(30)) { try await polling.value } == 1)
+    }
+
+    @Test("an API's own header of seconds adds to Retry-After; the longer wait wins")
+    func honouringHeader() {
+        let schedule = PollingSchedule(every: .seconds(5), clock: VirtualClock()).honouring(secondsIn: "Backoff")
+        #expect(schedule.delay(after: ["Backoff": "60"]) == .seconds(60))
+        #expect(schedule.delay(after: ["Backoff": "60", "Retry-After": "120"]) == .seconds(120))
+        #expect(schedule.delay(after: ["Backoff": "1"]) == .seconds(5))
+        #expect(schedule.delay(after: ["Backoff": "soon"]) == .seconds(5))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import RestingCurl
+import RestingKit
+import RestingServerHarness
+import Testing
+
+/// The smaller examples of the guide "A whole API's client", run against the storage server.
+@Suite("The whole-API guide's examples")
+struct WholeAPIExamples {
+    let baseUrl: String
+    let transport: any HTTPClient
+    let collection: [String: any PathVariableValue] = ["bucket": "examples", "collection": UUID().uuidString]
+
+    init() async throws {
+        baseUrl = try await StorageServers.first.value.baseURL
+        transport = try EachTransport.curl.client
+    }
+
+    @Test("a request carries headers of its own, which replace the endpoint's and the providers'")
+    func perRequestHeaders() async throws {
+        let seen = Locked<String?>(nil)
+        let client = RestingClient(
+            baseUrl: baseUrl, httpClient: transport,
+            interceptors: [AuthInterceptor.basic(username: "alice", password: "wonderland")],
+            networkInterceptors: [
+                RequestRewriter { request in
+                    seen.withLock { $0 = request.headers["X-Request-Id"] }
+                    return request
+                }
+            ])
+        // snippet: per-request-headers
+        let request = RestingRequest(
+            endpoint: StorageAPI.list, headers: ["X-Request-Id": "7f3a"], pathVariables: collection)
+        let notes = try await client.send(request).body
+        // end snippet
+        #expect(notes.isEmpty)
+        #expect(seen.withLock { $0 } == "7f3a")
+    }
+
+    @Test("Basic auth answers a 401 with one exchange: a fixed password has nothing to refresh")
+    func basicAuthRefused() async throws {
+        let exchanges = Locked(0)
+        let counting = RequestRewriter { request in
+            exchanges.withLock { $0 += 1 }
+            return request
+        }
+        // snippet: basic-auth-401
+        let client = RestingClient(
+            baseUrl: baseUrl, httpClient: transport,
+            interceptors: [AuthInterceptor.basic(username: "alice", password: "guess")],
+            networkInterceptors: [counting], errorBody: StorageError.self)
+        do {
+            _ = try await client.send(RestingRequest(endpoint: StorageAPI.list, pathVariables: collection))
+        } catch let error as StorageError where error.response?.status == 401 {
+            print("refused: \(error.message)")  // sent once, never again with the same password
+        }
+        // end snippet
+        #expect(exchanges.withLock { $0 } == 1)
+    }
+
+    // snippet: generic-endpoints
+    /// Every collection has the same operations: one generic family of endpoints serves them all.
+    enum Records<Item: Codable & Sendable> {
+        static var path: String { "/v1/buckets/{{bucket}}/collections/{{collection}}/records" }
+        static var list: Endpoint<Nothing, [Item]> { Endpoint(.get, path).unwrapping("data") }
+        static var read: Endpoint<Nothing, Item> { Endpoint(.get, path + "/{{id}}").unwrapping("data") }
+        static var create: Endpoint<Wrapped<Item>, Item> {
+            Endpoint(.post, path, encoding: .json).unwrapping("data")
+        }
+    }
+
+    struct Bookmark: Codable, Sendable, Equatable {
+        var id: String?
+        var url: String
+    }
+    // end snippet
+
+    @Test("a family of generic endpoints serves every collection")
+    func genericEndpoints() async throws {
+        let client = RestingClient(
+            baseUrl: baseUrl, httpClient: transport,
+            interceptors: [AuthInterceptor.basic(username: "alice", password: "wonderland")])
+        // snippet: generic-endpoints-call
+        let created = try await client.send(
+            RestingRequest(
+                endpoint: Records<Bookmark>.create, body: Wrapped(data: Bookmark(url: "https://swift.org")),
+                pathVariables: collection)
+        ).body
+        let bookmarks = try await client.send(
+            RestingRequest(endpoint: Records<Bookmark>.list, pathVariables: collection))
+        // end snippet
+        #expect(bookmarks.body == [created])
+    }
+}
