@@ -78,8 +78,8 @@ public struct Polling<RequestType: Encodable & Sendable, ResponseType: Decodable
         var request: RestingRequest<RequestType, ResponseType>
         /// What the next round waits for first; `nil` before the first.
         var wait: Duration?
-        /// The validators of the last change yielded.
-        var validators = HTTPHeaderFields()
+        /// The validators of the last change yielded (not the change: its body may be large).
+        var validators: (etag: String?, lastModified: String?) = (nil, nil)
 
         public mutating func next() async throws -> Element? {
             while true {
@@ -87,8 +87,7 @@ public struct Polling<RequestType: Encodable & Sendable, ResponseType: Decodable
                     do { try await polling.schedule.clock.sleep(for: wait) } catch { return nil }
                 }
                 guard !Task.isCancelled else { return nil }
-                var round = request
-                for field in validators { round.headers.replaceOrAdd(name: field.name, value: field.value) }
+                let round = request.ifChanged(etag: validators.etag, lastModified: validators.lastModified)
                 let outcome: PollingRound<ResponseType>
                 do {
                     outcome = try await polling.client.pollingRound(round)
@@ -100,11 +99,7 @@ public struct Polling<RequestType: Encodable & Sendable, ResponseType: Decodable
                     wait = polling.schedule.delay(after: headers)
                 case .changed(let response):
                     wait = polling.schedule.delay(after: response.headers)
-                    validators = HTTPHeaderFields()
-                    if let etag = response.etag { validators.add(name: "If-None-Match", value: etag) }
-                    if let lastModified = response.lastModified {
-                        validators.add(name: "If-Modified-Since", value: lastModified)
-                    }
+                    validators = (response.etag, response.lastModified)
                     if let adjust = polling.adjust { request = adjust(request, response) }
                     return response
                 }

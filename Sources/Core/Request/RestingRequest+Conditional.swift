@@ -13,11 +13,14 @@ extension RestingRequest {
     /// let fresh = try await client.send(RestingRequest(endpoint: pollRecords).ifChanged(since: last)).body
     /// ```
     public func ifChanged<Body>(since response: RestingResponse<Body>) -> Self {
+        ifChanged(etag: response.etag, lastModified: response.lastModified)
+    }
+
+    /// This request conditional on the validators `etag` and `lastModified` (either may be missing).
+    func ifChanged(etag: String?, lastModified: String?) -> Self {
         var request = self
-        if let etag = response.etag { request.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
-        if let lastModified = response.lastModified {
-            request.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified)
-        }
+        if let etag { request.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
+        if let lastModified { request.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified) }
         return request
     }
 
