@@ -236,6 +236,8 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--exit-with-stdin", action="store_true")
     args = parser.parse_args()
+    # The default listen backlog of 5 drops a burst of connections (the whole suite runs at once): they are reset.
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
     host, port = server.server_address[:2]

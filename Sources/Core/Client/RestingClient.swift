@@ -189,7 +189,8 @@ public final class RestingClient: Sendable {
     func decoded<RequestType, ResponseType>(
         _ response: HTTPDataResponse, for request: RestingRequest<RequestType, ResponseType>
     ) async throws -> RestingResponse<ResponseType> {
-        try statusCheck(for: request.endpoint).check(response)
+        // The client's range is the common answer; the endpoint's extras and its error type only for the rest.
+        if !acceptedStatusCodes.contains(response.status) { try statusCheck(for: request.endpoint).check(response) }
         let body = try await decode(
             ResponseType.self, from: response.body.data ?? Data(), decoder: request.endpoint.decoder ?? decoder,
             reading: request.endpoint.responseReading, envelope: request.endpoint.envelope)

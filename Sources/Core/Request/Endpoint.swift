@@ -50,14 +50,38 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// Headers every request of this endpoint carries, in order. They replace the header provider's of the same name,
     /// and a request's own replace them; a `Content-Type` here beats the encoding's (but not a multipart body's, whose
     /// type names its boundary).
-    public var headers: HTTPHeaderFields
+    public var headers: HTTPHeaderFields {
+        get { refinements?.fields.headers ?? HTTPHeaderFields() }
+        set { refine { $0.headers = newValue } }
+    }
     /// Statuses this endpoint's calls accept besides the client's ``RestingClient/acceptedStatusCodes`` — a `304`
     /// for a conditional read whose response type is optional (it then reads as `nil`).
-    public var additionalAcceptedStatusCodes: Set<Int>
+    public var additionalAcceptedStatusCodes: Set<Int> {
+        get { refinements?.fields.additionalAcceptedStatusCodes ?? [] }
+        set { refine { $0.additionalAcceptedStatusCodes = newValue } }
+    }
     /// Where the value sits in the body, when the API wraps it (``unwrapping(_:)``).
-    var envelope: EnvelopeReading<ResponseType>?
+    var envelope: EnvelopeReading<ResponseType>? { refinements?.fields.envelope }
     /// The API's error type for this endpoint, in place of the client's (``decodingErrors(as:)``).
-    var errorBody: ErrorBodyDecoding?
+    var errorBody: ErrorBodyDecoding? { refinements?.fields.errorBody }
+
+    /// What the modifiers add, behind one reference that most endpoints leave `nil`: an endpoint is copied at several
+    /// steps of every call, and each reference it holds costs a retain and a release per copy.
+    private var refinements: CopyOnWriteBox<Refinements>?
+
+    private struct Refinements: Sendable {
+        var headers = HTTPHeaderFields()
+        var additionalAcceptedStatusCodes: Set<Int> = []
+        var envelope: EnvelopeReading<ResponseType>?
+        var errorBody: ErrorBodyDecoding?
+    }
+
+    private mutating func refine(_ change: (inout Refinements) -> Void) {
+        var box = refinements ?? CopyOnWriteBox(Refinements())
+        refinements = nil  // so that a box only this endpoint held is written in place
+        change(&CopyOnWriteBox.unique(&box).fields)
+        refinements = box
+    }
 
     /// An endpoint for `method` on the path template `path`, with its body encoded as `encoding`.
     public init(
@@ -67,11 +91,10 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
         self.method = method
         self.path = path
         self.encoding = encoding
-        self.headers = headers
         self.attributes = attributes
         self.decoder = decoder
-        additionalAcceptedStatusCodes = []
         template = Result { () throws(RestingError) in try PathTemplate(path) }
+        if !headers.isEmpty { self.headers = headers }
     }
 
     /// This endpoint with one attribute set:
@@ -121,7 +144,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// still reads as an optional's `nil`; a streamed response type is not unwrapped.
     public func unwrapping(_ keyPath: String) -> Self {
         var endpoint = self
-        endpoint.envelope = EnvelopeReading(keyPath: keyPath)
+        endpoint.refine { $0.envelope = EnvelopeReading(keyPath: keyPath) }
         return endpoint
     }
 
@@ -135,7 +158,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
         _ envelope: Envelope.Type, _ value: @escaping @Sendable (Envelope) -> ResponseType
     ) -> Self {
         var endpoint = self
-        endpoint.envelope = EnvelopeReading(envelope, value)
+        endpoint.refine { $0.envelope = EnvelopeReading(envelope, value) }
         return endpoint
     }
 
@@ -144,7 +167,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// `errorBody`); a body that is not one still throws ``RestingError/httpError(_:)``. See ``HTTPErrorBody``.
     public func decodingErrors<ErrorBody: Error & Decodable & Sendable>(as errorType: ErrorBody.Type) -> Self {
         var endpoint = self
-        endpoint.errorBody = ErrorBodyDecoding(errorType)
+        endpoint.refine { $0.errorBody = ErrorBodyDecoding(errorType) }
         return endpoint
     }
 }
