@@ -32,12 +32,13 @@ public struct PollingSchedule: Sendable {
         headers["Retry-After"].flatMap { RetryAfter.delay($0, now: now) }
     }
 
-    /// This schedule also honouring an API's own header that holds a number of seconds to wait (`Backoff: 60`).
+    /// This schedule also honouring an API's own header that holds a number of seconds to wait (`Backoff: 60`), read
+    /// as `Retry-After` is: a number too large for any clock is a wait of a century, never an overflow.
     public func honouring(secondsIn header: String) -> Self {
         var schedule = self
         let requested = requestedDelay
         schedule.requestedDelay = { headers, now in
-            let own = headers[header].flatMap { Int64($0.trimmingWhitespace) }.map { Duration.seconds(max(0, $0)) }
+            let own = headers[header].flatMap { RetryAfter.delay($0, now: now) }
             return [requested(headers, now), own].compactMap { $0 }.max()
         }
         return schedule

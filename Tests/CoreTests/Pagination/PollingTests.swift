@@ -79,5 +79,15 @@ struct PollingTests {
         #expect(schedule.delay(after: ["Backoff": "60", "Retry-After": "120"]) == .seconds(120))
         #expect(schedule.delay(after: ["Backoff": "1"]) == .seconds(5))
         #expect(schedule.delay(after: ["Backoff": "soon"]) == .seconds(5))
+        #expect(schedule.delay(after: ["Backoff": "-3"]) == .seconds(5))
+    }
+
+    @Test("a server asking for a wait past any clock gets a century, not an overflow")
+    func hostileDelays() {
+        let schedule = PollingSchedule(every: .seconds(5), clock: VirtualClock()).honouring(secondsIn: "Backoff")
+        for huge in ["9223372036854775807", "99999999999999999999999999"] {
+            #expect(schedule.delay(after: ["Backoff": huge]) == .effectivelyForever)
+            #expect(schedule.delay(after: ["Retry-After": huge]) == .effectivelyForever)
+        }
     }
 }
