@@ -80,8 +80,9 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 
     /// The integer `value`, exactly.
     public init(_ value: Int) { self = .number(Decimal(value)) }
-    /// The number `value`, with the digits of its shortest exact form (`0.1` stays `0.1`); a NaN or an infinity,
-    /// which JSON cannot hold, is `null`.
+    /// The number `value`, with the digits of its shortest exact form (`0.1` stays `0.1`). A NaN or an infinity,
+    /// which JSON cannot hold, is `null`, and so is a number past `Decimal`'s range (a magnitude above about 1e165 or
+    /// below about 1e-128), which this type cannot hold: build such a value from a `String` of its digits instead.
     public init(_ value: Double) {
         guard value.isFinite, let decimal = Decimal(string: "\(value)") else {
             self = .null

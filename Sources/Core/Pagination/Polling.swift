@@ -53,7 +53,10 @@ public struct PollingSchedule: Sendable {
 /// A resource read again and again, yielding each time it changed: every request after the first is conditional
 /// on the last answer's `ETag` / `Last-Modified`, a `304 Not Modified` is waited past, and so is a `429` or `503`
 /// that says when to come back (`Retry-After`); any other failure ends the sequence with its error. Cancelling the
-/// iterating task ends it.
+/// iterating task ends it, waiting or asking. Each round is one call of the client: ``RestingClient/cancelAll()`` ends a
+/// round in flight, and the poll with ``RestingError/cancelled``; after ``RestingClient/shutdown(gracePeriod:)`` the
+/// next round fails with ``RestingError/shutDown``. The wait between rounds belongs to the iterating task, not to the
+/// client: it holds no concurrency slot, and the client's cancellation finds nothing to cancel there.
 ///
 /// ```swift
 /// for try await change in client.poll(RestingRequest(endpoint: listRecords), schedule: PollingSchedule(every: .seconds(30))) {

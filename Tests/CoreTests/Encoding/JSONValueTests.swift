@@ -37,6 +37,8 @@ struct JSONValueTests {
         #expect(JSONValue(true).boolValue == true)
         #expect(JSONValue.null.stringValue == nil)
         #expect(JSONValue(Double.nan) == .null)
+        #expect(JSONValue(1e300) == .null, "past Decimal's range")
+        #expect(JSONValue(1e100).doubleValue == 1e100)
         let array: JSONValue = ["a"]
         #expect(array[1] == nil)
         #expect(JSONValue.string("x")["a"] == nil)

@@ -72,6 +72,32 @@ struct PollingTests {
         #expect(try await finishing(within: .seconds(30)) { try await polling.value } == 1)
     }
 
+    @Test("cancelAll() ends a poll whose round is in flight with cancelled; after shutdown the next round is refused")
+    func clientLifecycle() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.get, "/status", try version(1), try version(2).delayed(by: .seconds(3600)))
+        let client = RestingClient(baseUrl: baseURL, httpClient: stub)
+        let poll = client.poll(
+            RestingRequest(endpoint: endpoint), schedule: PollingSchedule(every: .seconds(1), clock: VirtualClock()))
+        let firstChange = AsyncStream<Void>.makeStream()
+        let polling = Task {
+            var changes = poll.makeAsyncIterator()
+            _ = try await changes.next()
+            firstChange.continuation.yield()
+            return try await changes.next()
+        }
+        for await _ in firstChange.stream { break }
+        while stub.received.count < 2 { await Task.yield() }  // the second round is at the transport
+        client.cancelAll()
+        await #expect(throws: RestingError.cancelled) {
+            try await finishing(within: .seconds(30)) { try await polling.value }
+        }
+
+        await client.shutdown()
+        var afterShutdown = poll.makeAsyncIterator()
+        await #expect(throws: RestingError.shutDown) { try await afterShutdown.next() }
+    }
+
     @Test("an API's own header of seconds adds to Retry-After; the longer wait wins")
     func honouringHeader() {
         let schedule = PollingSchedule(every: .seconds(5), clock: VirtualClock()).honouring(secondsIn: "Backoff")
