@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "RestingMultipart", targets: ["RestingMultipart"]),
         .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
         .library(name: "RestingCurl", targets: ["RestingCurl"]),
+        // For writing a transport: what streams a response body and writes a download, beside RestingCore.
+        .library(name: "RestingTransportKit", targets: ["RestingTransportKit"]),
         // For your test targets: the stub transport, mocks, a virtual clock and record/replay.
         .library(name: "RestingTesting", targets: ["RestingTesting"]),
         // The conformance suite the shipped transports pass, for anyone's `HTTPClient` (test targets only).
@@ -64,10 +66,16 @@ let package = Package(
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
         .target(name: "RestingMultipart", path: "Sources/Multipart"),
         .target(name: "RestingCore", dependencies: ["RestingMultipart"], path: "Sources/Core"),
-        .target(name: "RestingURLSession", dependencies: ["RestingCore"], path: "Sources/TransportURLSession"),
+        // What only transport authors need, out of what an app sees.
+        .target(name: "RestingTransportKit", dependencies: ["RestingCore"], path: "Sources/TransportKit"),
+        .target(
+            name: "RestingURLSession", dependencies: ["RestingCore", "RestingTransportKit"],
+            path: "Sources/TransportURLSession"),
         // libcurl (Debian: libcurl4-openssl-dev); a C shim because curl_easy_setopt is variadic.
         .target(name: "CCurl", path: "Sources/CCurl"),
-        .target(name: "RestingCurl", dependencies: ["RestingCore", "CCurl"], path: "Sources/TransportCurl"),
+        .target(
+            name: "RestingCurl", dependencies: ["RestingCore", "RestingTransportKit", "CCurl"],
+            path: "Sources/TransportCurl"),
         .target(name: "RestingTesting", dependencies: ["RestingCore"], path: "Sources/TestingKit"),
         // On Linux its default transport is CurlClient: FoundationNetworking there dies on a response with trailers.
         .target(
@@ -144,12 +152,13 @@ let package = Package(
             name: "CurlTests",
             dependencies: ["RestingCurl", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
             path: "Tests/CurlTests"),
-        // Every transport through the conformance kit (ours and a user-side one), and HTTP/2 and connection reuse.
+        // Every transport through the conformance kit (ours and a user-side one), what RestingTransportKit gives a
+        // transport author, and HTTP/2 and connection reuse.
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
                 "RestingCurl", "RestingURLSession", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
-                "RestingTransportConformance",
+                "RestingTransportConformance", "RestingTransportKit",
             ],
             path: "Tests/ConformanceTests"),
         .testTarget(
@@ -169,7 +178,7 @@ let package = Package(
             name: "NameCollisionTests",
             dependencies: [
                 "RestingKit", "RestingCurl", "RestingMultipart", "RestingTesting", "RestingLogging",
-                "RestingMetrics", "RestingTracing", "RestingOpenAPI", "NameCollisionStandIns",
+                "RestingMetrics", "RestingTracing", "RestingOpenAPI", "RestingTransportKit", "NameCollisionStandIns",
             ],
             path: "Tests/NameCollisionTests"),
         // The client swift-openapi-generator made of image_server's API (Tests/OpenAPIClient/generate.sh), over

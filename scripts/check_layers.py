@@ -34,7 +34,7 @@ FLOORS = [
     ("Support", "a lock, duration units, string trimming: no HTTP in sight"),
     ("Encoding", "percent-encoding, query strings, JSON values"),
     ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction"),
-    ("Transport", "the transport seam, and what only transports use: deadlines, rate floor, download sink, limits"),
+    ("Transport", "the transport seam, and what only transports use: deadlines, rate floor, download writer, limits"),
     ("Storage", "files that survive a crash"),
     ("Promise", "the progressable promise every call returns"),
     ("Response", "how a response body becomes the endpoint's type"),

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODULES=(RestingMultipart RestingCore RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
+MODULES=(RestingMultipart RestingCore RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
     RestingHTTPTypes RestingLogging RestingMetrics RestingTracing RestingOpenAPI)
 OUT=.build/docs
 GRAPHS=$OUT/symbol-graphs

@@ -103,7 +103,7 @@ extension StubResponse {
         }
         let length = Int64(body.count)
         if let target = request.downloadTarget {
-            let sink = DownloadSink(target)
+            let sink = DownloadTarget.Writer(target)
             if try sink.begin(status: status, headers: headers) == .file {
                 try sink.write(body)
                 body = Data()

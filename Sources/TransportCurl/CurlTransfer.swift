@@ -1,5 +1,5 @@
 import CCurl
-import RestingCore
+import RestingTransportKit
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -55,7 +55,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Set when the request asks for a streamed body: the head goes up as soon as it arrives.
     let streaming: ResponseStreaming?
     /// Where a download's 2xx body goes, instead of memory.
-    var sink: DownloadSink? { collector.sink }
+    var sink: DownloadTarget.Writer? { collector.sink }
     /// The largest body kept in memory (libcurl enforces it too, from the announced length).
     let maximumResponseSize: Int64
     /// The driver running it, where the body stream's reader sends its resume and cancel requests.
@@ -201,7 +201,7 @@ final class CurlTransfer: @unchecked Sendable {
     @discardableResult
     func flushPendingBody(of streamed: StreamedBody) -> Bool {
         guard !streamed.pendingBody.isEmpty else { return true }
-        switch streamed.continuation.yield(streamed.pendingBody) {
+        switch streamed.feed.yield(streamed.pendingBody) {
         case .accepted:
             streamed.pendingBody = Data()
             return true
@@ -218,11 +218,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// Resumes the caller with the head of a streamed response and a stream for its body.
     private func deliverHead(status: Int, bufferSize: Int) {
         let driver = driver
-        let (stream, continuation) = ResponseBodyStream.makeStream(
+        let (stream, feed) = ResponseBodyFeed.makeStream(
             bufferSize: bufferSize,
             onResume: { [weak self] in self.map(driver.unpause) },
             onCancel: { [weak self] in self.map(driver.cancel) })
-        guard let waiter = lifecycle.streamHead(into: StreamedBody(continuation)) else { return }
+        guard let waiter = lifecycle.streamHead(into: StreamedBody(feed)) else { return }
         // The head lives as long as the stream: ten thousand open streams would each keep the typical head's room.
         headers.shrinkToFit()
         // The call has its answer, and its progress ends with it: holding the handler for the stream's life would
@@ -240,7 +240,7 @@ final class CurlTransfer: @unchecked Sendable {
     func endBody(of streamed: StreamedBody, _ code: CURLcode, failure: RestingError? = nil) {
         var end = failure
         if end == nil, case .failure(let error) = outcome(code) { end = error }
-        streamed.continuation.finish(afterYielding: end == nil ? streamed.pendingBody : Data(), throwing: end)
+        streamed.feed.finish(afterYielding: end == nil ? streamed.pendingBody : Data(), throwing: end)
         streamed.pendingBody = Data()
     }
 

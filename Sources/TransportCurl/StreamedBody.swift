@@ -1,4 +1,4 @@
-import RestingCore
+import RestingTransportKit
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -11,7 +11,7 @@ import Foundation
 /// Touched on the driver thread only.
 final class StreamedBody {
     /// Where the reader's chunks go.
-    let continuation: ResponseBodyStream.Continuation
+    let feed: ResponseBodyFeed
     /// Body bytes gathered from libcurl's 16 KiB writes into one larger chunk for the reader, handed over when it
     /// is large enough or at the end of the driver's pass (so that nothing waits for more to come).
     var pendingBody = Data()
@@ -23,5 +23,5 @@ final class StreamedBody {
     /// Whether the driver will flush ``pendingBody`` after its current pass.
     var isAwaitingFlush = false
 
-    init(_ continuation: ResponseBodyStream.Continuation) { self.continuation = continuation }
+    init(_ feed: ResponseBodyFeed) { self.feed = feed }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import RestingCore
+import RestingTransportKit
 
 #if canImport(Glibc)
 import Glibc
@@ -19,25 +19,25 @@ import Darwin
 /// stopped reading.
 ///
 /// The stream's callbacks hold the feed (the reader may drain the file long after the task is gone), and the
-/// feed holds the stream's continuation until the body ends or the reader cancels: then it lets go of it and
+/// feed holds the stream's feed until the body ends or the reader cancels: then it lets go of it and
 /// closes the file, which breaks the cycle.
 final class SpillingStreamFeed: Sendable {
     private struct State {
         /// Until the body ended (or the reader left).
-        var continuation: ResponseBodyStream.Continuation?
+        var bodyFeed: ResponseBodyFeed?
         /// The unlinked spill file, once one was needed.
         var descriptor: Int32 = -1
         var writeOffset: Int64 = 0
         var readOffset: Int64 = 0
         /// The end URLSession reported while spilled bytes were still waiting: delivered after them.
         var pendingEnd: RestingError??
-        var isDone: Bool { continuation == nil }
+        var isDone: Bool { bodyFeed == nil }
         var spilled: Int64 { writeOffset - readOffset }
 
         /// Ends the feed: the stream ends with `end` (unless `end` is `nil`, the reader being gone), the file closes.
         mutating func end(_ end: RestingError??) {
-            if let end { continuation?.finish(throwing: end) }
-            continuation = nil
+            if let end { bodyFeed?.finish(throwing: end) }
+            bodyFeed = nil
             if descriptor >= 0 { _ = close(descriptor) }
             descriptor = -1
         }
@@ -56,13 +56,13 @@ final class SpillingStreamFeed: Sendable {
         bufferSize: Int, spillLimit: Int64, onCancel: @escaping @Sendable () -> Void
     ) -> (ResponseBodyStream, SpillingStreamFeed) {
         let feed = SpillingStreamFeed(spillLimit: spillLimit)
-        let (stream, continuation) = ResponseBodyStream.makeStream(
+        let (stream, bodyFeed) = ResponseBodyFeed.makeStream(
             bufferSize: bufferSize, onResume: { feed.refill() },
             onCancel: {
                 feed.state.withLock { $0.end(nil) }
                 onCancel()
             })
-        feed.state.withLock { $0.continuation = continuation }
+        feed.state.withLock { $0.bodyFeed = bodyFeed }
         return (stream, feed)
     }
 
@@ -75,10 +75,10 @@ final class SpillingStreamFeed: Sendable {
     /// A chunk from URLSession; false when the reader is gone (stop the task).
     func receive(_ chunk: Data) -> Bool {
         state.withLock { state in
-            guard let continuation = state.continuation else { return false }
+            guard let bodyFeed = state.bodyFeed else { return false }
             // Once anything waits in the file, every later chunk goes behind it, to keep the order.
             if state.spilled == 0 {
-                switch continuation.yield(chunk) {
+                switch bodyFeed.yield(chunk) {
                 case .accepted: return true
                 case .discarded:
                     state.end(nil)
@@ -97,7 +97,7 @@ final class SpillingStreamFeed: Sendable {
     /// The reader caught up: hands it spilled chunks until its buffer is full again or the file is empty.
     func refill() {
         state.withLock { state in
-            guard let continuation = state.continuation else { return }
+            guard let bodyFeed = state.bodyFeed else { return }
             var buffer = [UInt8](repeating: 0, count: Self.refillChunkSize)
             while state.spilled > 0 {
                 let count = Int(min(Int64(buffer.count), state.spilled))
@@ -108,7 +108,7 @@ final class SpillingStreamFeed: Sendable {
                     state.end(Self.failure("cannot read back the streamed body: \(String(cString: strerror(errno)))"))
                     return
                 }
-                switch continuation.yield(Data(buffer[..<read])) {
+                switch bodyFeed.yield(Data(buffer[..<read])) {
                 case .accepted: state.readOffset += Int64(read)
                 case .pause:
                     if let failure = compact(&state) { state.end(failure) }

@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// One request on the session and the caller waiting for it: collects the response (into memory, or into a
-/// download's file through ``/RestingCore/DownloadSink``), reports progress, and resumes the caller exactly once — with
+/// download's file through the target's writer), reports progress, and resumes the caller exactly once — with
 /// the outcome, or with `.cancelled` as soon as the call is cancelled, without waiting for
 /// FoundationNetworking to report the cancellation (under load that takes seconds). The task is then
 /// cancelled for cleanup, and late events are ignored.

@@ -50,7 +50,7 @@ struct HostileInputTests {
         try Data("keep me".utf8).write(to: victim)
         let partial = directory.appendingPathComponent("report.txt.part")
         try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
-        let sink = DownloadSink(DownloadTarget(file: partial))
+        let sink = DownloadTarget.Writer(DownloadTarget(file: partial))
         #expect(throws: RestingError.self) { try sink.begin(status: 200, headers: [:]) }
         sink.close()
         #expect(try Data(contentsOf: victim) == Data("keep me".utf8))

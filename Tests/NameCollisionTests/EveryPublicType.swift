@@ -8,6 +8,7 @@ import RestingMultipart
 import RestingOpenAPI
 import RestingTesting
 import RestingTracing
+import RestingTransportKit
 
 // Every public type of RestingKit's libraries, looked up as a type (where an ambiguity is an error), beside the
 // stand-ins. Regenerate the list when a public type is added: the api/ listings name them all.
@@ -26,7 +27,7 @@ enum EveryPublicType {
     typealias DeduplicationInterceptorLookup = DeduplicationInterceptor
     typealias DefaultsInterceptorLookup = DefaultsInterceptor
     typealias DiskCacheStoreLookup = DiskCacheStore
-    typealias DownloadSinkLookup = DownloadSink
+    typealias DownloadFileWriterLookup = DownloadFileWriter
     typealias DownloadTargetLookup = DownloadTarget
     typealias DownloadedFileLookup = DownloadedFile
     typealias EndpointLookup = Endpoint<Nothing, Nothing>
@@ -90,6 +91,7 @@ enum EveryPublicType {
     typealias RequestRewriterLookup = RequestRewriter
     typealias ResourceStateLookup = ResourceState<Int>
     typealias ResponseBodyLookup = ResponseBody
+    typealias ResponseBodyFeedLookup = ResponseBodyFeed
     typealias ResponseBodyStreamLookup = ResponseBodyStream
     typealias ResponseLinesLookup = ResponseLines
     typealias ResponseStreamingLookup = ResponseStreaming

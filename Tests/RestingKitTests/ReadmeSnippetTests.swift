@@ -8,7 +8,7 @@ struct ReadmeSnippetTests {
         "Tests/RestingKitTests/ReadmeStreamingExamples.swift",
         "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
         "Tests/RestingKitTests/ReadmeSemanticsExamples.swift",
-        "Tests/ConformanceTests/UserTransportConformanceTests.swift",
+        "Tests/ConformanceTests/UserTransportConformanceTests.swift", "Tests/ConformanceTests/TransportKitTests.swift",
         "Tests/RestingKitTests/StorageClient.swift", "Tests/RestingKitTests/WholeAPIExamples.swift",
     ]
 

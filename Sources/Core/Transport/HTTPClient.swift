@@ -22,12 +22,15 @@
 ///   never silently.
 /// - **Streamed responses.** When ``HTTPRequest/responseStreaming`` is set, return as soon as the head (status
 ///   and headers) has arrived, with a streamed ``HTTPDataResponse/body`` (a ``ResponseBodyStream`` made with
-///   ``ResponseBodyStream/makeStream(bufferSize:onResume:onCancel:)``): yield each chunk as it arrives; on
-///   ``ResponseBodyStream/Continuation/YieldResult/pause`` stop reading from the socket until `onResume`, or
+///   `ResponseBodyFeed.makeStream(bufferSize:onResume:onCancel:)` of RestingTransportKit, the module for transport
+///   authors): yield each chunk as it arrives; on `.pause` stop reading from the socket until `onResume`, or
 ///   else bound memory another way and document it; on `onCancel` (the reader left) stop the transfer; end the
 ///   body with `finish()` or with the same ``RestingError`` a buffered call would fail with. ``HTTPRequest/timeout``
 ///   then bounds the head only, and a minimum transfer rate does not apply. A transport that cannot stream may
 ///   return the whole body as usual: ``RestingClient`` hands it to the reader from memory.
+/// - **Downloads.** When ``HTTPRequest/downloadTarget`` is set, write a 2xx body to its file through
+///   RestingTransportKit's `DownloadFileWriter` (which also refuses a resumed body that does not continue the partial
+///   file) and return the response without it; any other status keeps its body in memory, as an error page must.
 ///
 /// Why one `send` for both: a streamed response still passes the whole interceptor chain as a value, so that
 /// authentication, retries, validation and logging judge its head before the caller reads a byte, while the

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// What a transport does with a response body it reads whole, the same on every transport: keeps it in memory up to
-/// a limit, or writes a download's 2xx body to its file (``DownloadSink``); judges the ``MinimumTransferRate``; and
+/// a limit, or writes a download's 2xx body to its file (``DownloadTarget/Writer``); judges the ``MinimumTransferRate``; and
 /// spaces out progress reports. A streamed body goes to its reader instead, and only the throttle applies.
 ///
 /// A transport makes one per attempt, calls ``begin(status:headers:announcedLength:)`` when the final head has arrived,
@@ -20,7 +20,7 @@ import Foundation
 /// ```
 package struct ResponseCollector {
     /// Where a download's body goes; `nil` for any other request.
-    package let sink: DownloadSink?
+    package let sink: DownloadTarget.Writer?
     /// The request's streaming settings, unless it is a download (whose body goes to its file, never to a reader).
     package let streaming: ResponseStreaming?
     /// The largest body kept in memory.
@@ -39,7 +39,7 @@ package struct ResponseCollector {
 
     /// A collector for the response to `request`.
     package init(request: HTTPRequest, maximumResponseSize: Int64, minimumRate: MinimumTransferRate?) {
-        sink = request.downloadTarget.map(DownloadSink.init)
+        sink = request.downloadTarget.map(DownloadTarget.Writer.init)
         streaming = sink == nil ? request.responseStreaming : nil
         self.maximumResponseSize = maximumResponseSize
         self.minimumRate = streaming == nil ? minimumRate : nil

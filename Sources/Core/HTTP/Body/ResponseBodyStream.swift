@@ -35,7 +35,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     private let state = Locked<(isIterated: Bool, termination: (@Sendable () -> Void)?)>((false, nil))
 
     private enum Source: Sendable {
-        /// Fed by a transport through a ``Continuation``.
+        /// Fed by a transport (RestingTransportKit's `ResponseBodyFeed`).
         case buffer(StreamBuffer)
         /// Read from another sequence (a stub's chunks, a wrapped stream); `cancel` stops what it wraps.
         case sequence(@Sendable () -> ChunkReader, cancel: (@Sendable () -> Void)?)
@@ -130,53 +130,8 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         }?()
     }
 
-    /// Makes a stream that a transport feeds through the returned ``Continuation``.
-    ///
-    /// - Parameters:
-    ///   - bufferSize: unread bytes past which ``Continuation/yield(_:)`` answers ``Continuation/YieldResult/pause``.
-    ///   - onResume: called (from the reader's thread) when a paused producer may offer chunks again.
-    ///   - onCancel: called once when the reader gives up before the body ended: stop the transfer.
-    ///
-    /// ```swift
-    /// let (body, continuation) = ResponseBodyStream.makeStream(
-    ///     bufferSize: request.responseStreaming?.bufferSize ?? ResponseStreaming.defaultBufferSize,
-    ///     onResume: { transfer.unpause() }, onCancel: { transfer.cancel() })
-    /// ```
-    public static func makeStream(
-        bufferSize: Int, onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void
-    ) -> (ResponseBodyStream, Continuation) {
-        let buffer = StreamBuffer(limit: bufferSize, onResume: onResume, onCancel: onCancel)
-        return (ResponseBodyStream(source: .buffer(buffer)), Continuation(buffer: buffer))
-    }
-
-    /// The producer's side of a stream made by ``makeStream(bufferSize:onResume:onCancel:)``.
-    public struct Continuation: Sendable {
-        /// What the producer does after offering a chunk.
-        public enum YieldResult: Sendable, Equatable {
-            /// The chunk was taken; keep going.
-            case accepted
-            /// The buffer is full and the chunk was **not** taken: stop reading, and offer the same chunk
-            /// again once `onResume` is called.
-            case pause
-            /// The reader is gone: stop the transfer.
-            case discarded
-        }
-
-        fileprivate let buffer: StreamBuffer
-
-        /// Offers the next chunk of the body.
-        @discardableResult
-        public func yield(_ chunk: Data) -> YieldResult { buffer.offer(chunk) }
-
-        /// Ends the body: `nil` when it arrived whole, or the error that cut it.
-        public func finish(throwing error: RestingError? = nil) { buffer.finish(error) }
-
-        /// Ends the body after `lastChunk`, which is taken even when the buffer is full: for a producer that
-        /// gathers small reads into larger chunks and has one left when the transfer ends.
-        public func finish(afterYielding lastChunk: Data, throwing error: RestingError? = nil) {
-            buffer.finish(error, last: lastChunk)
-        }
-    }
+    /// A stream that a transport feeds through `buffer`: what RestingTransportKit's `ResponseBodyFeed` makes.
+    package convenience init(fedBy buffer: StreamBuffer) { self.init(source: .buffer(buffer)) }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate let stream: ResponseBodyStream

@@ -6,8 +6,18 @@ import Foundation
 
 /// The shared end of a transport-fed ``ResponseBodyStream``: a ``BodyBufferState`` under a lock, the reader's
 /// continuation while it waits, and the producer's resume and cancel callbacks, which are always called
-/// outside the lock.
-final class StreamBuffer: Sendable {
+/// outside the lock. Transports reach it through RestingTransportKit's `ResponseBodyFeed`.
+package final class StreamBuffer: Sendable {
+    /// What happened to an offered chunk.
+    package enum Offer: Sendable, Equatable {
+        /// Taken; keep going.
+        case accepted
+        /// Not taken, the buffer being full: offer it again once `onResume` is called.
+        case pause
+        /// The reader is gone: stop the transfer.
+        case discarded
+    }
+
     private struct Shared {
         var state: BodyBufferState
         var reader: CheckedContinuation<Data?, any Error>?
@@ -17,13 +27,13 @@ final class StreamBuffer: Sendable {
     private let onResume: @Sendable () -> Void
     private let onCancel: @Sendable () -> Void
 
-    init(limit: Int, onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void) {
+    package init(limit: Int, onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void) {
         shared = Locked(Shared(state: BodyBufferState(limit: limit)))
         self.onResume = onResume
         self.onCancel = onCancel
     }
 
-    func offer(_ chunk: Data) -> ResponseBodyStream.Continuation.YieldResult {
+    package func offer(_ chunk: Data) -> Offer {
         let (offer, reader) = shared.withLock { shared in
             let offer = shared.state.offer(chunk)
             defer { if offer == .deliver { shared.reader = nil } }
@@ -39,7 +49,7 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    func finish(_ error: RestingError?, last: Data = Data()) {
+    package func finish(_ error: RestingError?, last: Data = Data()) {
         let (finish, reader) = shared.withLock { shared in
             let finish = shared.state.finish(error, last: last)
             let reader = shared.reader

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// Where a transport writes a response body instead of memory: set on ``HTTPRequest/downloadTarget`` by
-/// ``RestingClient/download(_:to:resume:maximumSize:)``, honoured by every transport through ``DownloadSink``.
+/// ``RestingClient/download(_:to:resume:maximumSize:)``, honoured by every transport (RestingTransportKit's
+/// `DownloadFileWriter` writes it).
 ///
 /// Only a successful (2xx) body goes to the file; any other response is kept in memory as usual, so an
 /// error page never ends up in the user's file.
