@@ -14,6 +14,7 @@ public struct FuzzTarget: Sendable {
     /// Every target, by name: what `make fuzz` runs and what the regression test replays.
     public static let all: [FuzzTarget] = [
         pathTemplate, formRoundTrip, headerValidation, contentRange, retryAfter, redirectLocation, linkHeader,
+        authenticationChallenge,
         redaction, offlineEntry, multipart, serverSentEvents, lines, setCookie, cacheControl, cacheEntry, publicSuffix,
     ]
 

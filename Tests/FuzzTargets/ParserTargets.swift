@@ -77,6 +77,31 @@ extension FuzzTarget {
         }
     }
 
+    /// A `WWW-Authenticate` field's challenges are made of its own bytes: every scheme and parameter name is in it,
+    /// and a field of challenges written back the way a server would reads as the same challenges.
+    static let authenticationChallenge = FuzzTarget(name: "authentication-challenge") { input, violation in
+        let field = input.text
+        guard let challenges = AuthenticationChallenge.parse(field) else { return }
+        for challenge in challenges {
+            if !field.containsBytes(of: challenge.scheme) { violation("scheme \(challenge.scheme.debugDescription)") }
+            for name in challenge.parameters.keys where !field.lowercased().containsBytes(of: name) {
+                violation("parameter \(name.debugDescription) is not in \(field.debugDescription)")
+            }
+        }
+        let written = challenges.map { challenge in
+            challenge.scheme
+                + (challenge.token68.map { " " + $0 }
+                    ?? (challenge.parameters.isEmpty ? "" : " ")
+                        + challenge.parameters.sorted { $0.key < $1.key }.map { name, value in
+                            let escaped = value.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : "\($0)" }
+                            return "\(name)=\"\(escaped.joined())\""
+                        }.joined(separator: ", "))
+        }.joined(separator: ", ")
+        if AuthenticationChallenge.parse(written) != challenges {
+            violation("\(written.debugDescription) does not read back as \(challenges)")
+        }
+    }
+
     /// A `Link` header's target is always a piece of the header itself (`<>`, the empty reference, included).
     static let linkHeader = FuzzTarget(name: "link-header") { input, violation in
         let header = input.text

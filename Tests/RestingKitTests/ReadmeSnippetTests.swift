@@ -9,6 +9,7 @@ struct ReadmeSnippetTests {
         "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
         "Tests/RestingKitTests/ReadmeSemanticsExamples.swift",
         "Tests/ConformanceTests/UserTransportConformanceTests.swift", "Tests/ConformanceTests/TransportKitTests.swift",
+        "Tests/HTTPSemanticsTests/DigestAuthTests.swift",
         "Tests/RestingKitTests/StorageClient.swift", "Tests/RestingKitTests/WholeAPIExamples.swift",
     ]
 
