@@ -147,17 +147,15 @@ private struct ChallengeScanner {
     }
 
     private mutating func skipSpaces() {
-        while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
-            index += 1
-        }
+        while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
     }
 
     /// Commas and the spaces around them: a list may have empty elements (RFC 9110 §5.6.1).
     private mutating func skipSeparators() {
-        while index < bytes.count, [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: ",")].contains(bytes[index]) {
-            index += 1
-        }
+        while index < bytes.count, bytes[index] == UInt8(ascii: ",") || Self.isSpace(bytes[index]) { index += 1 }
     }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 
     private static func isToken68Character(_ byte: UInt8) -> Bool {
         switch byte {

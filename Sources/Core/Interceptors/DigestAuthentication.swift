@@ -9,8 +9,9 @@ import Foundation
 ///
 /// - **Algorithms**: `MD5`, `SHA-256`, `SHA-512-256` and their `-sess` forms, and the plain `SHA-512` some servers
 ///   offer; the first challenge (in the server's order) of one of them is answered, any other is not.
-/// - **Protection**: `qop=auth` when offered, else `auth-int` (the body, up to 16 MiB, is hashed; a larger one is not
-///   answered), else none. `userhash=true` sends the hashed user name; a user name outside ASCII goes as `username*`.
+/// - **Protection**: `qop=auth` when offered, else `auth-int` (the body, of known length up to 16 MiB, is hashed; any
+///   other is not answered, and one that can be read only once fails with ``RestingError/requestBodyNotReplayable``),
+///   else none. `userhash=true` sends the hashed user name; a user name outside ASCII goes as `username*`.
 /// - **Nonces**: a granted nonce is reused for the origin's next requests with the next nonce count, saving their
 ///   round trip; a `stale=true` challenge is answered once more with its new nonce, any other second `401` is not.
 ///
@@ -49,7 +50,11 @@ public final class DigestAuthentication: ChallengeResponder {
             return (grant.challenge, grant.count + 1)
         }
         guard let (challenge, count) = grant else { return nil }
-        return try await credential(answering: challenge, count: count, for: request)
+        do {
+            return try await credential(answering: challenge, count: count, for: request)
+        } catch RestingError.requestBodyNotReplayable {
+            return nil  // sent unsigned: hashing the body first would spend it
+        }
     }
 
     /// The answer to a Digest challenge it can meet: the first of a call, or a renewal of a stale nonce.
@@ -64,8 +69,8 @@ public final class DigestAuthentication: ChallengeResponder {
     }
 
     /// The `Authorization` value (RFC 7616 §3.4).
-    private func credential(answering challenge: DigestChallenge, count: Int, for request: HTTPRequest) async throws
-        -> String?
+    private func credential(answering challenge: DigestChallenge, count: Int, for request: HTTPRequest)
+        async throws -> String?
     {
         let hash: (String) -> String = challenge.algorithm.hex
         let target = Self.requestTarget(of: request.url)
@@ -75,8 +80,10 @@ public final class DigestAuthentication: ChallengeResponder {
         if challenge.algorithm.isSession { secret = hash("\(secret):\(challenge.nonce):\(clientNonce)") }
         var method = "\(request.method.rawValue):\(target)"
         if challenge.protection == .authenticationWithIntegrity {
-            guard let body = try? await request.body.collect(upTo: Self.maximumHashedBody) else { return nil }
-            method += ":" + challenge.algorithm.hex(body)
+            guard let bodyHash = try await Self.bodyHash(of: request.body, with: challenge.algorithm) else {
+                return nil
+            }
+            method += ":" + bodyHash
         }
         let response =
             challenge.protection.map {
@@ -106,6 +113,16 @@ public final class DigestAuthentication: ChallengeResponder {
 
     /// The most request body `auth-int` hashes: it is held in memory for it.
     static let maximumHashedBody = 16 << 20
+
+    /// The body's hash for `auth-int`; `nil` for a body of unknown length or past ``maximumHashedBody``. A body that
+    /// can be read only once fails with ``RestingError/requestBodyNotReplayable``: hashing it would spend it.
+    private static func bodyHash(of body: RequestBody, with algorithm: DigestAlgorithm) async throws -> String? {
+        if case .sequence(let sequence) = body.source, sequence.iteration == .single {
+            throw RestingError.requestBodyNotReplayable
+        }
+        guard let length = body.contentLength, length <= maximumHashedBody else { return nil }
+        return algorithm.hex(try await body.collect(upTo: maximumHashedBody))
+    }
 
     /// The request target as it goes on the wire: the path (or `/`) and the query, percent-encoded as given.
     static func requestTarget(of url: URL) -> String {

@@ -124,6 +124,17 @@ struct ChallengeAuthTests {
         #expect(try await digest.authorization(answering: stale, for: request, previousAnswers: 2) == nil)
         let fresh = AuthenticationChallenge(scheme: "Digest", parameters: ["realm": "r", "nonce": "n2"])
         #expect(try await digest.authorization(answering: fresh, for: request, previousAnswers: 1) == nil)
+
+        // auth-int holds the body in memory to hash it: not one of unknown length, nor one past 16 MiB.
+        let integrity = AuthenticationChallenge(
+            scheme: "Digest", parameters: ["realm": "r", "nonce": "n", "qop": "auth-int"])
+        var upload = HTTPRequest(method: .post, url: try #require(URL(string: "https://example.com/upload")))
+        upload.body = .stream(contentLength: nil) { UnreadBodyReader() }
+        #expect(try await digest.authorization(answering: integrity, for: upload, previousAnswers: 0) == nil)
+        upload.body = .stream(contentLength: 16 << 20 + 1) { UnreadBodyReader() }
+        #expect(try await digest.authorization(answering: integrity, for: upload, previousAnswers: 0) == nil)
+        upload.body = .bytes(Data("small".utf8))
+        #expect(try await digest.authorization(answering: integrity, for: upload, previousAnswers: 0) != nil)
     }
 
     // MARK: The interceptor
@@ -175,4 +186,10 @@ struct ChallengeAuthTests {
         let evil = sent.all.filter { $0.url.host == "evil.example.net" }
         #expect(evil.count == 1 && evil.allSatisfy { $0.headers["Authorization"] == nil })
     }
+}
+
+/// A reader that is never read: the bodies above are refused before any byte is.
+private final class UnreadBodyReader: RequestBodyReader {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RestingError) -> Int { 0 }
+    func close() {}
 }
