@@ -19,6 +19,8 @@ Clients, measured in the same run and interleaved round by round (ratios are med
                     fresh hit (8 in flight only): the cache's own cost, against curl-executor's network GETs
   curl-one-driver   curl-executor on a CurlClient with one driver thread (32 in flight only): what the other
                     drivers (one per core) add
+  curl-listener     curl-executor with a CallEventListener counting every event (8 in flight only):
+                    curl_get_c8_listener_overhead_us is its CPU per call less curl-executor's, round by round
 Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
 own share. c, curl-transport, curl-executor and the decode floor also run at 128 in flight, and c, curl-transport and
 curl-executor time every request (p50, p99, p99.9 latency, in µs). Then an HTTP/2 check: 8 requests at once
@@ -41,9 +43,9 @@ CONCURRENCY = [1, 8, 32, 128]
 REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000,
             "curl-send": 20000, "curl-send-pool": 20000, "decode-floor": 20000,
             "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000,
-            "curl-one-driver": 20000}
+            "curl-one-driver": 20000, "curl-listener": 20000}
 # The concurrencies each client runs at: 1, 8 and 32 unless listed.
-AT = {"curl-cached": [8], "curl-one-driver": [32], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
+AT = {"curl-cached": [8], "curl-one-driver": [32], "curl-listener": [8], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
       "curl-executor": CONCURRENCY, "decode-floor": CONCURRENCY}
 LATENCY_CLIENTS = {"c": "c", "curl-transport": "curl_transport", "curl-executor": "curl"}  # client: RESULT prefix
 LATENCY_AT = [8, 32, 128]
@@ -163,7 +165,7 @@ def report(results):
     baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c",
                  "curl-send": "c", "curl-send-pool": "c", "decode-floor": "c",
                  "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
-                 "curl-cached": "curl-executor", "curl-one-driver": "c"}
+                 "curl-cached": "curl-executor", "curl-one-driver": "c", "curl-listener": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs"
           f"{'p50 µs':>10}{'p99 µs':>10}{'p99.9 µs':>10}")
     for concurrency in CONCURRENCY:
@@ -182,6 +184,10 @@ def report(results):
         for concurrency in concurrencies(client):
             if (baseline, concurrency) in results:
                 print(f"RESULT {name.format(c=concurrency)} {ratio(results, client, baseline, concurrency):.2f}")
+    # The event stream left on: CPU per call with a listener counting every event, less without (same rounds).
+    overhead = statistics.median(with_listener["cpu_us"] - without["cpu_us"] for with_listener, without
+                                 in zip(results[("curl-listener", 8)], results[("curl-executor", 8)]))
+    print(f"RESULT curl_get_c8_listener_overhead_us {overhead:.2f}")
     # Latency: medians over the rounds of each round's percentile, in µs; then our p99 over C's (lower is better).
     for concurrency in LATENCY_AT:
         for client, prefix in LATENCY_CLIENTS.items():

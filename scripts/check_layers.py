@@ -35,6 +35,7 @@ FLOORS = [
     ("Encoding", "percent-encoding, query strings, JSON values"),
     ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction"),
     ("Transport", "the transport seam, and what only transports use: deadlines, rate floor, download writer, limits"),
+    ("Events", "call events: listeners, a bounded buffer, the per-call reporter, the seam observing an exchange"),
     ("Storage", "files that survive a crash"),
     ("Promise", "the progressable promise every call returns"),
     ("Response", "how a response body becomes the endpoint's type"),

@@ -11,7 +11,8 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTED = sorted(glob.glob(os.path.join(ROOT, "Tests", "*", "*.swift")))
+TESTED = sorted(path for path in glob.glob(os.path.join(ROOT, "Tests", "**", "*.swift"), recursive=True)
+                if "/.build/" not in path)
 DOCUMENTS = [os.path.join(ROOT, "README.md")] + sorted(
     glob.glob(os.path.join(ROOT, "Documentation", "*.docc", "*.md")))
 

@@ -80,6 +80,9 @@ enum Stages {
         let chained = RestingClient(
             baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
             interceptors: [PassThrough(), PassThrough(), PassThrough()])
+        let listened = RestingClient(
+            baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
+            interceptors: [PassThrough(), PassThrough(), PassThrough()], eventListener: .shared(EventCounter()))
 
         // The stages take turns, round after round, and each keeps its cheapest round: this machine's speed
         // changes from one second to the next, and a slow spell would otherwise land on one stage only.
@@ -90,6 +93,7 @@ enum Stages {
             { _ = try await bare.perform(request).value },
             { _ = try await chained.perform(request).value },
             { _ = try await chained.send(request) },
+            { _ = try await listened.perform(request).value },
         ]
         var cheapest = Array(repeating: Double.infinity, count: stages.count)
         for _ in 0..<rounds {
@@ -97,8 +101,8 @@ enum Stages {
                 cheapest[index] = min(cheapest[index], try await cost(total / rounds, stage))
             }
         }
-        let (converting, decoding, promising, pipeline, withChain, sent) = (
-            cheapest[0], cheapest[1], cheapest[2], cheapest[3], cheapest[4], cheapest[5]
+        let (converting, decoding, promising, pipeline, withChain, sent, listenedTo) = (
+            cheapest[0], cheapest[1], cheapest[2], cheapest[3], cheapest[4], cheapest[5], cheapest[6]
         )
         let rows = [
             ("converter", converting), ("decode (JSONDecoder)", decoding), ("promise (create + await)", promising),
@@ -106,6 +110,7 @@ enum Stages {
             ("rest: status check, response, call bookkeeping", pipeline - converting - decoding - promising),
             ("whole pipeline without a transport", withChain),
             ("the same awaited with send (no promise)", sent),
+            ("a listener counting every event (added)", listenedTo - withChain),
         ]
         for (stage, microseconds) in rows {
             print(stage.padding(toLength: 48, withPad: " ", startingAt: 0) + String(format: "%6.2f", microseconds))

@@ -3,6 +3,7 @@ import RestingCore
 import RestingCurl
 import RestingKitBenchmarkSupport
 import RestingURLSession
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -33,6 +34,12 @@ struct PassThrough: RestingInterceptor {
     func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         try await execution(request)
     }
+}
+
+/// Counts the events it hears, as a cheap real listener would (a metric, a ring buffer).
+final class EventCounter: CallEventListener {
+    let count = Atomic<Int>(0)
+    func handle(_ event: CallEvent) { count.add(1, ordering: .relaxed) }
 }
 
 struct Usage {
@@ -149,6 +156,19 @@ case "curl-executor", "curl-pool":
     try await measure(concurrency: concurrency, total: total, executor: mode == "curl-executor" ? client.executor : nil)
     {
         _ = try await client.perform(request).value
+    }
+case "curl-listener":
+    // curl-executor's pipeline with a listener that counts every event: what leaving the event stream on costs.
+    let counter = EventCounter()
+    let client = RestingClient(
+        baseUrl: base, httpClient: try curlClient(), interceptors: [PassThrough(), PassThrough(), PassThrough()],
+        eventListener: .shared(counter))
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        _ = try await client.perform(request).value
+    }
+    guard counter.count.load(ordering: .relaxed) >= total * 7 else {
+        FileHandle.standardError.write(Data("the listener heard too few events\n".utf8))
+        exit(1)
     }
 case "curl-send", "curl-send-pool":
     // The same pipeline awaited in the calling task, without a promise.

@@ -15,6 +15,7 @@ Query parameters of any request (all optional, any path):
   events=N            a text/event-stream body of N events (ids continue after Last-Event-ID), then the end,
                       with retry=MS as its `retry:` field
   body=V              the body (default `[{"id":1}]`, as JSON)
+  failfirst=N         the first N requests to this target answer 503 instead (counted per target)
 
   GET /_origins       the base URLs of every port, as a JSON list
   GET /_log           every request recorded so far, as a JSON list of {origin, method, target, headers}
@@ -33,6 +34,7 @@ from urllib.parse import parse_qs, urlsplit
 LOG = []
 LOG_LOCK = threading.Lock()
 ORIGINS = []
+FAILED = {}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -78,6 +80,12 @@ class Handler(BaseHTTPRequestHandler):
         def one(name, default=None):
             return query[name][0] if name in query else default
 
+        with LOG_LOCK:
+            failing = FAILED.get(self.path, 0) < int(one("failfirst", "0"))
+            if failing:
+                FAILED[self.path] = FAILED.get(self.path, 0) + 1
+        if failing:
+            return self.reply(503, [("Content-Type", "text/plain")], b"try again")
         headers = []
         status = int(one("status", "200"))
         if one("location"):

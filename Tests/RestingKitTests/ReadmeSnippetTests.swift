@@ -9,7 +9,8 @@ struct ReadmeSnippetTests {
         "Tests/RestingKitTests/ReadmeResponseStreamingExamples.swift",
         "Tests/RestingKitTests/ReadmeSemanticsExamples.swift",
         "Tests/ConformanceTests/UserTransportConformanceTests.swift", "Tests/ConformanceTests/TransportKitTests.swift",
-        "Tests/HTTPSemanticsTests/DigestAuthTests.swift",
+        "Tests/HTTPSemanticsTests/DigestAuthTests.swift", "Tests/HTTPSemanticsTests/CallEventTests.swift",
+        "Tests/CoreTests/Client/CallEventListenerTests.swift",
         "Tests/RestingKitTests/StorageClient.swift", "Tests/RestingKitTests/WholeAPIExamples.swift",
     ]
 

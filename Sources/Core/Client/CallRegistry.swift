@@ -26,14 +26,16 @@ final class CallRegistry: Sendable {
         /// Calls ``cancelAll()`` took that have not settled yet.
         var cancelling: Set<UInt64> = []
         /// Calls reserved and not yet registered.
-        var reserved = 0
+        var reserved: Set<UInt64> = []
+        /// Reserved calls that ``cancelAll()`` reached before they were registered: cancelled as they are.
+        var cancelledBeforeRegistration: Set<UInt64> = []
         var isShutDown = false
         /// Who waits for the shutdown: a call of this registry (its id), or anyone else (`nil`).
         var idleWaiters: [(continuation: CheckedContinuation<Void, Never>, call: UInt64?)] = []
         /// Running calls that wait for the shutdown themselves: not waited for by each other.
         var waitingForShutdown: Set<UInt64> = []
 
-        var count: Int { cancels.count + settledEarly.count + cancelling.count + reserved }
+        var count: Int { cancels.count + settledEarly.count + cancelling.count + reserved.count }
 
         /// The waiters to resume, once shut down: a call waiting for the shutdown once every other call has settled
         /// but those waiting too; anyone else once every call has (the calls that waited go on to their end first).
@@ -60,7 +62,7 @@ final class CallRegistry: Sendable {
         state.withLock { state in
             guard !state.isShutDown else { return nil }
             defer { state.nextID += 1 }
-            state.reserved += 1
+            state.reserved.insert(state.nextID)
             return state.nextID
         }
     }
@@ -76,12 +78,21 @@ final class CallRegistry: Sendable {
         }
     }
 
+    /// Makes reserved call `id` reachable by ``cancelAll()`` through `cancel` — which runs at once if a
+    /// ``cancelAll()`` came between the reservation and now (the call's task may well have been running already).
     func register(_ id: UInt64, cancel: @escaping @Sendable () -> Void) {
-        let waiters = state.withLock { state in
-            state.reserved -= 1
-            if state.settledEarly.remove(id) == nil { state.cancels[id] = cancel }
-            return state.takeWaitersIfIdle()
+        let (waiters, cancelsNow) = state.withLock { state in
+            state.reserved.remove(id)
+            let cancelled = state.cancelledBeforeRegistration.remove(id) != nil
+            if state.settledEarly.remove(id) != nil { return (state.takeWaitersIfIdle(), false) }
+            if cancelled {
+                state.cancelling.insert(id)
+            } else {
+                state.cancels[id] = cancel
+            }
+            return (state.takeWaitersIfIdle(), cancelled)
         }
+        if cancelsNow { cancel() }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -104,6 +115,8 @@ final class CallRegistry: Sendable {
             }
             for id in taken.keys { state.cancels[id] = nil }
             state.cancelling.formUnion(taken.keys)
+            // Not registered yet, so not waiting for a shutdown either.
+            state.cancelledBeforeRegistration.formUnion(state.reserved)
             return taken.values
         }
         for cancel in cancels { cancel() }

@@ -27,7 +27,8 @@ extension RestingClient {
         _ request: RestingRequest<RequestType, ResponseType>
     ) async throws -> RestingResponse<ResponseType> {
         guard request.endpoint.responseReading.streaming == nil else { return try await perform(request).value }
-        return try await inCallingTask { try await respond(to: request, progress: { _ in }) }
+        return try await inCallingTask { events in try await respond(to: request, context: .unobserved(events: events))
+        }
     }
 
     /// A request built whole elsewhere (an OpenAPI operation, by generated code) as one call of this client: it
@@ -36,12 +37,18 @@ extension RestingClient {
     /// is a response; a request with ``HTTPRequest/responseStreaming`` set comes back with its body streaming.
     package func send(_ request: HTTPRequest) async throws -> HTTPDataResponse {
         // Validated where the chain hands it to the transport, as every call is.
-        try await inCallingTask { try await exchange(request, progress: { _ in }) }
+        try await inCallingTask { events in
+            var request = request
+            request.events = events
+            return try await exchange(request, progress: { _ in }).ending(events)
+        }
     }
 
     /// Runs `work` as one call of this client in the calling task: counted for ``cancelAll()`` (which cancels the
     /// task) and ``shutdown(gracePeriod:)``, in a slot of the concurrency limit, on the transport's executor.
-    private func inCallingTask<Value: Sendable>(_ work: @Sendable () async throws -> Value) async throws -> Value {
+    private func inCallingTask<Value: Sendable>(
+        _ work: @Sendable (CallEventReporter?) async throws -> Value
+    ) async throws -> Value {
         let canceller = CurrentTaskCanceller()
         guard let id = calls.add(cancel: canceller.cancel) else {
             canceller.detach()
@@ -51,13 +58,12 @@ extension RestingClient {
             canceller.detach()
             calls.settle(id)
         }
-        do {
-            try Task.checkCancellation()  // a task cancelled already starts no transfer
-            return try await holdingASlot {
-                try await withTaskExecutorPreference(executor) { try await calls.running(id, work) }
+        let events = eventReporter(for: id)
+        return try await withTaskExecutorPreference(executor) {
+            try await run(id, events: events) {
+                try Task.checkCancellation()  // a task cancelled already starts no transfer
+                return try await work(events)
             }
-        } catch is CancellationError {
-            throw RestingError.cancelled
         }
     }
 }

@@ -5,9 +5,6 @@ import Foundation
 #endif
 
 extension RestingClient {
-    /// The most of an unaccepted streamed response's body kept in its ``HTTPError``.
-    static let streamedErrorBodyLimit = 1024 * 1024
-
     /// ``perform(_:)`` for an endpoint whose response type streams: resolves with the head, the body flowing.
     ///
     /// The call counts for ``cancelAll()`` and for the promise's `cancel()` until its body ends — across
@@ -21,13 +18,14 @@ extension RestingClient {
         let baseUrl = baseUrl ?? self.baseUrl
         let hooks = CancellationHooks()
         let check = statusCheck(for: request.endpoint)
-        return call(cancellationHooks: hooks) { progress in
+        return call(cancellationHooks: hooks) { context in
             let (head, stream) = try await self.openStream(
-                self.streamingRequest(request, baseUrl: baseUrl, continuing: continuing, extraHeaders: []),
-                check: check, progress: progress)
+                self.streamingRequest(
+                    request, baseUrl: baseUrl, continuing: continuing, extraHeaders: [], events: context.events),
+                check: check, progress: context.progress)
             return try self.streamedResponse(
                 head: head, stream: stream, request: request, as: type, baseUrl: baseUrl, continuing: continuing,
-                check: check, hooks: hooks)
+                check: check, hooks: hooks, events: context.events)
         }
     }
 
@@ -40,13 +38,14 @@ extension RestingClient {
     private func streamedResponse<RequestType, ResponseType>(
         head: HTTPDataResponse, stream: ResponseBodyStream, request: RestingRequest<RequestType, ResponseType>,
         as type: any StreamingResponseBody.Type, baseUrl: String, continuing: (@Sendable (inout HTTPRequest) -> Void)?,
-        check: StatusCheck, hooks: CancellationHooks
+        check: StatusCheck, hooks: CancellationHooks, events: CallEventReporter?
     ) throws -> RestingResponse<ResponseType> {
-        let call = StreamedCall(registry: calls)
+        let call = StreamedCall(registry: calls, ending: events.map { ($0, head.status) })
         let reconnector = StreamedCall.Reconnector(call: call) { headers in
-            try await self.holdingASlot {
+            try await self.holdingASlot(events: events) {
                 let (response, stream) = try await self.openStream(
-                    self.streamingRequest(request, baseUrl: baseUrl, continuing: continuing, extraHeaders: headers),
+                    self.streamingRequest(
+                        request, baseUrl: baseUrl, continuing: continuing, extraHeaders: headers, events: events),
                     check: check, progress: { _ in })
                 return response.status == 204 ? nil : stream
             }
@@ -67,36 +66,28 @@ extension RestingClient {
             cacheStatus: head.cacheStatus)
     }
 
-    /// Sends `request` (a ``streamingRequest(_:baseUrl:continuing:extraHeaders:)``); answers with an accepted head
+    /// Sends `request` (a ``streamingRequest(_:baseUrl:continuing:extraHeaders:events:)``); answers with an accepted head
     /// (its body emptied) and the body as a stream, or fails as `check` says. Not generic, and its work after the
     /// exchange in helpers, to keep this frame — held while the head is awaited — small.
     private func openStream(_ request: HTTPRequest, check: StatusCheck, progress: @escaping ProgressHandler)
         async throws -> (head: HTTPDataResponse, body: ResponseBodyStream)
     {
         let response = try await exchange(request, progress: progress)
-        guard check.accepts(response.status) else { throw try await refusal(of: response, check: check) }
+        try await check.verify(response)
         return Self.split(response)
     }
 
     /// `request` converted, asking for its response to stream.
     private func streamingRequest<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
-        continuing: (@Sendable (inout HTTPRequest) -> Void)?, extraHeaders: [(name: String, value: String)]
+        continuing: (@Sendable (inout HTTPRequest) -> Void)?, extraHeaders: [(name: String, value: String)],
+        events: CallEventReporter?
     ) throws -> HTTPRequest {
-        var httpRequest = try converted(request, baseUrl: baseUrl, continuing: continuing)
+        var httpRequest = try converted(request, baseUrl: baseUrl, continuing: continuing, events: events)
         httpRequest.responseStreaming = httpRequest.responseStreaming ?? ResponseStreaming()
         for header in extraHeaders { httpRequest.headers.replaceOrAdd(name: header.name, value: header.value) }
         try httpRequest.headers.validate()
         return httpRequest
-    }
-
-    /// The error of a streamed response whose status is not accepted, read from the start of its body. Never
-    /// inlined: its frame would swell ``openStream(_:check:progress:)``'s.
-    @inline(never)
-    private func refusal(of response: HTTPDataResponse, check: StatusCheck) async throws -> any Error {
-        var response = response
-        response.body = ResponseBody(try await response.body.collect(upTo: Self.streamedErrorBodyLimit))
-        return check.failure(for: HTTPError(response))
     }
 
     /// The head (its body emptied) and the body as a stream — from memory when a transport or a mock that does not

@@ -58,6 +58,9 @@ public final class RestingClient: Sendable {
     /// fails with ``TransportError/Kind/tooManyRedirects``. 0 returns 3xx responses as they are, as
     /// ``HTTPRequest/followsRedirects`` `false` does for one request.
     public let maximumRedirects: Int
+    /// Who hears every call's events (``CallEvent``), if anyone: a call without a listener reports nothing and pays
+    /// nothing for it.
+    public let eventListener: EventListenerFactory?
     private let limiter: CallLimiter?
     let calls = CallRegistry()
     private let chain: InterceptorChain
@@ -78,12 +81,14 @@ public final class RestingClient: Sendable {
     ///     downloads, pages and replays; a body that is not one still throws ``RestingError/httpError(_:)``.
     ///   - concurrency: How many calls may be at the transport at once.
     ///   - maximumRedirects: Redirects followed per call; 0 follows none.
+    ///   - eventListener: Hears each call's events, from its start to its end (``CallEventListener``).
     public init(
         baseUrl: String, decoder: JSONDecoder = JSONDecoder(), httpClient: any HTTPClient,
         requestConverter: any RequestConverter = RestingRequestConverter(),
         interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
         acceptedStatusCodes: Range<Int> = 200..<300, errorBody: (any (Error & Decodable & Sendable).Type)? = nil,
-        concurrency: ConcurrencyMode = .unlimited, maximumRedirects: Int = TransportDefaults.maximumRedirects
+        concurrency: ConcurrencyMode = .unlimited, maximumRedirects: Int = TransportDefaults.maximumRedirects,
+        eventListener: EventListenerFactory? = nil
     ) {
         currentBaseUrl = Locked(baseUrl)
         self.decoder = decoder
@@ -96,6 +101,7 @@ public final class RestingClient: Sendable {
         self.concurrency = concurrency
         limiter = concurrency.limit.map(CallLimiter.init(limit:))
         self.maximumRedirects = maximumRedirects
+        self.eventListener = eventListener
         chain = InterceptorChain(
             interceptors: interceptors, networkInterceptors: networkInterceptors, transport: httpClient,
             maximumRedirects: maximumRedirects)
@@ -153,8 +159,8 @@ public final class RestingClient: Sendable {
         if let streamed = request.endpoint.responseReading.streaming {
             return performStreaming(request, as: streamed, baseUrl: baseUrl, continuing: continuing)
         }
-        return call { progress in
-            try await self.respond(to: request, baseUrl: baseUrl, continuing: continuing, progress: progress)
+        return call { context in
+            try await self.respond(to: request, baseUrl: baseUrl, continuing: continuing, context: context)
         }
     }
 
@@ -165,35 +171,45 @@ public final class RestingClient: Sendable {
     /// (a `malloc` and a `free` per call).
     func respond<RequestType, ResponseType>(
         to request: RestingRequest<RequestType, ResponseType>, baseUrl: String? = nil,
-        continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil, progress: @escaping ProgressHandler
+        continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil, context: CallContext
     ) async throws -> RestingResponse<ResponseType> {
-        let converted = try converted(request, baseUrl: baseUrl ?? self.baseUrl, continuing: continuing)
+        let converted = try converted(
+            request, baseUrl: baseUrl ?? self.baseUrl, continuing: continuing, events: context.events)
         // A mock or a custom transport may answer with a stream even so: read it whole.
-        let response = try await exchange(converted, progress: progress).buffered()
-        return try await decoded(response, for: request)
+        let response = try await exchange(converted, progress: context.progress).buffered()
+        return try await decoded(response, for: request, events: context.events)
     }
 
-    /// `request` converted against `baseUrl`, then adjusted by `continuing`.
+    /// `request` converted against `baseUrl`, then adjusted by `continuing`, reporting to `events`.
     @inline(never)
     func converted<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
-        continuing: (@Sendable (inout HTTPRequest) -> Void)?
+        continuing: (@Sendable (inout HTTPRequest) -> Void)?, events: CallEventReporter?
     ) throws -> HTTPRequest {
         var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
         continuing?(&httpRequest)
+        if let events {
+            httpRequest.events = events
+            events.report(
+                .requestConverted(method: httpRequest.method, url: RedactionPolicy.default.url(httpRequest.url)))
+        }
         return httpRequest
     }
 
-    /// The call's response: its status checked, its body decoded as `request`'s endpoint says.
+    /// The call's response: its status checked, its body decoded as `request`'s endpoint says; the call's end.
     @inline(never)
     func decoded<RequestType, ResponseType>(
-        _ response: HTTPDataResponse, for request: RestingRequest<RequestType, ResponseType>
+        _ response: HTTPDataResponse, for request: RestingRequest<RequestType, ResponseType>,
+        events: CallEventReporter?
     ) async throws -> RestingResponse<ResponseType> {
         // The client's range is the common answer; the endpoint's extras and its error type only for the rest.
-        if !acceptedStatusCodes.contains(response.status) { try statusCheck(for: request.endpoint).check(response) }
+        if !acceptedStatusCodes.contains(response.status) {
+            try await statusCheck(for: request.endpoint).verify(response)
+        }
         let body = try await decode(
             ResponseType.self, from: response.body.data ?? Data(), decoder: request.endpoint.decoder ?? decoder,
             reading: request.endpoint.responseReading, envelope: request.endpoint.envelope)
+        events?.report(.callEnded(status: response.status))
         return RestingResponse(
             status: response.status, headers: response.headers, body: body, url: response.url,
             metrics: response.metrics, cacheStatus: response.cacheStatus)
@@ -210,10 +226,11 @@ public final class RestingClient: Sendable {
     /// limit, on the transport's executor.
     func call<Value: Sendable>(
         cancellationHooks: CancellationHooks? = nil,
-        _ work: @escaping @Sendable (@escaping ProgressHandler) async throws -> Value
+        _ work: @escaping @Sendable (CallContext) async throws -> Value
     ) -> ProgressablePromise<Value> {
         guard let id = calls.reserve() else { return ProgressablePromise { _ in throw RestingError.shutDown } }
         let channel = ProgressChannel()
+        let events = eventReporter(for: id)
         // One closure from the task's start to `work`, not one per concern: a call waiting for its response holds
         // every frame between, and ten thousand open streams hold them ten thousand times.
         let promise = ProgressablePromise(channel: channel, executor: executor, cancellationHooks: cancellationHooks) {
@@ -222,21 +239,41 @@ public final class RestingClient: Sendable {
                 calls.settle(id)
                 channel.close()
             }
-            do {
-                if let limiter { try await limiter.acquire() }
-                defer { limiter?.release() }
-                return try await calls.running(id) { try await work(channel.send) }
-            } catch is CancellationError {
-                throw RestingError.cancelled
+            return try await run(id, events: events) {
+                try await work(CallContext(progress: channel.send, events: events))
             }
         }
         calls.register(id, cancel: promise.cancel)
         return promise
     }
 
+    /// What every call does around its work, whichever task runs it: waits for a slot of the concurrency limit,
+    /// runs as call `id` of the registry, and reports a failure as the call's end.
+    func run<Value>(_ id: UInt64, events: CallEventReporter?, _ work: () async throws -> Value) async throws -> Value {
+        do {
+            return try await holdingASlot(events: events) { try await calls.running(id, work) }
+        } catch {
+            let error = error is CancellationError ? RestingError.cancelled : error
+            events?.fail(error)
+            throw error
+        }
+    }
+
+    /// Call `id`'s reporter, when the client has a listener; the call has started.
+    func eventReporter(for id: UInt64) -> CallEventReporter? {
+        guard let eventListener else { return nil }
+        let events = CallEventReporter(callID: id, listener: eventListener.make(id))
+        events.report(.callStarted)
+        return events
+    }
+
     /// Runs `work` once the concurrency limit has a slot for it, and frees the slot after.
-    func holdingASlot<Value>(_ work: () async throws -> Value) async throws -> Value {
-        if let limiter { try await limiter.acquire() }
+    func holdingASlot<Value>(events: CallEventReporter?, _ work: () async throws -> Value) async throws -> Value {
+        if let limiter {
+            let asked = ContinuousClock.now
+            try await limiter.acquire()
+            events?.report(.concurrencySlotAcquired(waited: .now - asked))
+        }
         defer { limiter?.release() }
         return try await work()
     }

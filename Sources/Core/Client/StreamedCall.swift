@@ -18,19 +18,25 @@ final class StreamedCall: Sendable {
         var isFinished = false
         /// The wait before a reconnection, to cut short on cancellation.
         var wait: Task<Void, any Error>?
+        /// How the last stream ended, once one has.
+        var lastEnding: RestingError?
     }
 
     private let state = Locked(State())
     private let registry: CallRegistry
+    /// Where the call's end is reported, with the status of its first head.
+    private let ending: (events: CallEventReporter, status: Int)?
 
-    /// A call registered in `registry` once its first stream is attached.
-    init(registry: CallRegistry) {
+    /// A call registered in `registry` once its first stream is attached, its end reported to `ending`'s events.
+    init(registry: CallRegistry, ending: (events: CallEventReporter, status: Int)? = nil) {
         self.registry = registry
+        self.ending = ending
     }
 
     deinit {
         // Nobody can read or reconnect any more.
         if let registration = state.withLock({ $0.registration }) { registry.settle(registration) }
+        ending?.events.report(.callCancelled)  // unless it ended already: a body dropped unread
     }
 
     /// Makes `stream` the call's current one: cancelling the call cancels it, and its end ends the call unless a
@@ -43,7 +49,7 @@ final class StreamedCall: Sendable {
         guard !cancelled else { return stream.cancel() }
         register()
         // Strong: the call lives as long as a stream of it does.
-        stream.onTermination { self.streamEnded() }
+        stream.onTermination { self.streamEnded($0) }
     }
 
     /// Cancels the call: its stream, a wait before a reconnection, and any reconnection to come.
@@ -91,15 +97,20 @@ final class StreamedCall: Sendable {
     }
 
     func finish() {
-        state.withLock { state in
+        let lastEnding = state.withLock { state in
             state.isFinished = true
             state.isHeldOpen = false
+            return state.lastEnding
         }
-        settle()
+        settle(ending: lastEnding)
     }
 
-    private func streamEnded() {
-        if !state.withLock({ $0.isHeldOpen }) { settle() }
+    private func streamEnded(_ error: RestingError?) {
+        let heldOpen = state.withLock { state in
+            state.lastEnding = error
+            return state.isHeldOpen
+        }
+        if !heldOpen { settle(ending: error) }
     }
 
     /// Registers the call for `cancelAll()`, unless it is registered, cancelled or finished.
@@ -117,12 +128,14 @@ final class StreamedCall: Sendable {
         if let surplus { registry.settle(surplus) }
     }
 
-    private func settle() {
+    /// Takes the call out of the registry, and reports its end: how its last stream ended.
+    private func settle(ending error: RestingError?) {
         let registration = state.withLock { state in
             defer { state.registration = nil }
             return state.registration
         }
         if let registration { registry.settle(registration) }
+        if let ending { ending.events.end(status: ending.status, body: error) }
     }
 }
 

@@ -48,9 +48,10 @@ extension RestingClient {
         _ request: RestingRequest<RequestType, ResponseType>, to destination: URL, resume: Bool = true,
         maximumSize: Int64 = DownloadTarget.defaultMaximumSize
     ) -> ProgressablePromise<DownloadedFile> {
-        let check = statusCheck(for: request.endpoint)
-        return call { progress in
-            var httpRequest = try self.requestConverter.toHTTPRequest(request, baseUrl: self.baseUrl)
+        let check = statusCheck(for: request.endpoint).forDownload
+        return call { context in
+            var httpRequest = try self.converted(
+                request, baseUrl: self.baseUrl, continuing: nil, events: context.events)
             let partial = PartialDownload(destination: destination)
             let target = partial.target(resuming: resume, maximumSize: maximumSize)
             if target.offset > 0, let validator = target.validator {
@@ -60,7 +61,8 @@ extension RestingClient {
             httpRequest.downloadTarget = target
             let response: HTTPDataResponse
             do {
-                response = try await self.exchange(httpRequest) { step in progress(step.continuing(from: target.offset))
+                response = try await self.exchange(httpRequest) { step in
+                    context.progress(step.continuing(from: target.offset))
                 }
             } catch {
                 // A cancelled or refused download starts over next time; any other failure keeps its bytes.
@@ -72,14 +74,14 @@ extension RestingClient {
             {
                 // The partial file already held every byte.
                 try partial.complete()
+                context.events?.report(.callEnded(status: response.status))
                 return DownloadedFile(
                     url: destination, size: target.offset, resumedFrom: target.offset,
                     status: response.status, headers: response.headers, metrics: response.metrics)
             }
-            // Only a 2xx has the file for its body, whatever else the call accepts.
-            guard (200..<300).contains(response.status) else { throw check.failure(for: HTTPError(response)) }
-            try check.check(response)
+            try await check.verify(response)
             try partial.complete()
+            context.events?.report(.callEnded(status: response.status))
             return DownloadedFile(
                 url: destination, size: FileIO.size(of: destination) ?? 0, resumedFrom: target.offset,
                 status: response.status,

@@ -88,6 +88,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         _modify { yield &CopyOnWriteBox.unique(&box).fields.followsRedirects }
     }
 
+    /// Where the stages of this request's call report their events: set by the client when it has a listener,
+    /// kept by every copy an interceptor makes.
+    package var events: (any CallEventSink)? {
+        get { box.fields.events }
+        set { CopyOnWriteBox.unique(&box).fields.events = newValue }
+    }
+
     // The fields live in one copy-on-write box, so that a request is a single reference wherever it is
     // passed: every interceptor's async frame holds the request, and 177 bytes of fields there (six of them
     // reference-counted) made each call's task allocate frame memory from malloc instead of its own slab.
@@ -146,6 +153,7 @@ extension HTTPRequest {
         var attributes: RequestAttributes
         var followsRedirects: Bool
         var credentialScope: CredentialScope
+        var events: (any CallEventSink)? = nil
     }
 
     /// Where ``credentialOrigin`` comes from: the URL the request was made with (its origin is worked out only

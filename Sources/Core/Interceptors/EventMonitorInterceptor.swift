@@ -6,7 +6,10 @@
 /// let events: @Sendable (RestingEvent) -> Void = { event in metrics.record(event) }
 /// let interceptors: [any RestingInterceptor] = [EventMonitorInterceptor(events), RetryInterceptor(onEvent: events)]
 /// ```
-public struct EventMonitorInterceptor: RestingInterceptor {
+///
+/// A client's ``CallEventListener`` sees more (every stage of every call, a streamed body's end) without an
+/// interceptor; this one reports what passes its own place in the chain.
+public struct EventMonitorInterceptor: RestingInterceptor, ExchangeObserver {
     private let handler: @Sendable (RestingEvent) -> Void
 
     /// An interceptor reporting each call's events to `handler`, on the calling task.
@@ -14,15 +17,19 @@ public struct EventMonitorInterceptor: RestingInterceptor {
 
     /// Reports the start, then the response or the failure, with the time taken.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+        try await observe(request) { try await execution($0) }
+    }
+
+    package func willSend(_ request: inout HTTPRequest) -> Void? {
         handler(.requestStarted(request))
-        let started = ContinuousClock.now
-        do {
-            let response = try await execution(request)
-            handler(.responseReceived(request, response, duration: ContinuousClock.now - started))
-            return response
-        } catch {
-            handler(.failed(request, error, duration: ContinuousClock.now - started))
-            throw error
-        }
+        return ()
+    }
+
+    package func didReceive(_ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _: Void) {
+        handler(.responseReceived(request, response, duration: elapsed))
+    }
+
+    package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _: Void) {
+        if case .failed(let error) = ending.outcome { handler(.failed(request, error, duration: ending.duration)) }
     }
 }

@@ -19,7 +19,7 @@ import Foundation
 /// past `bodyLimit` bytes; files and streams are shown as their size, never read. ``RedactionPolicy/default``
 /// hides credentials in headers, query parameters, forms and JSON keys unless you pass another policy, and
 /// a body it cannot parse (plain text, XML, binary) is described by its size and type, not printed.
-public struct LoggingInterceptor: RestingInterceptor {
+public struct LoggingInterceptor: RestingInterceptor, ExchangeObserver {
     /// How much is logged, unless a request's ``RequestAttributes/logLevel`` says otherwise.
     public var level: LogLevel
     /// Where messages go.
@@ -42,60 +42,55 @@ public struct LoggingInterceptor: RestingInterceptor {
 
     /// Logs the request, passes it on, and logs the response or failure with the time taken.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+        try await observe(request) { try await execution($0) }
+    }
+
+    /// An exchange being logged: its first line, and the level it is logged at.
+    package struct Observation: Sendable {
+        let summary: String
+        let level: LogLevel
+    }
+
+    package func willSend(_ request: inout HTTPRequest) -> Observation? {
         let level = request.attributes.logLevel ?? level
-        guard level > .none else { return try await execution(request) }
-        let started = ContinuousClock.now
+        guard level > .none else { return nil }
         let summary = "\(request.method) \(redaction.url(request.url))"
         if level >= .verbose {
             logger.log(
                 level: .verbose,
                 message: tree("→ \(summary)", request.headers, body(of: request.body, headers: request.headers)))
         }
-        var response: HTTPDataResponse
-        do {
-            response = try await execution(request)
-        } catch {
-            logger.log(
-                level: .error, message: "✕ \(summary) failed after \(Self.milliseconds(since: started)): \(error)")
-            throw error
-        }
-        let cache = response.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
-        let line = "← \(response.status) \(summary) (\(Self.milliseconds(since: started))\(cache))"
-        if let stream = response.body.stream {
-            // The head now; the body's size once it has passed through, never held here.
-            response.body = ResponseBody(observe(stream, summary: summary, started: started, level: level))
-        }
-        if level >= .verbose {
-            let shown = response.body.data.map { body(of: .bytes($0), headers: response.headers) } ?? "<streamed body>"
-            logger.log(level: .verbose, message: tree(line, response.headers, shown))
-        } else if level >= .info || !response.isSuccessful {
-            logger.log(level: response.isSuccessful ? .info : .error, message: line)
-        }
-        return response
+        return Observation(summary: summary, level: level)
     }
 
-    /// `stream`, counting its bytes as the reader takes them, and logging how it ended.
-    private func observe(
-        _ stream: ResponseBodyStream, summary: String, started: ContinuousClock.Instant, level: LogLevel
-    ) -> ResponseBodyStream {
-        let received = Locked<Int64>(0)
-        return stream.observed(
-            onChunk: { chunk in received.withLock { $0 += Int64(chunk.count) } },
-            onEnd: { [logger] error in
-                let bytes = received.withLock { $0 }
-                let elapsed = Self.milliseconds(since: started)
-                if case .cancelled? = error {
-                    // The reader left (a `break`, a cancelled task): its choice, not a failure.
-                    if level >= .info {
-                        logger.log(level: .info, message: "← \(summary) body left after \(bytes) bytes (\(elapsed))")
-                    }
-                } else if let error {
-                    logger.log(
-                        level: .error, message: "✕ \(summary) body cut after \(bytes) bytes (\(elapsed)): \(error)")
-                } else if level >= .info {
-                    logger.log(level: .info, message: "← \(summary) body ended: \(bytes) bytes (\(elapsed))")
-                }
-            })
+    package func didReceive(
+        _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ exchange: Observation
+    ) {
+        let cache = response.cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
+        let line = "← \(response.status) \(exchange.summary) (\(elapsed.wholeMilliseconds) ms\(cache))"
+        if exchange.level >= .verbose {
+            let shown = response.body.data.map { body(of: .bytes($0), headers: response.headers) } ?? "<streamed body>"
+            logger.log(level: .verbose, message: tree(line, response.headers, shown))
+        } else if exchange.level >= .info || !response.isSuccessful {
+            logger.log(level: response.isSuccessful ? .info : .error, message: line)
+        }
+    }
+
+    package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ exchange: Observation) {
+        let (summary, bytes, elapsed) = (exchange.summary, ending.bodyBytes, "\(ending.duration.wholeMilliseconds) ms")
+        switch ending.outcome {
+        case .failed(let error):
+            logger.log(level: .error, message: "✕ \(summary) failed after \(elapsed): \(error)")
+        case .bodyFailed(let error):
+            logger.log(level: .error, message: "✕ \(summary) body cut after \(bytes) bytes (\(elapsed)): \(error)")
+        case .completed where ending.streamed && exchange.level >= .info:
+            logger.log(level: .info, message: "← \(summary) body ended: \(bytes) bytes (\(elapsed))")
+        case .bodyLeft where exchange.level >= .info:
+            // The reader left (a `break`, a cancelled task): its choice, not a failure.
+            logger.log(level: .info, message: "← \(summary) body left after \(bytes) bytes (\(elapsed))")
+        case .completed, .bodyLeft:
+            break
+        }
     }
 
     private func tree(_ title: String, _ headers: HTTPHeaderFields, _ body: String?) -> String {
@@ -134,10 +129,6 @@ public struct LoggingInterceptor: RestingInterceptor {
         case .stream, .sequence:
             return "<streamed body, \(body.contentLength.map { "\($0) bytes" } ?? "length unknown")>"
         }
-    }
-
-    private static func milliseconds(since start: ContinuousClock.Instant) -> String {
-        "\((ContinuousClock.now - start).wholeMilliseconds) ms"
     }
 }
 

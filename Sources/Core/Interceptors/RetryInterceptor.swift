@@ -79,13 +79,25 @@ public struct RetryInterceptor: RestingInterceptor {
         var sent = request
         while true {
             let outcome = await Result { [sent] in try await execution(sent) }
-            guard attempt < maximumAttempts,
-                let delay = delay(after: outcome, attempt: attempt, method: request.method),
-                budget.withdraw()
-            else { return try outcome.get() }
+            guard attempt < maximumAttempts else {
+                if let events = request.events,
+                    delay(after: outcome, attempt: attempt, method: request.method) != nil
+                {
+                    events.report(.retryDeclined(attempt: attempt + 1, reason: .attemptsExhausted))
+                }
+                return try outcome.get()
+            }
+            guard let delay = delay(after: outcome, attempt: attempt, method: request.method) else {
+                return try outcome.get()
+            }
+            guard budget.withdraw() else {
+                request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .budgetExhausted))
+                return try outcome.get()
+            }
             attempt += 1
             sent.attributes.attempt = attempt
             onEvent?(.retryScheduled(request, attempt: attempt, delay: delay))
+            request.events?.report(.retryScheduled(attempt: attempt, delay: delay, cause: Self.cause(outcome)))
             do {
                 try await clock.sleep(for: delay)
             } catch {
@@ -116,6 +128,16 @@ public struct RetryInterceptor: RestingInterceptor {
         }
         // A server asking for a delay past any clock's range says: do not retry.
         return asked <= policy.maximumDelay && asked < .effectivelyForever ? asked : nil
+    }
+
+    /// What made `outcome` worth another attempt.
+    private static func cause(_ outcome: Result<HTTPDataResponse, any Error>) -> CallEvent.RetryCause {
+        switch outcome {
+        case .success(let response): .status(response.status)
+        case .failure(RestingError.httpError(let error)), .failure(RestingError.validationFailed(let error, _)):
+            .status(error.status)
+        case .failure(let error): .failure(errorType: RestingError.errorType(of: error))
+        }
     }
 
     /// Full jitter: uniformly random between 0 and the capped exponential delay.

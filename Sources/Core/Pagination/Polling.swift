@@ -140,12 +140,15 @@ extension RestingClient {
     func pollingRound<RequestType, ResponseType>(_ request: RestingRequest<RequestType, ResponseType>) async throws
         -> PollingRound<ResponseType>
     {
-        try await call { progress in
-            let converted = try self.converted(request, baseUrl: self.baseUrl, continuing: nil)
-            let response = try await self.exchange(converted, progress: progress).buffered()
+        try await call { context in
+            let converted = try self.converted(request, baseUrl: self.baseUrl, continuing: nil, events: context.events)
+            let response = try await self.exchange(converted, progress: context.progress).buffered()
             let comeBackLater = [429, 503].contains(response.status) && response.headers.contains("Retry-After")
-            guard response.status != 304, !comeBackLater else { return .unchanged(response.headers) }
-            return .changed(try await self.decoded(response, for: request))
+            guard response.status != 304, !comeBackLater else {
+                context.events?.report(.callEnded(status: response.status))
+                return .unchanged(response.headers)
+            }
+            return .changed(try await self.decoded(response, for: request, events: context.events))
         }.value
     }
 }

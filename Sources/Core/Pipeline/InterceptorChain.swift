@@ -47,6 +47,15 @@ final class InterceptorChain: Sendable {
 
     private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let request = try Self.boundaryChecked(request)
+        guard let events = request.events else { return try await transportSend(request, progress: progress) }
+        return try await events.observeExchange(request) { request in
+            try await transportSend(request, progress: progress)
+        }
+    }
+
+    private func transportSend(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
+        -> HTTPDataResponse
+    {
         do {
             return try await transport.send(request, progress: progress)
         } catch is CancellationError {

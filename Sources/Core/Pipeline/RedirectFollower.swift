@@ -55,6 +55,7 @@ package struct RedirectFollower: Sendable {
     private func follow(
         _ response: HTTPDataResponse, to current: HTTPRequest, from request: HTTPRequest, hops: inout Hops
     ) throws -> HTTPRequest? {
+        if let cacheStatus = response.cacheStatus { current.events?.report(.cacheAnswered(cacheStatus)) }
         guard maximumRedirects > 0, let next = nextRequest(after: response, for: current) else { return nil }
         if hops.visited.isEmpty { hops.visited.insert("\(request.method) \(request.url.absoluteString)") }
         hops.count += 1
@@ -70,6 +71,8 @@ package struct RedirectFollower: Sendable {
                     kind: .redirectLoop, code: response.status, domain: "HTTP",
                     message: "redirect loop back to \(RedactionPolicy.default.url(next.url))"))
         }
+        current.events?.report(
+            .redirectFollowed(status: response.status, url: RedactionPolicy.default.url(next.url), hop: hops.count))
         return next
     }
 

@@ -24,8 +24,31 @@ struct StatusCheck: Sendable {
         errorBody?.decode(error, decoder) ?? RestingError.httpError(error)
     }
 
-    /// Throws ``failure(for:)`` unless `response`'s status is accepted.
-    func check(_ response: HTTPDataResponse) throws {
-        guard accepts(response.status) else { throw failure(for: HTTPError(response)) }
+    /// The most of an unaccepted streamed response's body kept in its ``HTTPError``.
+    static let errorBodyLimit = 1024 * 1024
+
+    /// Throws what a call fails with unless `response`'s status is accepted: the app's error or
+    /// ``RestingError/httpError(_:)``, with the body — read from its stream, up to ``errorBodyLimit``, when it streams.
+    func verify(_ response: HTTPDataResponse) async throws {
+        guard !accepts(response.status) else { return }
+        throw try await failure(reading: response)
+    }
+
+    /// Never inlined: a streamed call's frame, held while its head is awaited, would carry this one's.
+    @inline(never)
+    private func failure(reading response: HTTPDataResponse) async throws -> any Error {
+        var response = response
+        if let stream = response.body.stream {
+            response.body = ResponseBody(try await stream.collect(upTo: Self.errorBodyLimit))
+        }
+        return failure(for: HTTPError(response))
+    }
+
+    /// This check for a download's response: only a 2xx has the file for its body, whatever else the call accepts.
+    var forDownload: StatusCheck {
+        let success = 200..<300
+        return StatusCheck(
+            accepted: accepted.clamped(to: success), alsoAccepted: alsoAccepted.filter(success.contains),
+            errorBody: errorBody, decoder: decoder)
     }
 }

@@ -22,7 +22,7 @@ import RestingCore
 ///
 /// A request whose ``/RestingCore/RequestAttributes/logLevel`` is `.none` is not logged. Placed among the network
 /// interceptors, it logs each attempt and redirect hop; among the application interceptors, each call once.
-public struct SwiftLogInterceptor: RestingInterceptor {
+public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
     /// The level of each kind of entry.
     public struct Levels: Sendable {
         /// A request as it is sent, with its headers (redacted); default `trace`.
@@ -56,48 +56,66 @@ public struct SwiftLogInterceptor: RestingInterceptor {
 
     /// Logs the request, passes it on, and logs the response or the failure.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
-        guard request.attributes.logLevel != LogLevel.none else { return try await execution(request) }
-        let started = ContinuousClock.now
-        let summary = "\(request.method) \(redaction.url(request.url))"
+        try await observe(request) { try await execution($0) }
+    }
+
+    /// An exchange being logged: its first line, and what every entry of it carries.
+    package struct Observation: Sendable {
+        let summary: String
+        let metadata: Logger.Metadata
+    }
+
+    package func willSend(_ request: inout HTTPRequest) -> Observation? {
+        guard request.attributes.logLevel != LogLevel.none else { return nil }
+        let exchange = Observation(
+            summary: "\(request.method) \(redaction.url(request.url))", metadata: metadata(of: request))
         if logger.logLevel <= levels.request {
-            var sent = metadata(of: request)
+            var sent = exchange.metadata
             let headers = Dictionary(request.headers.map { ($0.name.lowercased(), redaction.value(ofHeader: $0)) }) {
                 "\($0), \($1)"
             }
             sent["http.request.header"] = .dictionary(headers.mapValues { .string($0) })
-            logger.log(level: levels.request, "→ \(summary)", metadata: sent)
+            logger.log(level: levels.request, "→ \(exchange.summary)", metadata: sent)
         }
-        var response: HTTPDataResponse
-        do {
-            response = try await execution(request)
-        } catch {
-            let cancelled = if case RestingError.cancelled = error { true } else { false }
-            let level = cancelled ? levels.cancelled : levels.failure
-            guard logger.logLevel <= level else { throw error }
-            var metadata = metadata(of: request)
-            metadata["resting.duration_ms"] = "\(Self.milliseconds(since: started))"
-            if cancelled {
-                logger.log(level: level, "✕ \(summary) cancelled", metadata: metadata)
+        return exchange
+    }
+
+    package func didReceive(
+        _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ exchange: Observation
+    ) {
+        var metadata = metadata(of: response, after: elapsed, exchange)
+        if let data = response.body.data { metadata["http.response.body.size"] = "\(data.count)" }
+        logger.log(level: level(of: response.status), "← \(response.status) \(exchange.summary)", metadata: metadata)
+    }
+
+    package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ exchange: Observation) {
+        let summary = exchange.summary
+        guard let head = ending.response, let headElapsed = ending.headElapsed else {
+            guard case .failed(let error) = ending.outcome else { return }
+            var metadata = exchange.metadata
+            metadata["resting.duration_ms"] = "\(ending.duration.wholeMilliseconds)"
+            if case RestingError.cancelled = error {
+                logger.log(level: levels.cancelled, "✕ \(summary) cancelled", metadata: metadata)
             } else {
                 metadata["error.type"] = .string(RestingError.errorType(of: error))
-                logger.log(level: level, "✕ \(summary) failed: \(error)", metadata: metadata)
+                logger.log(level: levels.failure, "✕ \(summary) failed: \(error)", metadata: metadata)
             }
-            throw error
+            return
         }
-        let level = level(of: response.status)
-        guard logger.logLevel <= level || response.body.stream != nil else { return response }
-        var metadata = metadata(of: request)
-        metadata["http.response.status_code"] = "\(response.status)"
-        metadata["resting.duration_ms"] = "\(Self.milliseconds(since: started))"
-        if let cacheStatus = response.cacheStatus { metadata["resting.cache_status"] = .string(cacheStatus.rawValue) }
-        if let version = response.metrics?.protocolVersion { metadata["network.protocol.version"] = .string(version) }
-        if let reused = response.metrics?.reusedConnection { metadata["resting.reused_connection"] = "\(reused)" }
-        if let data = response.body.data { metadata["http.response.body.size"] = "\(data.count)" }
-        logger.log(level: level, "← \(response.status) \(summary)", metadata: metadata)
-        if let stream = response.body.stream {
-            response.body = ResponseBody(observe(stream, summary: summary, metadata: metadata, level: level))
+        guard ending.streamed else { return }
+        var metadata = metadata(of: head, after: headElapsed, exchange)
+        metadata["http.response.body.size"] = "\(ending.bodyBytes)"
+        metadata["resting.body_duration_ms"] = "\((ending.duration - headElapsed).wholeMilliseconds)"
+        switch ending.outcome {
+        case .completed, .failed:
+            logger.log(level: level(of: head.status), "← \(summary) body ended", metadata: metadata)
+        case .bodyLeft:
+            // The reader left (a `break`, a cancelled task): its choice, not a failure.
+            logger.log(level: levels.cancelled, "← \(summary) body left", metadata: metadata)
+        case .bodyFailed(let error):
+            metadata["error.type"] = .string(error.errorType)
+            logger.log(level: levels.failure, "✕ \(summary) body cut: \(error)", metadata: metadata)
         }
-        return response
     }
 
     /// What every entry of an exchange carries.
@@ -109,29 +127,17 @@ public struct SwiftLogInterceptor: RestingInterceptor {
         return metadata
     }
 
-    /// `stream`, counting its bytes as the reader takes them, and logging how it ended.
-    private func observe(
-        _ stream: ResponseBodyStream, summary: String, metadata: Logger.Metadata, level: Logger.Level
-    ) -> ResponseBodyStream {
-        let received = Locked<Int>(0)
-        let started = ContinuousClock.now
-        return stream.observed(
-            onChunk: { chunk in received.withLock { $0 += chunk.count } },
-            onEnd: { [logger, levels] error in
-                var metadata = metadata
-                metadata["http.response.body.size"] = "\(received.withLock { $0 })"
-                metadata["resting.body_duration_ms"] = "\(Self.milliseconds(since: started))"
-                switch error {
-                case nil:
-                    logger.log(level: level, "← \(summary) body ended", metadata: metadata)
-                case .cancelled?:
-                    // The reader left (a `break`, a cancelled task): its choice, not a failure.
-                    logger.log(level: levels.cancelled, "← \(summary) body left", metadata: metadata)
-                case let error?:
-                    metadata["error.type"] = .string(RestingError.errorType(of: error))
-                    logger.log(level: levels.failure, "✕ \(summary) body cut: \(error)", metadata: metadata)
-                }
-            })
+    /// What every entry about `response` carries, its head having come `elapsed` after the request.
+    private func metadata(of response: HTTPDataResponse, after elapsed: Duration, _ exchange: Observation)
+        -> Logger.Metadata
+    {
+        var metadata = exchange.metadata
+        metadata["http.response.status_code"] = "\(response.status)"
+        metadata["resting.duration_ms"] = "\(elapsed.wholeMilliseconds)"
+        if let cacheStatus = response.cacheStatus { metadata["resting.cache_status"] = .string(cacheStatus.rawValue) }
+        if let version = response.metrics?.protocolVersion { metadata["network.protocol.version"] = .string(version) }
+        if let reused = response.metrics?.reusedConnection { metadata["resting.reused_connection"] = "\(reused)" }
+        return metadata
     }
 
     private func level(of status: Int) -> Logger.Level {
@@ -140,10 +146,6 @@ public struct SwiftLogInterceptor: RestingInterceptor {
         case 400..<500: levels.clientError
         default: levels.failure
         }
-    }
-
-    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        (ContinuousClock.now - start).wholeMilliseconds
     }
 }
 #endif

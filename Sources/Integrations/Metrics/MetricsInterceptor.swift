@@ -26,7 +26,7 @@ import RestingCore
 ///
 /// Among the network interceptors it records every attempt and redirect hop, which is what OpenTelemetry's
 /// `http.client.request.duration` describes; among the application interceptors, each call once.
-public struct MetricsInterceptor: RestingInterceptor {
+public struct MetricsInterceptor: RestingInterceptor, ExchangeObserver {
     /// Where the metrics go: the bootstrapped `MetricsSystem.factory` unless told otherwise (a test's).
     public let factory: any MetricsFactory
 
@@ -37,48 +37,51 @@ public struct MetricsInterceptor: RestingInterceptor {
 
     /// Records the exchange `execution` performs.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+        try await observe(request) { try await execution($0) }
+    }
+
+    /// An exchange being measured: the dimensions of its server, and the meter it counts in.
+    package struct Observation: Sendable {
+        let server: [(String, String)]
+        let active: Meter
+    }
+
+    package func willSend(_ request: inout HTTPRequest) -> Observation? {
         let server = Self.server(of: request)
         let active = Meter(label: "http.client.active_requests", dimensions: server, factory: factory)
         active.increment()
         if request.attributes.attempt > 1 {
             Counter(label: "resting.client.retries", dimensions: server, factory: factory).increment()
         }
-        let started = ContinuousClock.now
-        var response: HTTPDataResponse
-        do {
-            response = try await execution(request)
-        } catch {
-            active.decrement()
-            let failure = RestingError.errorType(of: error)
-            record(since: started, server + [("error.type", failure)])
-            throw error
-        }
-        recordPhases(of: response, server)
-        if let cacheStatus = response.cacheStatus {
-            let dimensions = server + [("resting.cache_status", cacheStatus.rawValue)]
-            Counter(label: "resting.client.cache.responses", dimensions: dimensions, factory: factory).increment()
-        }
-        var completed = server + [("http.response.status_code", String(response.status))]
-        if let version = response.metrics?.protocolVersion { completed.append(("network.protocol.version", version)) }
-        guard let stream = response.body.stream else {
-            active.decrement()
-            record(since: started, completed)
-            return response
-        }
-        // A streamed exchange lasts until its body ends, however it ends.
-        response.body = ResponseBody(
-            stream.observed(
-                onChunk: { _ in },
-                onEnd: { [completed] error in
-                    active.decrement()
-                    record(since: started, error.map { completed + [("error.type", $0.errorType)] } ?? completed)
-                }))
-        return response
+        return Observation(server: server, active: active)
     }
 
-    private func record(since start: ContinuousClock.Instant, _ dimensions: [(String, String)]) {
+    package func didReceive(
+        _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ exchange: Observation
+    ) {
+        recordPhases(of: response, exchange.server)
+        if let cacheStatus = response.cacheStatus {
+            let dimensions = exchange.server + [("resting.cache_status", cacheStatus.rawValue)]
+            Counter(label: "resting.client.cache.responses", dimensions: dimensions, factory: factory).increment()
+        }
+    }
+
+    /// An exchange lasts until its body ends, however it ends.
+    package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ exchange: Observation) {
+        exchange.active.decrement()
+        var dimensions = exchange.server
+        if let head = ending.response {
+            dimensions.append(("http.response.status_code", String(head.status)))
+            if let version = head.metrics?.protocolVersion { dimensions.append(("network.protocol.version", version)) }
+        }
+        switch ending.outcome {
+        case .failed(let error): dimensions.append(("error.type", RestingError.errorType(of: error)))
+        case .bodyFailed(let error): dimensions.append(("error.type", error.errorType))
+        case .bodyLeft: dimensions.append(("error.type", RestingError.cancelled.errorType))
+        case .completed: break
+        }
         Timer(label: "http.client.request.duration", dimensions: dimensions, factory: factory)
-            .recordNanoseconds((ContinuousClock.now - start).wholeNanoseconds)
+            .recordNanoseconds(ending.duration.wholeNanoseconds)
     }
 
     private func recordPhases(of response: HTTPDataResponse, _ server: [(String, String)]) {

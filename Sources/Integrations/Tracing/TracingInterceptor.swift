@@ -25,7 +25,7 @@ import Tracing
 /// `network.protocol.version` where the transport tells it, `http.request.resend_count` for a retry, and
 /// `error.type` for a failure; its status is an error for a failure and for a status of 400 or more. A streamed
 /// response's span ends when its body ends, not at its head.
-public struct TracingInterceptor: RestingInterceptor {
+public struct TracingInterceptor: RestingInterceptor, ExchangeObserver {
     /// What a span stands for.
     public enum Scope: Sendable {
         /// The whole call, once, among the application interceptors.
@@ -52,42 +52,40 @@ public struct TracingInterceptor: RestingInterceptor {
 
     /// Runs the rest of the chain inside a span, with the span's context sent on in the request's headers.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+        try await observe(request) { try await execution($0) }
+    }
+
+    package func willSend(_ request: inout HTTPRequest) -> (any Span)? {
         let span = tracer.startSpan(
             request.method.rawValue, context: ServiceContext.current ?? .topLevel,
             ofKind: scope == .call ? .internal : .client)
         describe(request, in: span)
-        var sent = request
-        tracer.inject(span.context, into: &sent.headers, using: HeaderInjector())
-        var response: HTTPDataResponse
-        do {
-            response = try await ServiceContext.$current.withValue(span.context) { try await execution(sent) }
-        } catch {
-            fail(span, with: error)
-            span.end()
-            throw error
-        }
+        tracer.inject(span.context, into: &request.headers, using: HeaderInjector())
+        return span
+    }
+
+    package func proceed(
+        _ span: any Span, _ next: () async throws -> HTTPDataResponse
+    ) async throws -> HTTPDataResponse {
+        try await ServiceContext.$current.withValue(span.context) { try await next() }
+    }
+
+    package func didReceive(
+        _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ span: any Span
+    ) {
         span.attributes["http.response.status_code"] = response.status
         if let version = response.metrics?.protocolVersion { span.attributes["network.protocol.version"] = version }
         if response.status >= 400 {
             span.attributes["error.type"] = String(response.status)
             span.setStatus(SpanStatus(code: .error))
         }
-        guard let stream = response.body.stream else {
-            span.end()
-            return response
-        }
-        response.body = ResponseBody(
-            stream.observed(
-                onChunk: { _ in },
-                onEnd: { [self] error in
-                    // A reader leaving early is its choice; a body cut short is the exchange failing.
-                    if let error, case .cancelled = error {
-                    } else if let error {
-                        fail(span, with: error)
-                    }
-                    span.end()
-                }))
-        return response
+    }
+
+    /// A streamed response's span ends with its body; a reader leaving early is its choice, a body cut short the
+    /// exchange failing.
+    package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ span: any Span) {
+        if let error = ending.error { fail(span, with: error) }
+        span.end()
     }
 
     private func describe(_ request: HTTPRequest, in span: any Span) {

@@ -17,6 +17,33 @@ struct CallRegistryTests {
         #expect(registry.count == 0)
     }
 
+    @Test(
+        "a call cancelAll reaches between its reservation and its registration is cancelled as it registers, once"
+    )
+    func cancelledBeforeRegistered() throws {
+        let registry = CallRegistry()
+        let cancels = Locked(0)
+        let id = try #require(registry.reserve())
+        registry.cancelAll()
+        registry.register(id) { cancels.withLock { $0 += 1 } }
+        registry.cancelAll()
+        #expect(cancels.withLock { $0 } == 1)
+        registry.settle(id)
+        #expect(registry.count == 0)
+    }
+
+    @Test("a call reserved after a cancelAll is not cancelled by it")
+    func reservedAfterCancelAll() throws {
+        let registry = CallRegistry()
+        let cancels = Locked(0)
+        registry.cancelAll()
+        let id = try #require(registry.reserve())
+        registry.register(id) { cancels.withLock { $0 += 1 } }
+        #expect(cancels.withLock { $0 } == 0)
+        registry.settle(id)
+        #expect(registry.count == 0)
+    }
+
     @Test("a call that settles before it is registered is never registered: cancelAll does not reach it")
     func settledBeforeRegistered() throws {
         let registry = CallRegistry()

@@ -32,7 +32,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     private let source: Source
     /// Under one lock, as an open stream's memory counts: whether the body has been iterated, and what is called
     /// once when it ends, fails, is cancelled or is dropped — how a call knows its stream is over.
-    private let state = Locked<(isIterated: Bool, termination: (@Sendable () -> Void)?)>((false, nil))
+    private let state = Locked<(isIterated: Bool, termination: (@Sendable (RestingError?) -> Void)?)>((false, nil))
 
     private enum Source: Sendable {
         /// Fed by a transport (RestingTransportKit's `ResponseBodyFeed`).
@@ -115,19 +115,19 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     deinit {
         // A body nobody will read must not keep its transfer (and connection) busy.
         if case .buffer(let buffer) = source { buffer.cancel() }
-        terminate()
+        terminate(.cancelled)
     }
 
     /// Sets what runs once when this body is over, however it ends.
-    package func onTermination(_ handler: @escaping @Sendable () -> Void) {
+    package func onTermination(_ handler: @escaping @Sendable (RestingError?) -> Void) {
         state.withLock { $0.termination = handler }
     }
 
-    fileprivate func terminate() {
+    fileprivate func terminate(_ error: RestingError?) {
         state.withLock { state in
             defer { state.termination = nil }
             return state.termination
-        }?()
+        }?(error)
     }
 
     /// A stream that a transport feeds through `buffer`: what RestingTransportKit's `ResponseBodyFeed` makes.
@@ -140,12 +140,12 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         public mutating func next() async throws -> Data? {
             do {
                 guard let chunk = try await reader.next() else {
-                    stream.terminate()
+                    stream.terminate(nil)
                     return nil
                 }
                 return chunk
             } catch {
-                stream.terminate()
+                stream.terminate(error as? RestingError ?? .cancelled)
                 throw error
             }
         }
@@ -160,13 +160,16 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             return AsyncIterator(
                 stream: self, reader: ChunkReader(next: { throw RestingError.bodyAlreadyConsumed }, cancel: {}))
         }
+        // A reader that leaves early ends the body as a cancellation would.
+        let reader: ChunkReader
         switch source {
         case .buffer(let buffer):
-            return AsyncIterator(
-                stream: self, reader: ChunkReader(next: { try await buffer.take() }, cancel: buffer.cancel))
+            reader = ChunkReader(next: { try await buffer.take() }, cancel: buffer.cancel)
         case .sequence(let makeReader, _):
-            return AsyncIterator(stream: self, reader: makeReader())
+            reader = makeReader()
         }
+        reader.whenLeft { self.terminate(.cancelled) }
+        return AsyncIterator(stream: self, reader: reader)
     }
 
     /// Bytes of the body this stream holds in memory now, waiting for the reader: what the conformance kit bounds
@@ -182,7 +185,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         case .buffer(let buffer): buffer.cancel()
         case .sequence(_, let cancel): cancel?()
         }
-        terminate()
+        terminate(.cancelled)
     }
 
     /// The whole body, read into memory; fails with ``RestingError/responseTooLarge(limit:)`` past `limit` bytes.
@@ -203,8 +206,8 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     /// This body as it passes, chunk by chunk, through `onChunk`; `onEnd` is called once with how it ended
-    /// (`nil` when whole, the error, or ``RestingError/cancelled`` when the reader gave up). What a logging or
-    /// metrics interceptor uses to count bytes without buffering them.
+    /// (`nil` when whole, the error, or ``RestingError/cancelled`` when the reader gave up — or dropped the body
+    /// without reading it). What a logging or metrics interceptor uses to count bytes without buffering them.
     ///
     /// ```swift
     /// response.body = ResponseBody(stream.observed(onChunk: { bytes += $0.count }, onEnd: { _ in log(bytes) }))
@@ -212,19 +215,11 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public func observed(
         onChunk: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable (RestingError?) -> Void
     ) -> ResponseBodyStream {
-        ResponseBodyStream(
+        let end = StreamEnd(onEnd)
+        return ResponseBodyStream(
             source: .sequence(
                 {
                     var inner = self.makeAsyncIterator()
-                    let ended = Locked(false)
-                    let end = { @Sendable (error: RestingError?) in
-                        if ended.withLock({ ended in
-                            defer { ended = true }
-                            return !ended
-                        }) {
-                            onEnd(error)
-                        }
-                    }
                     return ChunkReader(
                         next: {
                             do {
@@ -242,12 +237,40 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                         cancel: { end(.cancelled) })
                 }, cancel: cancel))
     }
+
+    /// This body, counting its bytes as the reader takes them; `onEnd` is told how many passed and how the body
+    /// ended, as ``observed(onChunk:onEnd:)`` says.
+    package func counted(_ onEnd: @escaping @Sendable (_ bytes: Int64, _ error: RestingError?) -> Void)
+        -> ResponseBodyStream
+    {
+        let bytes = Locked<Int64>(0)
+        return observed(
+            onChunk: { chunk in bytes.withLock { $0 += Int64(chunk.count) } },
+            onEnd: { error in onEnd(bytes.withLock { $0 }, error) })
+    }
+}
+
+/// How an observed body ended, told once: by its reader, or — when the body is dropped unread, or its reader is
+/// dropped mid-way — as cancelled when the last reference goes.
+private final class StreamEnd: Sendable {
+    private let onEnd: Locked<(@Sendable (RestingError?) -> Void)?>
+
+    init(_ onEnd: @escaping @Sendable (RestingError?) -> Void) { self.onEnd = Locked(onEnd) }
+
+    func callAsFunction(_ error: RestingError?) {
+        onEnd.withLock { onEnd in
+            defer { onEnd = nil }
+            return onEnd
+        }?(error)
+    }
+
+    deinit { self(.cancelled) }
 }
 
 /// One iteration's way to read chunks, and to say that the reader left early.
 final class ChunkReader {
     private let read: () async throws -> Data?
-    private let onCancel: () -> Void
+    private var onCancel: () -> Void
     private var isDone = false
 
     init(next: @escaping () async throws -> Data?, cancel: @escaping () -> Void) {
@@ -266,6 +289,15 @@ final class ChunkReader {
         } catch {
             isDone = true
             throw error
+        }
+    }
+
+    /// Runs `handler` too when the reader leaves before the end.
+    func whenLeft(_ handler: @escaping () -> Void) {
+        let first = onCancel
+        onCancel = {
+            first()
+            handler()
         }
     }
 
