@@ -48,9 +48,11 @@ lint: build
 	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
 	scripts/api.sh check
 
-# The crash tests of the durable stores kill a separate process, the package in Tests/CrashProbe.
+# The crash tests of the durable stores kill a separate process, the package in Tests/CrashProbe; the footprint
+# test reads the memory of waiting calls from another, Tests/FootprintProbe, built optimised as an app would be.
 probe: deps
 	$(SWIFT) build --package-path Tests/CrashProbe
+	$(SWIFT) build -c release --package-path Tests/FootprintProbe
 
 test: lint probe
 	$(SWIFT) test $(STRICT) $(TRAIT_FLAGS)
@@ -111,4 +113,4 @@ bench:
 # The tool packages keep their own .build folders; SwiftPM can miss a file added to this package inside an old one.
 clean:
 	$(SWIFT) package clean
-	rm -rf Demo/.build Benchmarks/.build Fuzz/.build Tests/CrashProbe/.build
+	rm -rf Demo/.build Benchmarks/.build Fuzz/.build Tests/CrashProbe/.build Tests/FootprintProbe/.build

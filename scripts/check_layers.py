@@ -45,7 +45,7 @@ FLOORS = [
     ("Interceptors", "the interceptors we ship"),
     ("Cache", "the RFC 9111 cache interceptor and its stores"),
     ("Cookies", "the RFC 6265 cookie jar and its interceptor"),
-    ("Client", "RestingClient: converter, chain, transport, promise; buffered and streamed calls"),
+    ("Client", "RestingClient and a call's owner: its stages in order, its endings (decoded, streamed)"),
     ("Download", "downloads to disk with resume"),
     ("JSONRPC", "JSON-RPC 2.0 over RestingClient"),
     ("Pagination", "pages, polling and remote resources"),

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingServerHarness
+import RestingTestSupport
 import RestingTesting
 import Testing
 
@@ -10,31 +11,7 @@ import Testing
 @Suite("A call's events, stage by stage, on every transport")
 struct CallEventTests {
     /// Every event a client reports, in order.
-    final class EventLog: CallEventListener {
-        private let events = Locked<[CallEvent]>([])
-        func handle(_ event: CallEvent) { events.withLock { $0.append(event) } }
-        var all: [CallEvent] { events.withLock { $0 } }
-
-        /// The kinds of call `id`'s events, without what only a transport measures (the connection, the byte count
-        /// of a request, the time to first byte): those are checked apart.
-        func kinds(of id: UInt64) -> [CallEvent.Kind] {
-            all.filter { $0.callID == id }.compactMap { event in
-                switch event.kind {
-                case .connectionAcquired: nil
-                case .requestSent: .requestSent(bytes: nil)
-                case .responseHeadReceived(let status, _): .responseHeadReceived(status: status, timeToFirstByte: nil)
-                default: event.kind
-                }
-            }
-        }
-
-        /// The id of the call whose events came `index`-th (0: the first call made).
-        func callID(_ index: Int) throws -> UInt64 {
-            var seen: [UInt64] = []
-            for event in all where !seen.contains(event.callID) { seen.append(event.callID) }
-            return try #require(seen.count > index ? seen[index] : nil)
-        }
-    }
+    typealias EventLog = EventRecorder
 
     /// A base URL and a transport: recording_server's first origin, or the stub acting as it.
     private func endpoint(_ transport: Transport) async throws -> (baseUrl: String, client: any HTTPClient) {
@@ -71,7 +48,7 @@ struct CallEventTests {
         _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, first))).value
         let (a, b) = (Self.url(client, first), Self.url(client, "/events-\(transport)/b"))
         #expect(
-            log.kinds(of: try log.callID(0)) == [
+            log.kinds(of: try log.call(0)) == [
                 .callStarted, .requestConverted(method: .get, url: a),
                 .exchangeStarted(method: .get, url: a, attempt: 1), .requestSent(bytes: nil),
                 .responseHeadReceived(status: 307, timeToFirstByte: nil),
@@ -94,7 +71,7 @@ struct CallEventTests {
         _ = try await client.send(RestingRequest(endpoint: put, body: ["n": 1]))
         let url = Self.url(client, path)
         #expect(
-            log.kinds(of: try log.callID(0)) == [
+            log.kinds(of: try log.call(0)) == [
                 .callStarted, .requestConverted(method: .put, url: url),
                 .exchangeStarted(method: .put, url: url, attempt: 1), .requestSent(bytes: nil),
                 .responseHeadReceived(status: 503, timeToFirstByte: nil),
@@ -125,13 +102,13 @@ struct CallEventTests {
             .requestSent(bytes: nil),
         ]
         #expect(
-            log.kinds(of: try log.callID(0)) == exchange + [
+            log.kinds(of: try log.call(0)) == exchange + [
                 .responseHeadReceived(status: 200, timeToFirstByte: nil),
                 .responseBodyEnded(bytes: Int64(Self.json.count), complete: true), .cacheAnswered(.miss),
                 .callEnded(status: 200),
             ])
         #expect(
-            log.kinds(of: try log.callID(1)) == exchange + [
+            log.kinds(of: try log.call(1)) == exchange + [
                 .responseHeadReceived(status: 304, timeToFirstByte: nil), .responseBodyEnded(bytes: 0, complete: true),
                 .cacheAnswered(.revalidated), .callEnded(status: 200),
             ])
@@ -144,7 +121,7 @@ struct CallEventTests {
         let response = try await client.perform(
             RestingRequest(endpoint: Endpoint<Nothing, ResponseBodyStream>(.get, path))
         ).value
-        let id = try log.callID(0)
+        let id = try log.call(0)
         #expect(!log.kinds(of: id).contains { $0.isTerminal }, "the call has not ended: its body is still to read")
         #expect(try await response.body.collect(upTo: 1024) == Data("twelve-bytes".utf8))
         let url = Self.url(client, path)
@@ -167,7 +144,7 @@ struct CallEventTests {
             RestingRequest(endpoint: Endpoint<Nothing, ResponseBodyStream>(.get, path))
         ).value
         for try await _ in response.body { break }
-        let kinds = log.kinds(of: try log.callID(0))
+        let kinds = log.kinds(of: try log.call(0))
         #expect(kinds.last == .callCancelled)
         guard case .responseBodyEnded(let bytes, complete: false)? = kinds.dropLast().last else {
             Issue.record("the body's end is not reported before the call's: \(kinds)")
@@ -186,7 +163,7 @@ struct CallEventTests {
             RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path)), to: file
         ).value
         #expect(downloaded.size == 16)
-        let kinds = log.kinds(of: try log.callID(0))
+        let kinds = log.kinds(of: try log.call(0))
         #expect(kinds.suffix(2) == [.responseBodyEnded(bytes: 16, complete: true), .callEnded(status: 200)])
     }
 
@@ -200,7 +177,7 @@ struct CallEventTests {
         await #expect(throws: RestingError.self) {
             try await client.send(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/x")))
         }
-        let kinds = log.kinds(of: try log.callID(0))
+        let kinds = log.kinds(of: try log.call(0))
         #expect(kinds.filter(\.isTerminal).count == 1)
         guard case .exchangeFailed? = kinds.dropLast().last, case .callFailed(let type, _)? = kinds.last else {
             Issue.record("not an exchange failure then the call's: \(kinds)")
@@ -228,7 +205,8 @@ struct CallEventTests {
         let call = try #require(client.withLock { $0 }).perform(
             RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/never")))
         await #expect(throws: RestingError.cancelled) { try await call.value }
-        let kinds = log.kinds(of: try log.callID(0))
+        client.withLock { $0 = nil }  // the listener holds the box that holds the client
+        let kinds = log.kinds(of: try log.call(0))
         #expect(kinds.filter(\.isTerminal) == [.callCancelled])
         #expect(kinds.last == .callCancelled)
     }
@@ -237,12 +215,30 @@ struct CallEventTests {
     /// the connection each went on.
     private func expectMeasured(_ log: EventLog, _ transport: Transport, bodies: [Int64]) throws {
         guard transport == .curl else { return }
-        let id = try log.callID(0)
+        let id = try log.call(0)
         let events = log.all.filter { $0.callID == id }.map(\.kind)
         #expect(events.compactMap { if case .requestSent(let bytes) = $0 { bytes } else { nil } } == bodies)
         let connections = events.compactMap { if case .connectionAcquired(let details) = $0 { details } else { nil } }
         #expect(connections.count == bodies.count && connections.allSatisfy { $0.protocolVersion == "1.1" })
     }
+}
+
+extension EventRecorder {
+    /// The kinds of call `id`'s events, without what only a transport measures (the connection, the byte count of a
+    /// request, the time to first byte): those are checked apart.
+    func kinds(of id: UInt64) -> [CallEvent.Kind] {
+        all.filter { $0.callID == id }.compactMap { event in
+            switch event.kind {
+            case .connectionAcquired: nil
+            case .requestSent: .requestSent(bytes: nil)
+            case .responseHeadReceived(let status, _): .responseHeadReceived(status: status, timeToFirstByte: nil)
+            default: event.kind
+            }
+        }
+    }
+
+    /// The id of the call whose events came `index`-th, or the test fails.
+    func call(_ index: Int) throws -> UInt64 { try #require(callID(index)) }
 }
 
 /// recording_server.py's answers, as a stub: `status`, `location`, `etag` (a matching `If-None-Match` is a 304),

@@ -27,7 +27,8 @@ extension RestingClient {
         _ request: RestingRequest<RequestType, ResponseType>
     ) async throws -> RestingResponse<ResponseType> {
         guard request.endpoint.responseReading.streaming == nil else { return try await perform(request).value }
-        return try await inCallingTask { events in try await respond(to: request, context: .unobserved(events: events))
+        return try await inCallingTask { events in
+            try await Call(self, request).respond(DecodedResponse(), .unobserved(events: events))
         }
     }
 

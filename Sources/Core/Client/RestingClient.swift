@@ -159,60 +159,7 @@ public final class RestingClient: Sendable {
         if let streamed = request.endpoint.responseReading.streaming {
             return performStreaming(request, as: streamed, baseUrl: baseUrl, continuing: continuing)
         }
-        return call { context in
-            try await self.respond(to: request, baseUrl: baseUrl, continuing: continuing, context: context)
-        }
-    }
-
-    /// The pipeline of a call whose body is read whole: converts, exchanges, checks the status and decodes.
-    ///
-    /// The work around the exchange is in helpers that are not inlined: this frame is held while the response is
-    /// awaited, and with the conversion and the decoding inlined it was 1.2 KiB, a slab of the call's task of its own
-    /// (a `malloc` and a `free` per call).
-    func respond<RequestType, ResponseType>(
-        to request: RestingRequest<RequestType, ResponseType>, baseUrl: String? = nil,
-        continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil, context: CallContext
-    ) async throws -> RestingResponse<ResponseType> {
-        let converted = try converted(
-            request, baseUrl: baseUrl ?? self.baseUrl, continuing: continuing, events: context.events)
-        // A mock or a custom transport may answer with a stream even so: read it whole.
-        let response = try await exchange(converted, progress: context.progress).buffered()
-        return try await decoded(response, for: request, events: context.events)
-    }
-
-    /// `request` converted against `baseUrl`, then adjusted by `continuing`, reporting to `events`.
-    @inline(never)
-    func converted<RequestType, ResponseType>(
-        _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String,
-        continuing: (@Sendable (inout HTTPRequest) -> Void)?, events: CallEventReporter?
-    ) throws -> HTTPRequest {
-        var httpRequest = try requestConverter.toHTTPRequest(request, baseUrl: baseUrl)
-        continuing?(&httpRequest)
-        if let events {
-            httpRequest.events = events
-            events.report(
-                .requestConverted(method: httpRequest.method, url: RedactionPolicy.default.url(httpRequest.url)))
-        }
-        return httpRequest
-    }
-
-    /// The call's response: its status checked, its body decoded as `request`'s endpoint says; the call's end.
-    @inline(never)
-    func decoded<RequestType, ResponseType>(
-        _ response: HTTPDataResponse, for request: RestingRequest<RequestType, ResponseType>,
-        events: CallEventReporter?
-    ) async throws -> RestingResponse<ResponseType> {
-        // The client's range is the common answer; the endpoint's extras and its error type only for the rest.
-        if !acceptedStatusCodes.contains(response.status) {
-            try await statusCheck(for: request.endpoint).verify(response)
-        }
-        let body = try await decode(
-            ResponseType.self, from: response.body.data ?? Data(), decoder: request.endpoint.decoder ?? decoder,
-            reading: request.endpoint.responseReading, envelope: request.endpoint.envelope)
-        events?.report(.callEnded(status: response.status))
-        return RestingResponse(
-            status: response.status, headers: response.headers, body: body, url: response.url,
-            metrics: response.metrics, cacheStatus: response.cacheStatus)
+        return call(Call(self, request, baseUrl: baseUrl, continuing: continuing), ending: DecodedResponse())
     }
 
     /// How a call of `endpoint` judges its response's status, and what it throws for one it does not accept.
@@ -222,17 +169,17 @@ public final class RestingClient: Sendable {
             errorBody: endpoint.errorBody ?? errorBody, decoder: endpoint.decoder ?? decoder)
     }
 
-    /// Runs `work` as one call of this client: counted for ``cancelAll()``, held back by the concurrency
-    /// limit, on the transport's executor.
-    func call<Value: Sendable>(
-        cancellationHooks: CancellationHooks? = nil,
-        _ work: @escaping @Sendable (CallContext) async throws -> Value
-    ) -> ProgressablePromise<Value> {
+    /// Starts `call` in a task of its own, ending as `ending` says, and returns its promise: counted for
+    /// ``cancelAll()``, held back by the concurrency limit, on the transport's executor.
+    func call<RequestType, ResponseType, Ending: CallEnding>(
+        _ call: Call<RequestType, ResponseType>, ending: Ending, cancellationHooks: CancellationHooks? = nil
+    ) -> ProgressablePromise<Ending.Value>
+    where Ending.RequestType == RequestType, Ending.ResponseType == ResponseType {
         guard let id = calls.reserve() else { return ProgressablePromise { _ in throw RestingError.shutDown } }
         let channel = ProgressChannel()
         let events = eventReporter(for: id)
-        // One closure from the task's start to `work`, not one per concern: a call waiting for its response holds
-        // every frame between, and ten thousand open streams hold them ten thousand times.
+        // One closure from the task's start to the call's stages, which are inlined into it: a call waiting for its
+        // response holds every frame between (the Performance article, "What a waiting call holds").
         let promise = ProgressablePromise(channel: channel, executor: executor, cancellationHooks: cancellationHooks) {
             [self] in
             defer {
@@ -240,7 +187,7 @@ public final class RestingClient: Sendable {
                 channel.close()
             }
             return try await run(id, events: events) {
-                try await work(CallContext(progress: channel.send, events: events))
+                try await call.respond(ending, CallContext(progress: channel.send, events: events))
             }
         }
         calls.register(id, cancel: promise.cancel)
@@ -249,14 +196,35 @@ public final class RestingClient: Sendable {
 
     /// What every call does around its work, whichever task runs it: waits for a slot of the concurrency limit,
     /// runs as call `id` of the registry, and reports a failure as the call's end.
+    ///
+    /// Inlined, and what it does besides awaiting in helpers that are not: a call waiting for its response holds
+    /// every frame between its task's start and the transport (the Performance article, "What a waiting call
+    /// holds"); `CallFootprintTests` measure it.
+    @inline(__always)
     func run<Value>(_ id: UInt64, events: CallEventReporter?, _ work: () async throws -> Value) async throws -> Value {
         do {
-            return try await holdingASlot(events: events) { try await calls.running(id, work) }
+            if let limiter { try await acquireSlot(of: limiter, events: events) }
+            defer { limiter?.release() }
+            return try await calls.running(id, work)
         } catch {
-            let error = error is CancellationError ? RestingError.cancelled : error
-            events?.fail(error)
-            throw error
+            throw Self.ending(by: error, events: events)
         }
+    }
+
+    /// Waits for a slot of `limiter`, and reports how long that took.
+    @inline(never)
+    private func acquireSlot(of limiter: CallLimiter, events: CallEventReporter?) async throws {
+        let asked = ContinuousClock.now
+        try await limiter.acquire()
+        events?.report(.concurrencySlotAcquired(waited: .now - asked))
+    }
+
+    /// What a call that failed with `error` throws (``RestingError/cancelled`` for a cancellation), its end reported.
+    @inline(never)
+    private static func ending(by error: any Error, events: CallEventReporter?) -> any Error {
+        let error = error is CancellationError ? RestingError.cancelled : error
+        events?.fail(error)
+        return error
     }
 
     /// Call `id`'s reporter, when the client has a listener; the call has started.
@@ -269,11 +237,7 @@ public final class RestingClient: Sendable {
 
     /// Runs `work` once the concurrency limit has a slot for it, and frees the slot after.
     func holdingASlot<Value>(events: CallEventReporter?, _ work: () async throws -> Value) async throws -> Value {
-        if let limiter {
-            let asked = ContinuousClock.now
-            try await limiter.acquire()
-            events?.report(.concurrencySlotAcquired(waited: .now - asked))
-        }
+        if let limiter { try await acquireSlot(of: limiter, events: events) }
         defer { limiter?.release() }
         return try await work()
     }
@@ -288,7 +252,8 @@ public final class RestingClient: Sendable {
         try await chain.proceed(request, progress: progress)
     }
 
-    private func decode<T: Decodable & Sendable>(
+    /// `body` decoded as `type`, off the transport's executor when it is large.
+    func decode<T: Decodable & Sendable>(
         _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading, envelope: EnvelopeReading<T>?
     ) async throws -> T {
         guard executor != nil, body.count > Self.decodeOffExecutorThreshold else {

@@ -48,45 +48,63 @@ extension RestingClient {
         _ request: RestingRequest<RequestType, ResponseType>, to destination: URL, resume: Bool = true,
         maximumSize: Int64 = DownloadTarget.defaultMaximumSize
     ) -> ProgressablePromise<DownloadedFile> {
-        let check = statusCheck(for: request.endpoint).forDownload
-        return call { context in
-            var httpRequest = try self.converted(
-                request, baseUrl: self.baseUrl, continuing: nil, events: context.events)
-            let partial = PartialDownload(destination: destination)
-            let target = partial.target(resuming: resume, maximumSize: maximumSize)
-            if target.offset > 0, let validator = target.validator {
-                httpRequest.headers.replaceOrAdd(name: "Range", value: "bytes=\(target.offset)-")
-                httpRequest.headers.replaceOrAdd(name: "If-Range", value: validator)
-            }
-            httpRequest.downloadTarget = target
-            let response: HTTPDataResponse
-            do {
-                response = try await self.exchange(httpRequest) { step in
-                    context.progress(step.continuing(from: target.offset))
-                }
-            } catch {
-                // A cancelled or refused download starts over next time; any other failure keeps its bytes.
-                if Self.discardsPartialFile(error) { partial.remove() }
-                throw error
-            }
-            if response.status == 416, target.offset > 0,
-                ContentRange.completeLength(of: response.headers["Content-Range"]) == target.offset
-            {
-                // The partial file already held every byte.
-                try partial.complete()
-                context.events?.report(.callEnded(status: response.status))
-                return DownloadedFile(
-                    url: destination, size: target.offset, resumedFrom: target.offset,
-                    status: response.status, headers: response.headers, metrics: response.metrics)
-            }
-            try await check.verify(response)
-            try partial.complete()
-            context.events?.report(.callEnded(status: response.status))
-            return DownloadedFile(
-                url: destination, size: FileIO.size(of: destination) ?? 0, resumedFrom: target.offset,
-                status: response.status,
-                headers: response.headers, metrics: response.metrics)
+        let partial = PartialDownload(destination: destination)
+        return call(
+            Call(self, request),
+            ending: FileDownload(partial: partial, target: partial.target(resuming: resume, maximumSize: maximumSize)))
+    }
+}
+
+/// The ending of a download: the body goes to a partial file — continued with a `Range` request when one is there
+/// and has a validator — moved into place once whole. Only a 2xx has the file for its body, whatever else the call
+/// accepts.
+struct FileDownload<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: CallEnding {
+    let partial: PartialDownload
+    let target: DownloadTarget
+
+    func prepare(_ request: inout HTTPRequest) throws {
+        if target.offset > 0, let validator = target.validator {
+            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(target.offset)-")
+            request.headers.replaceOrAdd(name: "If-Range", value: validator)
         }
+        request.downloadTarget = target
+    }
+
+    func statusCheck(_ check: StatusCheck) -> StatusCheck { check.forDownload }
+
+    /// Progress of the whole file: a resumed download counts the bytes it already had.
+    func progress(_ handler: @escaping ProgressHandler) -> ProgressHandler {
+        guard target.offset > 0 else { return handler }
+        return { [offset = target.offset] step in handler(step.continuing(from: offset)) }
+    }
+
+    /// A 416 for a partial file that already held every byte is the whole file.
+    func answer(beforeCheck response: HTTPDataResponse, events: CallEventReporter?) throws -> DownloadedFile? {
+        guard response.status == 416, target.offset > 0,
+            ContentRange.completeLength(of: response.headers["Content-Range"]) == target.offset
+        else { return nil }
+        return try completed(response, size: target.offset, events: events)
+    }
+
+    /// A cancelled or refused download starts over next time; any other failure keeps its bytes.
+    func exchangeFailed(_ error: any Error) {
+        if Self.discardsPartialFile(error) { partial.remove() }
+    }
+
+    func finish(
+        _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
+    ) async throws -> DownloadedFile {
+        try completed(response, size: nil, events: events)
+    }
+
+    private func completed(_ response: HTTPDataResponse, size: Int64?, events: CallEventReporter?) throws
+        -> DownloadedFile
+    {
+        try partial.complete()
+        events?.report(.callEnded(status: response.status))
+        return DownloadedFile(
+            url: partial.destination, size: size ?? FileIO.size(of: partial.destination) ?? 0,
+            resumedFrom: target.offset, status: response.status, headers: response.headers, metrics: response.metrics)
     }
 
     static func discardsPartialFile(_ error: any Error) -> Bool {

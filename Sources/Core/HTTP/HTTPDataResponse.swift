@@ -44,8 +44,8 @@ public struct HTTPDataResponse: Sendable {
         _modify { yield &CopyOnWriteBox.unique(&box).fields.cacheStatus }
     }
 
-    // One copy-on-write box, as in `HTTPRequest`: a response passes back through every interceptor's async
-    // frame, and its 203 bytes of fields (the metrics alone 146) there cost each call malloc'ed frame memory.
+    // One copy-on-write box, as in `HTTPRequest`: a response passes back through every interceptor's async frame
+    // (the Performance article, "What a waiting call holds").
     private var box: CopyOnWriteBox<Fields>
 
     /// A response as a transport or an interceptor makes it.

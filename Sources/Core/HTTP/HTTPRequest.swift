@@ -95,9 +95,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         set { CopyOnWriteBox.unique(&box).fields.events = newValue }
     }
 
-    // The fields live in one copy-on-write box, so that a request is a single reference wherever it is
-    // passed: every interceptor's async frame holds the request, and 177 bytes of fields there (six of them
-    // reference-counted) made each call's task allocate frame memory from malloc instead of its own slab.
+    // The fields live in one copy-on-write box, so that a request is one reference in every async frame that holds
+    // it — every interceptor's (the Performance article, "What a waiting call holds").
     private var box: CopyOnWriteBox<Fields>
 
     /// A request as the converter, an interceptor or a test makes it; validate it with ``validate()``.

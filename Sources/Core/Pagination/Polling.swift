@@ -140,15 +140,24 @@ extension RestingClient {
     func pollingRound<RequestType, ResponseType>(_ request: RestingRequest<RequestType, ResponseType>) async throws
         -> PollingRound<ResponseType>
     {
-        try await call { context in
-            let converted = try self.converted(request, baseUrl: self.baseUrl, continuing: nil, events: context.events)
-            let response = try await self.exchange(converted, progress: context.progress).buffered()
-            let comeBackLater = [429, 503].contains(response.status) && response.headers.contains("Retry-After")
-            guard response.status != 304, !comeBackLater else {
-                context.events?.report(.callEnded(status: response.status))
-                return .unchanged(response.headers)
-            }
-            return .changed(try await self.decoded(response, for: request, events: context.events))
-        }.value
+        try await call(Call(self, request), ending: PollingRoundEnding()).value
+    }
+}
+
+/// The ending of a poll round: "unchanged" for a `304` or a "come back later", else the response decoded.
+struct PollingRoundEnding<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: CallEnding {
+    func answer(beforeCheck response: HTTPDataResponse, events: CallEventReporter?) throws
+        -> PollingRound<ResponseType>?
+    {
+        let comeBackLater = [429, 503].contains(response.status) && response.headers.contains("Retry-After")
+        guard response.status == 304 || comeBackLater else { return nil }
+        events?.report(.callEnded(status: response.status))
+        return .unchanged(response.headers)
+    }
+
+    func finish(
+        _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
+    ) async throws -> PollingRound<ResponseType> {
+        .changed(try await DecodedResponse().finish(response, of: call, events: events))
     }
 }

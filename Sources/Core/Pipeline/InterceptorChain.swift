@@ -47,19 +47,25 @@ final class InterceptorChain: Sendable {
 
     private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let request = try Self.boundaryChecked(request)
-        guard let events = request.events else { return try await transportSend(request, progress: progress) }
-        return try await events.observeExchange(request) { request in
-            try await transportSend(request, progress: progress)
-        }
-    }
-
-    private func transportSend(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
-        -> HTTPDataResponse
-    {
         do {
+            // Observed in a frame of its own: a call without a listener does not hold one.
+            if request.events != nil { return try await observed(request, progress: progress) }
             return try await transport.send(request, progress: progress)
         } catch is CancellationError {
             throw RestingError.cancelled
+        }
+    }
+
+    @inline(never)
+    private func observed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
+    {
+        guard let events = request.events else { return try await transport.send(request, progress: progress) }
+        return try await events.observeExchange(request) { request in
+            do {
+                return try await transport.send(request, progress: progress)
+            } catch is CancellationError {
+                throw RestingError.cancelled
+            }
         }
     }
 

@@ -163,7 +163,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     }
 
     /// This endpoint decoding the body of a response it does not accept as the API's `errorType`, and throwing that
-    /// (in place of the client's ``RestingClient/init(baseUrl:decoder:httpClient:requestConverter:interceptors:networkInterceptors:acceptedStatusCodes:errorBody:concurrency:maximumRedirects:)``
+    /// (in place of the client's ``RestingClient/init(baseUrl:decoder:httpClient:requestConverter:interceptors:networkInterceptors:acceptedStatusCodes:errorBody:concurrency:maximumRedirects:eventListener:)``
     /// `errorBody`); a body that is not one still throws ``RestingError/httpError(_:)``. See ``HTTPErrorBody``.
     public func decodingErrors<ErrorBody: Error & Decodable & Sendable>(as errorType: ErrorBody.Type) -> Self {
         var endpoint = self

@@ -54,8 +54,7 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
     }
 
     // One copy-on-write box, as in `HTTPRequest`: a request is captured by its call's closures and sits in the async
-    // frame of the code that sends it — with an endpoint, some 300 bytes each time, held for as long as the call (or a
-    // stream it opened) waits.
+    // frames of the code that sends it for as long as the call (or a stream it opened) waits.
     private var box: CopyOnWriteBox<Fields>
 
     private struct Fields: Sendable {

@@ -7,7 +7,7 @@ import Foundation
 /// An API's own error type, decoded from the body of a response whose status the call does not accept, that also
 /// keeps that response: its status, headers and raw body, as the ``HTTPError`` it would otherwise have been.
 ///
-/// Name the type on the client (``RestingClient/init(baseUrl:decoder:httpClient:requestConverter:interceptors:networkInterceptors:acceptedStatusCodes:errorBody:concurrency:maximumRedirects:)``)
+/// Name the type on the client (``RestingClient/init(baseUrl:decoder:httpClient:requestConverter:interceptors:networkInterceptors:acceptedStatusCodes:errorBody:concurrency:maximumRedirects:eventListener:)``)
 /// or on one endpoint (``Endpoint/decodingErrors(as:)``); conforming is optional — any `Error & Decodable` works —
 /// and only adds the response:
 ///

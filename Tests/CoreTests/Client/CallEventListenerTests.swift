@@ -10,12 +10,7 @@ import Testing
 /// nothing reported, or paid for, without a listener.
 @Suite("Call event listeners")
 struct CallEventListenerTests {
-    final class Recorder: CallEventListener {
-        private let events = Locked<[CallEvent]>([])
-        func handle(_ event: CallEvent) { events.withLock { $0.append(event) } }
-        var all: [CallEvent] { events.withLock { $0 } }
-        var kinds: [CallEvent.Kind] { all.map(\.kind) }
-    }
+    typealias Recorder = EventRecorder
 
     private static let get = Endpoint<Nothing, Data>(.get, "/thing")
 
