@@ -263,8 +263,11 @@ final class CurlDriver: @unchecked Sendable {
         // Counted off only now, once the jobs have submitted their transfers: the load never looks lower than it is.
         let handled = delivered.jobs.count + delivered.submissions.count
         if handled > 0 { pendingMail.subtract(handled, ordering: .relaxed) }
-        for body in delivered.passEnds { body() }
+        // Told only once this mail has let go of its transfers: a cancelled transfer's last reference may be here,
+        // and whoever waits for the pass's end then finds it freed.
+        let passEnds = delivered.passEnds
         delivered.removeAll()
+        for body in passEnds { body() }
         return isStopping
     }
 
