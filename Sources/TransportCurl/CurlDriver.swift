@@ -17,14 +17,12 @@ import Darwin
 /// (The Performance article of the DocC catalogue measures why this matters.)
 ///
 /// Other threads talk to it through one locked mailbox: jobs, submitted transfers, cancellations. A sender
-/// wakes the thread only if it is asleep (the `isSleeping` flag is set and read under the same lock, so no
+/// wakes the thread only if it is asleep (its phase is set and read under the same lock, so no
 /// wake-up is lost).
 final class CurlDriver: @unchecked Sendable {
     private struct Mailbox {
         var mail = DriverMail()
-        var isSleeping = false
-        var isStopping = false
-        var hasStopped = false
+        var phase = DriverPhase.running(isAsleep: false)
         /// Called once the thread has released everything and is about to end.
         var stopWaiters: [@Sendable () -> Void] = []
     }
@@ -131,7 +129,7 @@ final class CurlDriver: @unchecked Sendable {
     var startedTransfers: Int { startedCount.load(ordering: .relaxed) }
 
     /// Whether the thread has ended its loop (or never started).
-    var hasStopped: Bool { !hasStarted || mailbox.withLock { $0.hasStopped } }
+    var hasStopped: Bool { !hasStarted || mailbox.withLock { $0.phase.hasStopped } }
 
     /// Hands a job from another thread to the driver; `false` once the driver has stopped.
     func post(_ job: UnownedJob) -> Bool {
@@ -175,7 +173,7 @@ final class CurlDriver: @unchecked Sendable {
         let hasStopped =
             !hasStarted
             || mailbox.withLock { mailbox in
-                guard !mailbox.hasStopped else { return true }
+                guard !mailbox.phase.hasStopped else { return true }
                 mailbox.stopWaiters.append(body)
                 return false
             }
@@ -194,7 +192,7 @@ final class CurlDriver: @unchecked Sendable {
 
     /// Lets the thread finish its transfers and exit.
     func stop() {
-        _ = post { $0.isStopping = true }
+        _ = post { $0.phase.askToStop() }
     }
 
     /// Puts a message in the mailbox and wakes the driver if it sleeps; `false` once the driver has stopped.
@@ -204,13 +202,10 @@ final class CurlDriver: @unchecked Sendable {
     /// thread-safe and only writes to a socket.)
     private func post(countsAsLoad: Bool = true, _ message: (inout Mailbox) -> Void) -> Bool {
         mailbox.withLock { mailbox in
-            guard !mailbox.hasStopped else { return false }
+            guard !mailbox.phase.hasStopped else { return false }
             message(&mailbox)
             if countsAsLoad { pendingMail.add(1, ordering: .relaxed) }
-            if mailbox.isSleeping {
-                mailbox.isSleeping = false
-                curl_multi_wakeup(multi)
-            }
+            if mailbox.phase.wake() { curl_multi_wakeup(multi) }
             return true
         }
     }
@@ -247,7 +242,7 @@ final class CurlDriver: @unchecked Sendable {
     private func processMail() -> Bool {
         let isStopping = mailbox.withLock { mailbox in
             swap(&mailbox.mail, &delivered)
-            return mailbox.isStopping
+            return mailbox.phase.isStopping
         }
         for job in delivered.jobs { run(job) }
         // Their jobs land in the local list, and run next.
@@ -295,21 +290,22 @@ final class CurlDriver: @unchecked Sendable {
         let sleeps = mailbox.withLock { mailbox in
             // A stop posted during this pass — by a job on this very thread, which needs no wake-up — ends an idle
             // driver now, not after the poll's timeout.
-            mailbox.isSleeping = mailbox.mail.isEmpty && !(mailbox.isStopping && isIdle)
-            return mailbox.isSleeping
+            guard mailbox.mail.isEmpty, !(mailbox.phase.isStopping && isIdle) else { return false }
+            mailbox.phase.fallAsleep()
+            return true
         }
         guard sleeps else { return }
         var timeout = -1
         curl_multi_timeout(multi, &timeout)
         curl_multi_poll(multi, nil, 0, Int32(timeout < 0 ? 1000 : min(timeout, 1000)), nil)
-        mailbox.withLock { $0.isSleeping = false }
+        mailbox.withLock { _ = $0.phase.wake() }
     }
 
     /// Stops taking mail if nothing arrived since the last look; late jobs then run elsewhere.
     private func shutDownIfIdle() -> Bool {
         let waiters = mailbox.withLock { mailbox -> [@Sendable () -> Void]? in
             guard mailbox.mail.isEmpty else { return nil }
-            mailbox.hasStopped = true
+            mailbox.phase = .stopped
             defer { mailbox.stopWaiters = [] }
             return mailbox.stopWaiters
         }
@@ -393,8 +389,7 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     private func resumeUploadOnDriver(_ transfer: CurlTransfer) {
-        guard transfer.isUploadPaused, let handle = transfer.handle else { return }
-        transfer.isUploadPaused = false
+        guard let handle = transfer.handle, transfer.upload.resume() else { return }
         // May call the read callback at once, which pauses again if the producer has nothing after all.
         curl_easy_pause(handle.raw, transfer.pausedDirections)
     }

@@ -36,7 +36,7 @@ extension CurlTransfer {
 
     private func configureMethodAndBody(_ handle: EasyHandle) throws(RestingError) {
         let hasBody = !request.body.isEmpty
-        if hasBody { setReader(try request.body.makeReader()) }
+        if hasBody { upload = UploadSource(try request.body.makeReader()) }
         // Back to a plain GET first: a reused handle keeps the previous request's method options.
         try handle.set(CURLOPT_HTTPGET, 1, "GET")
         try handle.set(CURLOPT_CUSTOMREQUEST, pointer: nil, "method")

@@ -33,19 +33,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// Where the driver keeps this transfer among its active ones (driver thread only); -1 when not active.
     @exclusivity(unchecked) var activeIndex = -1
 
-    @exclusivity(unchecked) var reader: (any RequestBodyReader)?
-    /// The reader when the body is an async sequence: read without blocking, the upload paused while it has nothing.
-    @exclusivity(unchecked) var sequenceReader: SequenceBodyReader?
-    /// The upload waits for the sequence's producer (the read callback answered `CURL_READFUNC_PAUSE`).
-    @exclusivity(unchecked) var isUploadPaused = false
-    /// Body bytes handed to libcurl since the reader was made: a rewind before the first is no rewind at all.
-    @exclusivity(unchecked) private var bodyBytesRead: Int64 = 0
-    @exclusivity(unchecked) private var headers = HTTPHeaderFields()
-    @exclusivity(unchecked) private var headerBytes = 0
-    /// Whether the blank line that ends the current response's head has arrived: header lines after it are trailers.
-    @exclusivity(unchecked) private var headSeen = false
-    /// The current response's `Content-Length`, read as its line arrived.
-    @exclusivity(unchecked) private var announcedLength: Int64?
+    /// The request body's reader, and how far libcurl has read it.
+    @exclusivity(unchecked) var upload = UploadSource.none
+    /// The current response's head, line by line.
+    @exclusivity(unchecked) private var head = ResponseHeadReader()
     /// A body read whole: in memory within the limit or in a download's file; the rate floor, fed from the progress
     /// callback (which libcurl calls at least once a second, stalled or not); the progress throttle.
     @exclusivity(unchecked) private var collector: ResponseCollector
@@ -67,12 +58,6 @@ final class CurlTransfer: @unchecked Sendable {
     /// the submitting driver, or the least loaded other, so that the pipelines' work stays off the connection's
     /// thread while the origin's transfers share one connection.
     let home: CurlDriver?
-
-    /// All the response header bytes a server may send before the transfer fails.
-    static var maximumHeaderBytes: Int { 256 * 1024 }
-    /// Room reserved for a head's fields: 12 of 80 bytes stay within glibc's per-thread cache (1,032 bytes), so the
-    /// room a streamed head gives back (``HTTPHeaderFields/shrinkToFit()``) is the next head's, not a hole.
-    static var typicalHeaderCount: Int { 12 }
 
     /// The client's count of live transfers and double resumes.
     let census: TransferCensus
@@ -130,8 +115,8 @@ final class CurlTransfer: @unchecked Sendable {
             // A body before the end of the head (HTTP/0.9-like, or a server that sends no blank line) still begins.
             if !collector.hasBegun {
                 try collector.begin(
-                    status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: headers,
-                    announcedLength: announcedLength)
+                    status: handle?.long(CURLINFO_RESPONSE_CODE) ?? 0, headers: head.fields,
+                    announcedLength: head.announcedLength)
             }
             try collector.append(UnsafeRawBufferPointer(start: bytes, count: count))
             return count
@@ -142,56 +127,27 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func receiveHeader(_ bytes: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        headerBytes += count
-        guard headerBytes <= Self.maximumHeaderBytes else {
-            failure = Self.malformed("response headers larger than \(Self.maximumHeaderBytes) bytes")
-            return 0
-        }
         let line = UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
-        if HeaderLine.isStatusLine(line) {
-            // libcurl takes status lines RFC 9112 does not (`Http/1.1`, `HTTP/1.1 200`, `HTTP/1.1 2000`): refuse them,
-            // as every transport must.
-            if let fault = HeaderLine.statusLineFault(line) {
-                failure = Self.malformed("malformed status line: \(fault)")
-                return 0
-            }
-            // A new response begins (after a 100 Continue, say): forget the previous one's headers.
-            headers = HTTPHeaderFields()
-            // Most heads fit: one allocation rather than a regrowth (and a copy) at 1, 2, 4 and 8 fields.
-            headers.reserveCapacity(Self.typicalHeaderCount)
-            headSeen = false
-            announcedLength = nil
-        } else if HeaderLine.trimmed(line[...]).isEmpty {
-            headSeen = true
+        switch head.read(line) {
+        case .taken:
+            return count
+        case .malformed(let reason):
+            failure = Self.malformed(reason)
+            return 0
+        case .ended:
             guard let status = handle?.long(CURLINFO_RESPONSE_CODE), status >= 200 else { return count }
             if let streaming {
                 deliverHead(status: status, bufferSize: streaming.bufferSize)
-            } else {
-                do throws(RestingError) {
-                    try collector.begin(status: status, headers: headers, announcedLength: announcedLength)
-                } catch {
-                    failure = error
-                    return 0
-                }
+                return count
             }
-        } else if headSeen {
-            // A trailer, after a chunked body: never merged into the head, where it could supply a
-            // `Location` or a `Retry-After` that the checks of the head have already passed.
-        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            let nameBytes = HeaderLine.trimmed(line[..<colon])
-            let name = String(decoding: nameBytes, as: UTF8.self)
-            let value = String(decoding: HeaderLine.trimmed(line[(colon + 1)...]), as: UTF8.self)
-            if HeaderLine.isContentLength(nameBytes) {
-                // Two different lengths leave the body's end to a guess (RFC 9112 §6.3): refuse the response.
-                if let earlier = headers["Content-Length"], earlier != value {
-                    failure = Self.malformed("conflicting Content-Length headers")
-                    return 0
-                }
-                announcedLength = Int64(value)
+            do throws(RestingError) {
+                try collector.begin(status: status, headers: head.fields, announcedLength: head.announcedLength)
+                return count
+            } catch {
+                failure = error
+                return 0
             }
-            headers.add(name: name, value: value)
         }
-        return count
     }
 
     /// The largest chunk handed to a stream's reader: half its buffer, at most 256 KiB (sixteen of libcurl's writes).
@@ -223,8 +179,7 @@ final class CurlTransfer: @unchecked Sendable {
             onResume: { [weak self] in self.map(driver.unpause) },
             onCancel: { [weak self] in self.map(driver.cancel) })
         guard let waiter = lifecycle.streamHead(into: StreamedBody(feed)) else { return }
-        // The head lives as long as the stream: ten thousand open streams would each keep the typical head's room.
-        headers.shrinkToFit()
+        head.shrinkToFit()
         // The call has its answer, and its progress ends with it: holding the handler for the stream's life would
         // only keep the settled call's progress channel.
         progress = { _ in }
@@ -232,7 +187,7 @@ final class CurlTransfer: @unchecked Sendable {
             waiter,
             with: .success(
                 HTTPDataResponse(
-                    status: status, headers: headers, body: ResponseBody(stream), url: request.url,
+                    status: status, headers: head.fields, body: ResponseBody(stream), url: request.url,
                     metrics: handle.map(Self.headMetrics))))
     }
 
@@ -262,29 +217,36 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if let sequenceReader { return readSequence(sequenceReader, into: buffer) }
-        guard let reader else { return 0 }
-        do {
-            let count = try reader.read(into: buffer)
-            bodyBytesRead += Int64(count)
-            return count
-        } catch {
-            failure = error
-            return Int(CURL_READFUNC_ABORT)
+        switch upload {
+        case .none:
+            return 0
+        case .blocking(let reader, let bytesRead):
+            do {
+                let count = try reader.read(into: buffer)
+                upload = .blocking(reader, bytesRead: bytesRead + Int64(count))
+                return count
+            } catch {
+                failure = error
+                return Int(CURL_READFUNC_ABORT)
+            }
+        case .sequence(let reader, let bytesRead, _):
+            return readSequence(reader, bytesRead: bytesRead, into: buffer)
         }
     }
 
     /// Never blocks the driver: with nothing produced yet the upload pauses until the producer's wake-up asks the
     /// driver to resume it.
-    private func readSequence(_ reader: SequenceBodyReader, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    private func readSequence(
+        _ reader: SequenceBodyReader, bytesRead: Int64, into buffer: UnsafeMutableRawBufferPointer
+    ) -> Int {
         switch reader.poll(into: buffer, orWhenReadable: { [weak self, driver] in self.map(driver.resumeUpload) }) {
         case .bytes(let count):
-            bodyBytesRead += Int64(count)
+            upload = .sequence(reader, bytesRead: bytesRead + Int64(count), isPaused: false)
             return count
         case .end:
             return 0
         case .pending:
-            isUploadPaused = true
+            upload = .sequence(reader, bytesRead: bytesRead, isPaused: true)
             return Int(CURL_READFUNC_PAUSE)
         case .failed(let error):
             failure = error
@@ -296,35 +258,27 @@ final class CurlTransfer: @unchecked Sendable {
     /// is still at the start — so a single-pass body survives that — and any other is made anew, which a single-pass
     /// body refuses with ``/RestingCore/RestingError/requestBodyNotReplayable``.
     func rewindBody() -> Int32 {
-        guard bodyBytesRead > 0 else { return Int32(CURL_SEEKFUNC_OK) }
-        reader?.close()
+        guard upload.bytesRead > 0 else { return Int32(CURL_SEEKFUNC_OK) }
+        upload.close()
         do {
-            setReader(try request.body.makeReader())
+            upload = UploadSource(try request.body.makeReader())
             return Int32(CURL_SEEKFUNC_OK)
         } catch {
-            reader = nil
-            sequenceReader = nil
             failure = error
             return Int32(CURL_SEEKFUNC_FAIL)
         }
     }
 
-    func setReader(_ reader: any RequestBodyReader) {
-        self.reader = reader
-        sequenceReader = reader as? SequenceBodyReader
-        bodyBytesRead = 0
-    }
-
     /// The directions libcurl must keep paused: receiving while a streamed body's reader is behind, sending while
     /// an upload's producer is.
     var pausedDirections: Int32 {
-        (lifecycle.feed?.isPaused == true ? CURLPAUSE_RECV : 0) | (isUploadPaused ? CURLPAUSE_SEND : 0)
+        (lifecycle.feed?.isPaused == true ? CURLPAUSE_RECV : 0) | (upload.isPaused ? CURLPAUSE_SEND : 0)
     }
 
     /// Reports progress; false when the response arrives slower than the minimum rate, which aborts the transfer.
     func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) -> Bool {
         // Header bytes count: the response has begun with its first one, and a head can drip too.
-        let received = Int64(headerBytes) + downloaded
+        let received = Int64(head.bytes) + downloaded
         let judgesRate = received > 0 && collector.minimumRate != nil
         // libcurl calls this often, also when nothing moved; only a change or a rate to judge is worth the clock.
         let moved = downloaded != lastReported.downloaded || uploaded != lastReported.uploaded
@@ -361,7 +315,7 @@ final class CurlTransfer: @unchecked Sendable {
         if let failure { return .failure(failure) }
         if code == CURLE_FILESIZE_EXCEEDED { return .failure(.responseTooLarge(limit: maximumResponseSize)) }
         // libcurl answers a header line past its own limit (100 KB) with "out of memory": a malformed head.
-        if code == CURLE_OUT_OF_MEMORY, !headSeen {
+        if code == CURLE_OUT_OF_MEMORY, head.phase == .head {
             return .failure(Self.malformed("a response header line is too long"))
         }
         guard code == CURLE_OK else { return .failure(CurlError.restingError(code, detail: handle.errorDetail)) }
@@ -369,8 +323,8 @@ final class CurlTransfer: @unchecked Sendable {
         let received = collector.bytesReceived
         let body: Data
         do throws(RestingError) {
-            try collector.begin(status: status, headers: headers, announcedLength: announcedLength)
-            body = try collector.finish(status: status, headers: headers)
+            try collector.begin(status: status, headers: head.fields, announcedLength: head.announcedLength)
+            body = try collector.finish(status: status, headers: head.fields)
         } catch {
             return .failure(error)
         }
@@ -386,7 +340,7 @@ final class CurlTransfer: @unchecked Sendable {
         return .success(
             HTTPDataResponse(
                 // libcurl never follows redirects (the chain does), so the URL is the request's.
-                status: status, headers: headers, body: ResponseBody(body), url: request.url,
+                status: status, headers: head.fields, body: ResponseBody(body), url: request.url,
                 metrics: metrics))
     }
 
@@ -429,8 +383,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func releaseRequestResources() {
         collector.close()
-        reader?.close()
-        reader = nil
-        sequenceReader = nil
+        upload.close()
     }
 }

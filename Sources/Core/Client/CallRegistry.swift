@@ -18,36 +18,55 @@ final class CallRegistry: Sendable {
     /// The call the current task runs for (inherited by the tasks it starts), if any.
     @TaskLocal static var current: Membership?
 
+    /// Where one call is, with what that phase holds.
+    private enum Phase {
+        /// Reserved, not registered yet.
+        case reserved
+        /// Reserved, and reached by ``cancelAll()`` before it was registered: cancelled as it registers.
+        case cancelledBeforeRegistration
+        /// Settled before it was registered: gone once it registers.
+        case settledEarly
+        /// Registered, and cancelled through `cancel` by ``cancelAll()``.
+        case running(cancel: @Sendable () -> Void)
+        /// Taken by ``cancelAll()``, not settled yet.
+        case cancelling
+    }
+
+    /// A shutdown under way: who waits for it, and which calls are among them.
+    private struct Shutdown {
+        /// A call of this registry (its id), or anyone else (`nil`).
+        var waiters: [(continuation: CheckedContinuation<Void, Never>, call: UInt64?)] = []
+        /// Running calls that wait for the shutdown themselves: not waited for by each other.
+        var waitingCalls: Set<UInt64> = []
+    }
+
     private struct State {
         var nextID: UInt64 = 0
-        var cancels: [UInt64: @Sendable () -> Void] = [:]
-        /// Calls that settled before they were registered, until they are.
-        var settledEarly: Set<UInt64> = []
-        /// Calls ``cancelAll()`` took that have not settled yet.
-        var cancelling: Set<UInt64> = []
-        /// Calls reserved and not yet registered.
-        var reserved: Set<UInt64> = []
-        /// Reserved calls that ``cancelAll()`` reached before they were registered: cancelled as they are.
-        var cancelledBeforeRegistration: Set<UInt64> = []
-        var isShutDown = false
-        /// Who waits for the shutdown: a call of this registry (its id), or anyone else (`nil`).
-        var idleWaiters: [(continuation: CheckedContinuation<Void, Never>, call: UInt64?)] = []
-        /// Running calls that wait for the shutdown themselves: not waited for by each other.
-        var waitingForShutdown: Set<UInt64> = []
+        /// Every call that has not settled, and the settled ones not yet registered.
+        var calls: [UInt64: Phase] = [:]
+        /// `nil` while the registry takes calls.
+        var shutdown: Shutdown?
 
-        var count: Int { cancels.count + settledEarly.count + cancelling.count + reserved.count }
+        /// A new call's id in `phase`; `nil` once shut down.
+        mutating func add(_ phase: Phase) -> UInt64? {
+            guard shutdown == nil else { return nil }
+            defer { nextID += 1 }
+            calls[nextID] = phase
+            return nextID
+        }
 
         /// The waiters to resume, once shut down: a call waiting for the shutdown once every other call has settled
         /// but those waiting too; anyone else once every call has (the calls that waited go on to their end first).
         mutating func takeWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
-            guard isShutDown, count == waitingForShutdown.count, !idleWaiters.isEmpty else { return [] }
-            let everyCallSettled = count == 0
+            guard var shutdown, calls.count == shutdown.waitingCalls.count, !shutdown.waiters.isEmpty else { return [] }
+            let everyCallSettled = calls.isEmpty
             var taken: [CheckedContinuation<Void, Never>] = []
-            idleWaiters.removeAll { waiter in
+            shutdown.waiters.removeAll { waiter in
                 guard waiter.call != nil || everyCallSettled else { return false }
                 taken.append(waiter.continuation)
                 return true
             }
+            self.shutdown = shutdown
             return taken
         }
     }
@@ -55,42 +74,33 @@ final class CallRegistry: Sendable {
     private let state = Locked(State())
 
     /// How many calls the registry holds (for tests).
-    var count: Int { state.withLock { $0.count } }
+    var count: Int { state.withLock { $0.calls.count } }
 
     /// An id for a call about to be made, counted as running until it is registered; `nil` once shut down.
     func reserve() -> UInt64? {
-        state.withLock { state in
-            guard !state.isShutDown else { return nil }
-            defer { state.nextID += 1 }
-            state.reserved.insert(state.nextID)
-            return state.nextID
-        }
+        state.withLock { $0.add(.reserved) }
     }
 
     /// Reserves and registers in one step, for a call that cannot settle before it is registered; `nil` once shut
     /// down.
     func add(cancel: @escaping @Sendable () -> Void) -> UInt64? {
-        state.withLock { state in
-            guard !state.isShutDown else { return nil }
-            defer { state.nextID += 1 }
-            state.cancels[state.nextID] = cancel
-            return state.nextID
-        }
+        state.withLock { $0.add(.running(cancel: cancel)) }
     }
 
     /// Makes reserved call `id` reachable by ``cancelAll()`` through `cancel` — which runs at once if a
     /// ``cancelAll()`` came between the reservation and now (the call's task may well have been running already).
     func register(_ id: UInt64, cancel: @escaping @Sendable () -> Void) {
         let (waiters, cancelsNow) = state.withLock { state in
-            state.reserved.remove(id)
-            let cancelled = state.cancelledBeforeRegistration.remove(id) != nil
-            if state.settledEarly.remove(id) != nil { return (state.takeWaitersIfIdle(), false) }
-            if cancelled {
-                state.cancelling.insert(id)
-            } else {
-                state.cancels[id] = cancel
+            var cancelsNow = false
+            switch state.calls[id] {
+            case .reserved?: state.calls[id] = .running(cancel: cancel)
+            case .cancelledBeforeRegistration?:
+                state.calls[id] = .cancelling
+                cancelsNow = true
+            case .settledEarly?: state.calls[id] = nil
+            case .running?, .cancelling?, nil: break
             }
-            return (state.takeWaitersIfIdle(), cancelled)
+            return (state.takeWaitersIfIdle(), cancelsNow)
         }
         if cancelsNow { cancel() }
         for waiter in waiters { waiter.resume() }
@@ -98,8 +108,9 @@ final class CallRegistry: Sendable {
 
     func settle(_ id: UInt64) {
         let waiters = state.withLock { state in
-            if state.cancels.removeValue(forKey: id) == nil, state.cancelling.remove(id) == nil {
-                state.settledEarly.insert(id)
+            switch state.calls[id] {
+            case .reserved?, .cancelledBeforeRegistration?: state.calls[id] = .settledEarly
+            case .running?, .cancelling?, .settledEarly?, nil: state.calls[id] = nil
             }
             return state.takeWaitersIfIdle()
         }
@@ -110,14 +121,19 @@ final class CallRegistry: Sendable {
     /// ends (`sparingShutdownWaiters`): each made the shutdown, and goes on once it returns.
     func cancelAll(sparingShutdownWaiters: Bool = false) {
         let cancels = state.withLock { state in
-            let taken = state.cancels.filter { id, _ in
-                !sparingShutdownWaiters || !state.waitingForShutdown.contains(id)
+            let spared = sparingShutdownWaiters ? state.shutdown?.waitingCalls ?? [] : []
+            var taken: [@Sendable () -> Void] = []
+            for index in state.calls.values.indices {
+                switch state.calls.values[index] {
+                case .running(let cancel) where !spared.contains(state.calls.keys[index]):
+                    taken.append(cancel)
+                    state.calls.values[index] = .cancelling
+                // Not registered yet, so not waiting for a shutdown either.
+                case .reserved: state.calls.values[index] = .cancelledBeforeRegistration
+                case .running, .cancelledBeforeRegistration, .settledEarly, .cancelling: break
+                }
             }
-            for id in taken.keys { state.cancels[id] = nil }
-            state.cancelling.formUnion(taken.keys)
-            // Not registered yet, so not waiting for a shutdown either.
-            state.cancelledBeforeRegistration.formUnion(state.reserved)
-            return taken.values
+            return taken
         }
         for cancel in cancels { cancel() }
     }
@@ -133,13 +149,14 @@ final class CallRegistry: Sendable {
         let own = Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.id : nil }
         await withCheckedContinuation { continuation in
             let waiters = state.withLock { state in
-                state.isShutDown = true
-                if let own { state.waitingForShutdown.insert(own) }
-                state.idleWaiters.append((continuation, own))
+                var shutdown = state.shutdown ?? Shutdown()
+                if let own { shutdown.waitingCalls.insert(own) }
+                shutdown.waiters.append((continuation, own))
+                state.shutdown = shutdown
                 return state.takeWaitersIfIdle()
             }
             for waiter in waiters { waiter.resume() }
         }
-        if let own { state.withLock { _ = $0.waitingForShutdown.remove(own) } }
+        if let own { state.withLock { _ = $0.shutdown?.waitingCalls.remove(own) } }
     }
 }

@@ -7,19 +7,33 @@
 /// iterator). How to open the next stream is not the call's but its ``Reconnector``'s, which only a reconnecting
 /// reader keeps: a body read without reconnection holds no copy of the request.
 final class StreamedCall: Sendable {
+    /// Where the call is, with what that phase holds.
+    private enum Phase {
+        /// Its current stream's end is the call's end.
+        case reading
+        /// A reconnecting reader holds it open between streams: `wait` is the pause before the next one, to cut
+        /// short on cancellation; `lastEnding` how the last stream ended, once one has.
+        case heldOpen(wait: Task<Void, any Error>?, lastEnding: RestingError?)
+        /// Cancelled: a stream attached from now on is cancelled at once, and no reconnection starts.
+        case cancelled
+        /// Over: its stream ended with no reader holding it open, or its reader finished.
+        case ended
+    }
+
     private struct State {
+        var phase = Phase.reading
         /// The registry entry that makes the call reachable by `cancelAll()`, while it has one.
         var registration: UInt64?
         /// The stream being read; weak, so that a dropped stream still cancels itself.
         weak var stream: ResponseBodyStream?
-        var isCancelled = false
-        /// Whether a reconnecting reader holds the call open between its streams.
-        var isHeldOpen = false
-        var isFinished = false
-        /// The wait before a reconnection, to cut short on cancellation.
-        var wait: Task<Void, any Error>?
-        /// How the last stream ended, once one has.
-        var lastEnding: RestingError?
+
+        /// Whether `cancelAll()` should reach the call and cannot yet.
+        var needsRegistration: Bool {
+            switch phase {
+            case .reading, .heldOpen: registration == nil
+            case .cancelled, .ended: false
+            }
+        }
     }
 
     private let state = Locked(State())
@@ -44,7 +58,8 @@ final class StreamedCall: Sendable {
     func attach(_ stream: ResponseBodyStream) {
         let cancelled = state.withLock { state in
             state.stream = stream
-            return state.isCancelled
+            if case .cancelled = state.phase { return true }
+            return false
         }
         guard !cancelled else { return stream.cancel() }
         register()
@@ -54,26 +69,47 @@ final class StreamedCall: Sendable {
 
     /// Cancels the call: its stream, a wait before a reconnection, and any reconnection to come.
     func cancel() {
-        let (stream, wait) = state.withLock { state in
-            state.isCancelled = true
-            return (state.stream, state.wait)
+        let (stream, wait) = state.withLock { state -> (ResponseBodyStream?, Task<Void, any Error>?) in
+            var wait: Task<Void, any Error>?
+            switch state.phase {
+            case .ended: return (nil, nil)
+            case .heldOpen(let pending, _): wait = pending
+            case .reading, .cancelled: break
+            }
+            state.phase = .cancelled
+            return (state.stream, wait)
         }
         stream?.cancel()
         wait?.cancel()
     }
 
     func holdOpen() {
-        state.withLock { $0.isHeldOpen = true }
+        state.withLock { state in
+            switch state.phase {
+            case .reading, .ended: state.phase = .heldOpen(wait: nil, lastEnding: nil)
+            case .heldOpen, .cancelled: break
+            }
+        }
         register()
     }
 
     func wait(_ delay: Duration) async throws {
         let wait = Task { try await Task.sleep(for: delay) }
         let cancelled = state.withLock { state in
-            state.wait = wait
-            return state.isCancelled
+            switch state.phase {
+            case .heldOpen(_, let lastEnding): state.phase = .heldOpen(wait: wait, lastEnding: lastEnding)
+            case .cancelled: return true
+            case .reading, .ended: break
+            }
+            return false
         }
-        defer { state.withLock { $0.wait = nil } }
+        defer {
+            state.withLock { state in
+                if case .heldOpen(_, let lastEnding) = state.phase {
+                    state.phase = .heldOpen(wait: nil, lastEnding: lastEnding)
+                }
+            }
+        }
         if cancelled { wait.cancel() }
         do {
             try await withTaskCancellationHandler {
@@ -90,38 +126,48 @@ final class StreamedCall: Sendable {
     func reopen(
         _ headers: [(name: String, value: String)], with open: Reconnector.Open
     ) async throws -> ResponseBodyStream? {
-        guard !state.withLock({ $0.isCancelled }) else { throw RestingError.cancelled }
+        if case .cancelled = state.withLock({ $0.phase }) { throw RestingError.cancelled }
         guard let stream = try await open(headers) else { return nil }
         attach(stream)
         return stream
     }
 
+    /// The reconnecting reader is done: the call ends as its last stream did (cancelled, if it was).
     func finish() {
-        let lastEnding = state.withLock { state in
-            state.isFinished = true
-            state.isHeldOpen = false
-            return state.lastEnding
+        let ending = state.withLock { state -> RestingError?? in
+            defer { state.phase = .ended }
+            switch state.phase {
+            case .heldOpen(_, let lastEnding): return .some(lastEnding)
+            case .cancelled: return .some(.cancelled)
+            case .reading: return .some(nil)
+            case .ended: return nil
+            }
         }
-        settle(ending: lastEnding)
+        if let ending { settle(ending: ending) }
     }
 
     private func streamEnded(_ error: RestingError?) {
-        let heldOpen = state.withLock { state in
-            state.lastEnding = error
-            return state.isHeldOpen
+        let settles = state.withLock { state in
+            switch state.phase {
+            case .heldOpen(let wait, _):
+                state.phase = .heldOpen(wait: wait, lastEnding: error)
+                return false
+            case .reading:
+                state.phase = .ended
+                return true
+            case .cancelled: return true
+            case .ended: return false
+            }
         }
-        if !heldOpen { settle(ending: error) }
+        if settles { settle(ending: error) }
     }
 
-    /// Registers the call for `cancelAll()`, unless it is registered, cancelled or finished.
+    /// Registers the call for `cancelAll()`, unless it is registered, cancelled or over.
     private func register() {
-        let needed = state.withLock { state in
-            !(state.registration != nil || state.isCancelled || state.isFinished)
-        }
-        guard needed else { return }
+        guard state.withLock({ $0.needsRegistration }) else { return }
         let registration = registry.add { [weak self] in self?.cancel() }
         let surplus = state.withLock { state -> UInt64? in
-            guard state.registration == nil, !state.isFinished else { return registration }
+            guard state.needsRegistration else { return registration }
             state.registration = registration
             return nil
         }

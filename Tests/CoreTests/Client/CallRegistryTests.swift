@@ -56,6 +56,16 @@ struct CallRegistryTests {
         #expect(registry.count == 0)
     }
 
+    @Test("settling a call twice, or an id the registry never gave, leaves nothing behind")
+    func settledTwice() throws {
+        let registry = CallRegistry()
+        let id = try #require(registry.add {})
+        registry.settle(id)
+        registry.settle(id)
+        registry.settle(id + 1000)
+        #expect(registry.count == 0)
+    }
+
     @Test("of calls added, some settled and the rest cancelled, then settled, the registry holds only running ones")
     func manyCalls() throws {
         let registry = CallRegistry()

@@ -40,13 +40,29 @@ package final class SequenceBodyReader: RequestBodyReader, Sendable {
         var offset = 0
         var buffered = 0
         var produced: Int64 = 0
-        var started = false
-        var finished = false
-        var failure: RestingError?
-        var isClosed = false
+        var production = Production.notStarted
         var wakeReader: (@Sendable () -> Void)?
         var wakeProducer: CheckedContinuation<Bool, Never>?
-        var producer: Task<Void, Never>?
+    }
+
+    /// Where the sequence's iteration is. The bytes it produced stay readable after it ended or failed, until the
+    /// reader closes.
+    fileprivate enum Production {
+        /// Nothing read yet: a reader closed now has consumed nothing of a single-pass body.
+        case notStarted
+        /// Its task iterates the sequence (`nil` for the moment between the first read and the task's start).
+        case running(Task<Void, Never>?)
+        /// The sequence ended whole.
+        case finished
+        /// The sequence failed, or broke its announced length.
+        case failed(RestingError)
+        /// The reader closed: the task is cancelled, the bytes dropped.
+        case closed
+
+        /// Whether the producer may still add bytes.
+        var isRunning: Bool {
+            if case .running = self { true } else { false }
+        }
     }
 
     private let body: RequestBodySequence
@@ -68,17 +84,21 @@ package final class SequenceBodyReader: RequestBodyReader, Sendable {
         var producerToWake: CheckedContinuation<Bool, Never>?
         var startsProducer = false
         let result = state.withLock { state -> BodyPoll in
-            if state.isClosed { return .failed(.cancelled) }
+            if case .closed = state.production { return .failed(.cancelled) }
             if state.buffered > 0 {
                 let count = state.copyOut(into: buffer)
                 if state.buffered <= RequestBodySequence.bufferLimit / 2 { producerToWake = state.takeProducer() }
                 return .bytes(count)
             }
-            if let failure = state.failure { return .failed(failure) }
-            if state.finished { return .end }
+            switch state.production {
+            case .failed(let failure): return .failed(failure)
+            case .finished: return .end
+            case .notStarted:
+                state.production = .running(nil)
+                startsProducer = true
+            case .running, .closed: break
+            }
             state.wakeReader = wake
-            startsProducer = !state.started
-            state.started = true
             return .pending
         }
         producerToWake?.resume(returning: true)
@@ -124,11 +144,12 @@ package final class SequenceBodyReader: RequestBodyReader, Sendable {
     /// Stops the iteration and wakes a blocked reader, which then fails with ``RestingError/cancelled``.
     package func close() {
         let (producer, reader, waitingProducer) = state.withLock { state in
-            state.isClosed = true
+            var producer: Task<Void, Never>?
+            if case .running(let task) = state.production { producer = task }
+            state.production = .closed
             state.chunks = []
             state.buffered = 0
-            defer { state.producer = nil }
-            return (state.producer, state.wakeReader.take(), state.takeProducer())
+            return (producer, state.wakeReader.take(), state.takeProducer())
         }
         producer?.cancel()
         waitingProducer?.resume(returning: false)
@@ -159,8 +180,9 @@ package final class SequenceBodyReader: RequestBodyReader, Sendable {
             }
         }
         let closedMeanwhile = state.withLock { state in
-            if !state.isClosed { state.producer = task }
-            return state.isClosed
+            guard case .running = state.production else { return true }
+            state.production = .running(task)
+            return false
         }
         if closedMeanwhile { task.cancel() }
     }
@@ -168,10 +190,11 @@ package final class SequenceBodyReader: RequestBodyReader, Sendable {
     /// Adds a chunk and waits while the buffer is full; false once the reader has gone.
     private static func deliver(_ chunk: Data, to state: Locked<State>, _ body: RequestBodySequence) async -> Bool {
         let (reader, mustWait, stops) = state.withLock { state -> ((@Sendable () -> Void)?, Bool, Bool) in
-            guard !state.isClosed, state.failure == nil else { return (nil, false, true) }
+            guard state.production.isRunning else { return (nil, false, true) }
             state.produced += Int64(chunk.count)
             if let length = body.contentLength, state.produced > length {
-                state.failure = .bodyUnreadable(reason: "the body's sequence yielded more than its \(length) bytes")
+                state.production = .failed(
+                    .bodyUnreadable(reason: "the body's sequence yielded more than its \(length) bytes"))
                 return (state.wakeReader.take(), false, true)
             }
             guard !chunk.isEmpty else { return (nil, false, false) }
@@ -184,7 +207,7 @@ package final class SequenceBodyReader: RequestBodyReader, Sendable {
         guard mustWait else { return true }
         return await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state -> Bool? in
-                if state.isClosed { return false }
+                if case .closed = state.production { return false }
                 if state.buffered < RequestBodySequence.bufferLimit { return true }
                 state.wakeProducer = continuation
                 return nil
@@ -195,14 +218,15 @@ package final class SequenceBodyReader: RequestBodyReader, Sendable {
 
     private static func finish(_ state: Locked<State>, _ body: RequestBodySequence, failure: RestingError?) {
         let reader = state.withLock { state -> (@Sendable () -> Void)? in
-            guard !state.isClosed, state.failure == nil else { return nil }
+            guard state.production.isRunning else { return nil }
             if let failure {
-                state.failure = failure
+                state.production = .failed(failure)
             } else if let length = body.contentLength, state.produced != length {
-                state.failure = .bodyUnreadable(
-                    reason: "the body's sequence ended after \(state.produced) of its \(length) bytes")
+                state.production = .failed(
+                    .bodyUnreadable(reason: "the body's sequence ended after \(state.produced) of its \(length) bytes"))
+            } else {
+                state.production = .finished
             }
-            state.finished = true
             return state.wakeReader.take()
         }
         reader?()

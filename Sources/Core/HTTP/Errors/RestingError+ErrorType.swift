@@ -8,30 +8,9 @@ extension RestingError {
     /// ```
     public var errorType: String {
         switch self {
-        case .invalidURL: "invalidURL"
-        case .invalidPathTemplate: "invalidPathTemplate"
-        case .missingPathVariable: "missingPathVariable"
-        case .invalidPathVariable: "invalidPathVariable"
-        case .invalidHeader: "invalidHeader"
-        case .invalidMethod: "invalidMethod"
-        case .bodyNotAllowed: "bodyNotAllowed"
-        case .encodingFailed: "encodingFailed"
-        case .bodyUnreadable: "bodyUnreadable"
         case .transportFailed(let failure): failure.kind.rawValue
         case .httpError(let error): String(error.status)
-        case .validationFailed: "validationFailed"
-        case .decodingFailed: "decodingFailed"
-        case .cancelled: "cancelled"
-        case .responseTooLarge: "responseTooLarge"
-        case .resumeRefused: "resumeRefused"
-        case .downloadFailed: "downloadFailed"
-        case .unsupported: "unsupported"
-        case .interceptorMisuse: "interceptorMisuse"
-        case .offlineStorageFailed: "offlineStorageFailed"
-        case .bodyAlreadyConsumed: "bodyAlreadyConsumed"
-        case .streamElementTooLarge: "streamElementTooLarge"
-        case .shutDown: "shutDown"
-        case .requestBodyNotReplayable: "requestBodyNotReplayable"
+        default: parts.name
         }
     }
 

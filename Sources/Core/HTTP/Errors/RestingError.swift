@@ -76,38 +76,56 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// `.multiple`) where resending matters.
     case requestBodyNotReplayable
 
-    public var description: String {
+    /// What the failure says, without a header value or a body.
+    public var description: String { parts.description }
+
+    /// The case's name and its description, in one list of the cases: ``errorType`` and ``description`` both read it.
+    var parts: (name: String, description: String) {
         switch self {
-        case .invalidURL(let url, let reason): "invalid URL '\(url)': \(reason)"
-        case .invalidPathTemplate(let template, let reason): "invalid path template '\(template)': \(reason)"
+        case .invalidURL(let url, let reason): ("invalidURL", "invalid URL '\(url)': \(reason)")
+        case .invalidPathTemplate(let template, let reason):
+            ("invalidPathTemplate", "invalid path template '\(template)': \(reason)")
         case .missingPathVariable(let name, let template):
-            "missing path variable '\(name)' for template '\(template)'"
+            ("missingPathVariable", "missing path variable '\(name)' for template '\(template)'")
         case .invalidPathVariable(let name, let template, let reason):
-            "invalid value for path variable '\(name)' in template '\(template)': \(reason)"
-        case .invalidHeader(let name, let reason): "invalid header '\(name.debugDescription)': \(reason)"
-        case .invalidMethod(let method): "invalid HTTP method \(method.debugDescription)"
-        case .bodyNotAllowed(let method): "a \(method) request cannot carry a body"
-        case .encodingFailed(let reason): "request encoding failed: \(reason)"
-        case .bodyUnreadable(let reason): "request body could not be read: \(reason)"
-        case .transportFailed(let failure): "transport failed: \(failure)"
-        case .httpError(let error): error.description
-        case .validationFailed(let error, let reason): "validation failed for \(error.description): \(reason)"
+            ("invalidPathVariable", "invalid value for path variable '\(name)' in template '\(template)': \(reason)")
+        case .invalidHeader(let name, let reason):
+            ("invalidHeader", "invalid header '\(name.debugDescription)': \(reason)")
+        case .invalidMethod(let method): ("invalidMethod", "invalid HTTP method \(method.debugDescription)")
+        case .bodyNotAllowed(let method): ("bodyNotAllowed", "a \(method) request cannot carry a body")
+        case .encodingFailed(let reason): ("encodingFailed", "request encoding failed: \(reason)")
+        case .bodyUnreadable(let reason): ("bodyUnreadable", "request body could not be read: \(reason)")
+        case .transportFailed(let failure): ("transportFailed", "transport failed: \(failure)")
+        case .httpError(let error): ("httpError", error.description)
+        case .validationFailed(let error, let reason):
+            ("validationFailed", "validation failed for \(error.description): \(reason)")
         case .decodingFailed(let type, let underlying, let body):
-            "could not decode \(type) from a \(body.count)-byte body: \(underlying)"
-        case .cancelled: "cancelled"
-        case .responseTooLarge(let limit): "response body larger than the \(limit)-byte limit"
-        case .resumeRefused(let refusal): "the download cannot resume: \(refusal)"
-        case .downloadFailed(let reason): "download failed: \(reason)"
-        case .unsupported(let feature, let transport): "\(feature) is not supported by \(transport)"
-        case .interceptorMisuse(let interceptor, let reason): "interceptor \(interceptor) \(reason)"
+            ("decodingFailed", "could not decode \(type) from a \(body.count)-byte body: \(underlying)")
+        case .cancelled: ("cancelled", "cancelled")
+        case .responseTooLarge(let limit): ("responseTooLarge", "response body larger than the \(limit)-byte limit")
+        case .resumeRefused(let refusal): ("resumeRefused", "the download cannot resume: \(refusal)")
+        case .downloadFailed(let reason): ("downloadFailed", "download failed: \(reason)")
+        case .unsupported(let feature, let transport): ("unsupported", "\(feature) is not supported by \(transport)")
+        case .interceptorMisuse(let interceptor, let reason):
+            ("interceptorMisuse", "interceptor \(interceptor) \(reason)")
         case .offlineStorageFailed(let original, let reason):
-            "transport failed: \(original); the request could not be kept offline either: \(reason)"
-        case .bodyAlreadyConsumed: "the streamed response body was already read (it can be read once)"
+            (
+                "offlineStorageFailed",
+                "transport failed: \(original); the request could not be kept offline either: \(reason)"
+            )
+        case .bodyAlreadyConsumed:
+            ("bodyAlreadyConsumed", "the streamed response body was already read (it can be read once)")
         case .streamElementTooLarge(let limit):
-            "a line or event of the streamed response body is larger than the \(limit)-byte limit"
-        case .shutDown: "the client has been shut down: it takes no more calls"
+            (
+                "streamElementTooLarge",
+                "a line or event of the streamed response body is larger than the \(limit)-byte limit"
+            )
+        case .shutDown: ("shutDown", "the client has been shut down: it takes no more calls")
         case .requestBodyNotReplayable:
-            "the request body can be sent once and was already sent: it cannot be sent again (retry, refresh, redirect)"
+            (
+                "requestBodyNotReplayable",
+                "the request body can be sent once and was already sent: it cannot be sent again (retry, refresh, redirect)"
+            )
         }
     }
 }
