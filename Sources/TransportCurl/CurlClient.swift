@@ -37,6 +37,10 @@ public final class CurlClient: HTTPClient {
     /// `configuration` (an option this libcurl lacks, say).
     public init(configuration: CurlConfiguration = CurlConfiguration()) throws {
         self.configuration = configuration
+        // Every client-wide option is set on a first handle now, so that one this libcurl refuses, or a malformed
+        // host override, fails here rather than at the first call.
+        CurlGlobal.initialize()
+        _ = try EasyHandle.make(for: configuration)
         drivers = try CurlDriverPool(configuration: configuration)
     }
 

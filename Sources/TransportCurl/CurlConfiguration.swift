@@ -57,6 +57,9 @@ public struct CurlConfiguration: Sendable {
     public var unixSocketPath: String? = nil
     /// Server verification and client identity.
     public var tls = TLS()
+    /// Where names resolve, where an origin's connections go, where they leave from, how long idle ones are kept;
+    /// see ``/RestingCore/ConnectionOptions``.
+    public var connections = ConnectionOptions()
     /// Sent when a request has no `User-Agent` of its own.
     public var userAgent: String? = "RestingKit"
 

@@ -79,6 +79,9 @@ final class CurlDriver: @unchecked Sendable {
         _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, shares.perHost)
         _ = rk_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, shares.total)
         _ = rk_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        if let idle = configuration.connections.maximumIdleConnections {
+            _ = rk_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, idle))
+        }
     }
 
     /// A driver whose thread never started frees its handle here; a started one, as its thread ends.

@@ -34,6 +34,7 @@ extension EasyHandle {
         try handle.apply(configuration.proxy)
         if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
         try handle.apply(configuration.tls)
+        try handle.apply(configuration.connections)
         return handle
     }
 

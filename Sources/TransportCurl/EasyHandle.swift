@@ -19,6 +19,8 @@ final class EasyHandle {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// What ``headerList`` was made from.
     private(set) var headerListSource: (headers: HTTPHeaderFields, method: RequestMethod)?
+    /// The lists of client-wide options (host overrides, connection routes), which libcurl reads but does not copy.
+    private var optionLists: [UnsafeMutablePointer<curl_slist>] = []
 
     init?(configuration: CurlConfiguration) {
         guard let raw = curl_easy_init() else { return nil }
@@ -35,6 +37,7 @@ final class EasyHandle {
         curl_easy_cleanup(raw)
         errorBuffer.deallocate()
         curl_slist_free_all(headerList)
+        for list in optionLists { curl_slist_free_all(list) }
     }
 
     /// Ready for the next transfer: the last one's error text is forgotten, its options stay.
@@ -57,6 +60,21 @@ final class EasyHandle {
         curl_slist_free_all(headerList)
         headerList = list
         headerListSource = (headers, method)
+    }
+
+    /// Sets a list option from `lines`, kept for the handle's life; nothing for no lines.
+    func set(_ option: CURLoption, lines: [String], _ what: @autoclosure () -> String) throws(RestingError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let longer = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw CurlError.restingError(CURLE_OUT_OF_MEMORY, detail: what())
+            }
+            list = longer
+        }
+        guard let list else { return }
+        optionLists.append(list)
+        try set(option, pointer: list, what())
     }
 
     /// libcurl's own explanation of the last failure, if it wrote one.

@@ -68,12 +68,16 @@ public final class URLSessionClient: HTTPClient {
     ///
     /// On Linux, a configuration with a `connectionProxyDictionary` makes every call fail with
     /// ``/RestingCore/RestingError/unsupported(feature:transport:)``: FoundationNetworking would ignore it and connect
-    /// directly. Use `CurlClient`'s proxy settings there.
+    /// directly. Use `CurlClient`'s proxy settings there. Likewise for `connections`: URLSession has none of
+    /// ``/RestingCore/ConnectionOptions``' settings, so a client given any of them fails every call with
+    /// ``/RestingCore/RestingError/unsupported(feature:transport:)`` naming the first, rather than connecting as if
+    /// it were not set.
     public init(
         configuration: URLSessionConfiguration = .default,
         maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize,
         minimumTransferRate: MinimumTransferRate? = .default,
-        streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit
+        streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit,
+        connections: ConnectionOptions = ConnectionOptions()
     ) {
         // Cookies flow only through a `CookieJar` (a `CookieInterceptor`), as on every transport: a second,
         // silent jar here would make this transport disagree with the others.
@@ -89,7 +93,11 @@ public final class URLSessionClient: HTTPClient {
         self.maximumResponseSize = maximumResponseSize
         self.minimumTransferRate = minimumTransferRate
         self.streamSpillLimit = streamSpillLimit
-        unsupportedSetting = Self.unsupportedSetting(of: configuration)
+        unsupportedSetting =
+            Self.unsupportedSetting(of: configuration)
+            ?? connections.setOptions.first.map {
+                .unsupported(feature: "ConnectionOptions.\($0)", transport: "URLSessionClient")
+            }
     }
 
     /// Returns once every task of this client has completed and released what it held (for leak tests).

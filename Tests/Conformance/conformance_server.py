@@ -14,7 +14,10 @@ Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /
 Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-status  /huge-header
                /drip (a byte a second)  /silent (never answers)  /chunked-cut  /conflicting-length
                /length-and-chunked  /header-flood  /interim (103 then 200)  /gzip-bomb  /reset-upload
-Keep-alive:    /keepalive/ok (X-Connection numbers the connection)  /keepalive/fault (a reset mid-body)
+Keep-alive:    /keepalive/ok (X-Connection numbers the connection, X-Peer is the client's address and port)
+               /keepalive/fault (a reset mid-body)
+DNS:           /dns-query: a DNS-over-HTTPS resolver (RFC 8484, POST or GET ?dns=) answering every A query with
+               127.0.0.1 and every other with no address; /dns-count?name=N&type=A: how many queries N has had
 Streams:       /gated?tag=T&count=N: chunked, "part i\n", each after the previous one was released by /release?tag=T
                /pattern?size=N&tag=T: N bytes (byte i is i % 251); T shows in /waiting while the client reads
                nothing (the socket's send buffer is full and stays full)
@@ -42,6 +45,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 WAITING, WAITING_LOCK = set(), threading.Lock()
 CONNECTIONS, CONNECTIONS_LOCK = [0], threading.Lock()  # connections served by /keepalive, numbered
+DNS_QUERIES, DNS_LOCK = {}, threading.Lock()  # /dns-query's questions answered, by (name, type)
 GATES, GATES_LOCK = {}, threading.Lock()  # /gated's semaphores, by tag
 HELD = threading.Condition()  # /held's requests: waiting now, the most at once, and whether released, by tag
 HELD_STATE = {}
@@ -383,10 +387,48 @@ class Handler(socketserver.StreamRequestHandler):
                                  b"X-Connection: %d\r\n\r\n4\r\nkept\r\n0\r\nX-Checksum: abc\r\n\r\n" % connection)
             else:
                 body = b"kept"
-                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Connection: %d\r\n\r\n" % connection
-                                 + body)
+                peer = ("%s:%d" % self.client_address[:2]).encode()
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Connection: %d\r\nX-Peer: %s\r\n\r\n"
+                                 % (connection, peer) + body)
             self.wfile.flush()
             request = read_request(self.rfile)
+
+    # DNS over HTTPS
+
+    def route_dns_query(self, request):
+        if request.method == "GET":
+            encoded = dict(parse_qsl(request.query)).get("dns", "")
+            query = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+        else:
+            query = request.body
+        if len(query) < 12:
+            return self.respond(400, b"not a DNS message")
+        # The question: labels up to the empty one, then its type and class.
+        offset, labels = 12, []
+        while offset < len(query) and query[offset]:
+            length = query[offset]
+            labels.append(query[offset + 1:offset + 1 + length].decode("ascii", "replace"))
+            offset += 1 + length
+        question_end = offset + 5
+        qtype = struct.unpack("!H", query[offset + 1:offset + 3])[0] if question_end <= len(query) else 0
+        name = ".".join(labels).lower()
+        with DNS_LOCK:
+            key = (name, "A" if qtype == 1 else "AAAA" if qtype == 28 else str(qtype))
+            DNS_QUERIES[key] = DNS_QUERIES.get(key, 0) + 1
+        answers = 1 if qtype == 1 else 0
+        # The query's id, flags "response, recursion available, no error", one question, the answers.
+        header = query[:2] + struct.pack("!HHHHH", 0x8180, 1, answers, 0, 0)
+        answer = b""
+        if answers:
+            # A pointer to the question's name, type A, class IN, a minute to live, 127.0.0.1.
+            answer = struct.pack("!HHHIH", 0xC00C, 1, 1, 60, 4) + bytes([127, 0, 0, 1])
+        self.respond(200, header + query[12:question_end] + answer, [("Content-Type", "application/dns-message")])
+
+    def route_dns_count(self, request):
+        query = dict(parse_qsl(request.query))
+        with DNS_LOCK:
+            count = DNS_QUERIES.get((query.get("name", "").lower(), query.get("type", "A")), 0)
+        self.json({"count": count})
 
     # Streams
 

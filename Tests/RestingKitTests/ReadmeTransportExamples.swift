@@ -75,4 +75,23 @@ struct ReadmeTransportExamples {
         // end snippet
         #expect(proxiedTransport.configuration.maximumConnections == 64)
     }
+
+    @Test("connection options: the API's real name reaches the local image_server, connections kept and probed")
+    func curlConnections() async throws {
+        let port = server.port
+        // snippet: curl-connections
+        var configuration = CurlConfiguration()
+        configuration.connections.hostOverrides = [
+            HostOverride(host: "api.example.com", port: port, addresses: ["127.0.0.1"])
+        ]
+        configuration.connections.tcpKeepAlive = TCPKeepAlive(idle: .seconds(60), interval: .seconds(15))
+        configuration.connections.idleConnectionTimeout = .seconds(30)
+        configuration.connections.dnsCacheLifetime = .seconds(300)
+        let routedTransport = try CurlClient(configuration: configuration)
+        let apiClient = RestingClient(baseUrl: "http://api.example.com:\(port)", httpClient: routedTransport)
+        // end snippet
+        let post = try await apiClient.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/posts/1")))
+            .value
+        #expect(post.status == 200)
+    }
 }

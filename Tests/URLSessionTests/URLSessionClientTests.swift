@@ -198,6 +198,39 @@ struct URLSessionUnsupportedTests {
         }
     }
     #endif
+
+    @Test("each connection option URLSession cannot honour fails every call as unsupported, named, never ignored")
+    func connectionOptionsAreUnsupported() async throws {
+        let options: [(String, (inout ConnectionOptions) -> Void)] = [
+            (
+                "hostOverrides",
+                { $0.hostOverrides = [HostOverride(host: "a.example", port: 80, addresses: ["127.0.0.1"])] }
+            ),
+            (
+                "connectionRoutes",
+                { $0.connectionRoutes = [ConnectionRoute(host: "a.example", port: 80, to: "b", port: 81)] }
+            ),
+            ("localEndpoint", { $0.localEndpoint = .interface("lo") }),
+            ("happyEyeballsDelay", { $0.happyEyeballsDelay = .milliseconds(50) }),
+            ("tcpKeepAlive", { $0.tcpKeepAlive = TCPKeepAlive() }),
+            ("maximumIdleConnections", { $0.maximumIdleConnections = 4 }),
+            ("idleConnectionTimeout", { $0.idleConnectionTimeout = .seconds(5) }),
+            ("dnsOverHTTPS", { $0.dnsOverHTTPS = "https://127.0.0.1:1/dns-query" }),
+            ("dnsCacheLifetime", { $0.dnsCacheLifetime = .zero }),
+        ]
+        for (name, set) in options {
+            var connections = ConnectionOptions()
+            set(&connections)
+            let client = URLSessionClient(configuration: .ephemeral, connections: connections)
+            await #expect(
+                throws: RestingError.unsupported(feature: "ConnectionOptions.\(name)", transport: "URLSessionClient")
+            ) {
+                _ = try await client.send(
+                    HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:1/")))
+                ) { _ in }
+            }
+        }
+    }
 }
 
 @Suite("URLSessionClient streamed bodies", .timeLimit(.minutes(5)))
