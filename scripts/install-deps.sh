@@ -11,9 +11,18 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
+# pproxy (PyPI): the SOCKS5 proxy the proxy-authentication tests go through. A Python whose packages the system
+# manages (PEP 668) takes it with --break-system-packages: it is a test peer, in no import path of the project.
+install_python_peers() {
+    python3 -c "import pproxy" 2>/dev/null && return
+    echo "Installing pproxy with pip"
+    python3 -m pip install -q pproxy 2>/dev/null || python3 -m pip install -q --break-system-packages pproxy
+}
+
 case "$(uname -s)" in
 Linux)
-    packages=(python3 libcurl4-openssl-dev openssl curl)
+    # squid: a real proxy the proxy-authentication tests go through (Basic and Digest).
+    packages=(python3 python3-pip libcurl4-openssl-dev openssl curl squid)
     [ "${1:-}" = "bench" ] && packages+=(time)
     missing=()
     for package in "${packages[@]}"; do
@@ -32,6 +41,7 @@ Linux)
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     fi
+    install_python_peers
     ;;
 Darwin)
     # Homebrew's curl (keg-only) is found through pkg-config; Python 3 ships with the developer tools.
@@ -39,5 +49,7 @@ Darwin)
     for package in "${packages[@]}"; do
         brew list "$package" >/dev/null 2>&1 || brew install "$package"
     done
+    brew list squid >/dev/null 2>&1 || brew install squid
+    install_python_peers
     ;;
 esac

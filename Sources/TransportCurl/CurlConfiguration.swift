@@ -60,6 +60,8 @@ public struct CurlConfiguration: Sendable {
     /// Where names resolve, where an origin's connections go, where they leave from, how long idle ones are kept;
     /// see ``/RestingCore/ConnectionOptions``.
     public var connections = ConnectionOptions()
+    /// What a proxy that asks for credentials is answered with; see ``ProxyCredentials``.
+    public var proxyCredentials: ProxyCredentials? = nil
     /// Sent when a request has no `User-Agent` of its own.
     public var userAgent: String? = "RestingKit"
 
@@ -80,14 +82,55 @@ extension CurlConfiguration {
         case http2PriorKnowledge
     }
 
-    /// Whether and how a client uses a proxy.
-    public enum Proxy: Sendable {
+    /// Whether and how a client uses a proxy. A password in a proxy URL never shows in `print`, `dump` or a
+    /// debugger's view.
+    public enum Proxy: Sendable, CustomStringConvertible, CustomReflectable {
         /// Direct connections, whatever the environment says.
         case none
         /// libcurl's reading of `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`.
         case environment
-        /// One proxy (`http://`, `https://`, `socks5://` …) except for the hosts in `noProxy`.
+        /// One proxy except for the hosts in `noProxy` (names, `.suffix`es, addresses and, with libcurl 7.86 or
+        /// later, CIDR ranges): `http://` and `https://` (TLS to the proxy, trusting ``TLS/caFile`` or
+        /// ``TLS/caPEM`` too), `socks4a://`, `socks5://` (names resolved here) and `socks5h://` (names resolved by
+        /// the proxy).
         case url(String, noProxy: [String] = [])
+
+        public var description: String {
+            switch self {
+            case .none: "none"
+            case .environment: "environment"
+            case .url(let url, let noProxy):
+                "url(\(URL(string: url).map { RedactionPolicy.default.url($0) } ?? RedactionPolicy.placeholder), noProxy: \(noProxy))"
+            }
+        }
+
+        public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
+    }
+
+    /// What a proxy's `407` is answered with — Basic, Digest, or NTLM and Negotiate where this libcurl has them,
+    /// whichever is the strongest the proxy offers — and a SOCKS5 proxy's username and password (RFC 1929). Sent to
+    /// the proxy only, never to an origin (through a tunnel, an origin sees nothing of them); the password never
+    /// shows in `print`, `dump` or a debugger's view.
+    ///
+    /// ```swift
+    /// configuration.proxy = .url("http://proxy.internal:3128")
+    /// configuration.proxyCredentials = CurlConfiguration.ProxyCredentials(username: "build", password: secret)
+    /// ```
+    public struct ProxyCredentials: Sendable, CustomStringConvertible, CustomReflectable {
+        public var username: String
+        public var password: String
+
+        /// `username` and `password`, for the proxy.
+        public init(username: String, password: String) {
+            self.username = username
+            self.password = password
+        }
+
+        public var description: String {
+            "ProxyCredentials(username: \(username), password: \(RedactionPolicy.placeholder))"
+        }
+
+        public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
     }
 
     /// Server verification and client identity. Verification is on unless you turn it off.

@@ -31,7 +31,7 @@ extension EasyHandle {
         try handle.set(CURLOPT_HTTP_VERSION, configuration.httpVersion.curlValue, "HTTP version")
         // A request's own User-Agent header replaces this one.
         if let userAgent = configuration.userAgent { try handle.set(CURLOPT_USERAGENT, userAgent, "user agent") }
-        try handle.apply(configuration.proxy)
+        try handle.apply(configuration.proxy, credentials: configuration.proxyCredentials)
         if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
         try handle.apply(configuration.tls)
         try handle.apply(configuration.connections)
@@ -44,7 +44,16 @@ extension EasyHandle {
         max(1, min(timeout, .effectivelyForever).wholeMilliseconds)
     }
 
-    private func apply(_ proxy: CurlConfiguration.Proxy) throws(RestingError) {
+    private func apply(
+        _ proxy: CurlConfiguration.Proxy, credentials: CurlConfiguration.ProxyCredentials?
+    ) throws(RestingError) {
+        if let credentials {
+            try set(CURLOPT_PROXYUSERNAME, credentials.username, "proxy user name")
+            try set(CURLOPT_PROXYPASSWORD, credentials.password, "proxy password")
+        }
+        // The scheme is the 407's to choose: Digest, NTLM or Negotiate as well as Basic (credentials in the proxy's
+        // URL included), never sent before the proxy asked.
+        try set(CURLOPT_PROXYAUTH, rk_proxy_auth_schemes, "proxy authentication")
         switch proxy {
         case .none:
             try set(CURLOPT_PROXY, "", "proxy")

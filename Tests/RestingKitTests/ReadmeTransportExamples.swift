@@ -65,7 +65,8 @@ struct ReadmeTransportExamples {
         }
         // snippet: curl-proxy-limits
         var configuration = CurlConfiguration()
-        configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", "127.0.0.1"])
+        configuration.proxy = .url("http://proxy.internal:3128", noProxy: ["localhost", ".internal", "10.0.0.0/8"])
+        configuration.proxyCredentials = CurlConfiguration.ProxyCredentials(username: "build", password: "s3cr3t")
         configuration.maximumConnectionsPerHost = 6
         configuration.maximumConnections = 64
         configuration.connectTimeout = .seconds(5)

@@ -26,6 +26,9 @@ CURLcode rk_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 
 CURLMcode rk_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
+/// The authentication schemes a proxy's 407 may choose from (CURLAUTH_* are macros Swift cannot import).
+static const long rk_proxy_auth_schemes = (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST | CURLAUTH_NTLM | CURLAUTH_NEGOTIATE);
+
 /// The CURLMsg fields Swift needs, without the union.
 int rk_multi_info_read(CURLM *multi, CURL **handle, CURLcode *result);
 

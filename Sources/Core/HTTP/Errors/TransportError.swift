@@ -20,6 +20,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case tooManyRedirects
         /// A redirect led back to a URL already visited with the same method.
         case redirectLoop
+        /// The proxy refused to open a tunnel to the origin: its credentials were missing or wrong (a `407` it
+        /// kept answering), it forbade the origin, or it could not reach it; ``message`` has its status.
+        case proxyRefused
         /// Anything else; ``code`` and ``message`` say what.
         case other
     }

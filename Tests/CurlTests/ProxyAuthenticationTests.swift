@@ -1,0 +1,200 @@
+import Foundation
+import RestingCore
+import RestingCurl
+import RestingServerHarness
+import RestingTransportConformance
+import Testing
+
+/// `CurlClient` behind proxies that ask for credentials (`auth_proxy.py`): Basic and Digest chosen by the `407`, for
+/// requests forwarded and tunnelled, SOCKS5 with names resolved here or by the proxy, the credentials kept from the
+/// origin and from every printout, and the hosts that bypass the proxy.
+@Suite("CurlClient proxy authentication", .timeLimit(.minutes(5)))
+struct ProxyAuthenticationTests {
+    let origin: LocalServer
+
+    init() async throws { origin = try await LocalServer.sharedConformanceServer.value }
+
+    private static let credentials = CurlConfiguration.ProxyCredentials(username: "proxyuser", password: "proxy-secret")
+
+    /// What `auth_proxy.py` saw.
+    private struct ProxyLog: Decodable {
+        struct SOCKSConnect: Decodable {
+            let type: String
+            let host: String
+        }
+        let challenges: Int
+        let accepted: [String]
+        let socks: [SOCKSConnect]
+    }
+
+    private static func proxy(_ mode: String) async throws -> LocalServer {
+        try await LocalServer.start(
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/auth_proxy.py"),
+            arguments: ["--mode", mode])
+    }
+
+    private static func log(of proxy: LocalServer) async throws -> ProxyLog {
+        let response = try await CurlClient().send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(proxy.port)/_proxy/log")))
+        ) { _ in }
+        return try JSONDecoder().decode(ProxyLog.self, from: response.body.bytes)
+    }
+
+    private static func client(
+        through proxy: String, credentials: CurlConfiguration.ProxyCredentials? = credentials,
+        _ configure: (inout CurlConfiguration) -> Void = { _ in }
+    ) throws -> CurlClient {
+        var configuration = CurlConfiguration()
+        configuration.proxy = .url(proxy)
+        configuration.proxyCredentials = credentials
+        configure(&configuration)
+        return try CurlClient(configuration: configuration)
+    }
+
+    /// The header names the conformance server's `/echo` received, lowercased.
+    private static func headerNames(of response: HTTPDataResponse) throws -> [String] {
+        struct Echo: Decodable { let headers: [[String]] }
+        return try JSONDecoder().decode(Echo.self, from: response.body.bytes).headers.compactMap {
+            $0.first?.lowercased()
+        }
+    }
+
+    @Test("a 407 with a Basic challenge is answered; the request then reaches its origin without the credentials")
+    func basicForwarded() async throws {
+        let proxy = try await Self.proxy("basic")
+        let transport = try Self.client(through: "http://127.0.0.1:\(proxy.port)")
+        let response = try await transport.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo")))
+        ) { _ in }
+        #expect(response.status == 200)
+        #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") })
+        let log = try await Self.log(of: proxy)
+        #expect(log.challenges >= 1, "the credentials went out only once the proxy asked")
+        #expect(log.accepted == ["Basic"])
+    }
+
+    @Test("a Digest challenge is answered for a tunnel; the origin, behind TLS, never sees the credentials")
+    func digestTunnelled() async throws {
+        let fixtures = try await TLSFixtures.shared.value
+        let secureOrigin = try await fixtures.server()
+        let proxy = try await Self.proxy("digest")
+        let transport = try Self.client(through: "http://127.0.0.1:\(proxy.port)") {
+            $0.tls.caFile = fixtures.path("ca.pem")
+        }
+        let response = try await transport.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "https://127.0.0.1:\(secureOrigin.port)/echo")))
+        ) { _ in }
+        #expect(response.status == 200)
+        #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") })
+        #expect(try await Self.log(of: proxy).accepted == ["Digest"])
+    }
+
+    @Test("a wrong proxy password ends a forwarded call with the proxy's 407, and a tunnelled one with a typed error")
+    func wrongPassword() async throws {
+        let proxy = try await Self.proxy("digest")
+        let wrong = CurlConfiguration.ProxyCredentials(username: "proxyuser", password: "wrong")
+        let transport = try Self.client(through: "http://127.0.0.1:\(proxy.port)", credentials: wrong)
+        let forwarded = try await transport.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo")))
+        ) { _ in }
+        #expect(forwarded.status == 407)
+        do {
+            _ = try await transport.send(
+                HTTPRequest(method: .get, url: try #require(URL(string: "https://127.0.0.1:\(origin.port)/echo")))
+            ) { _ in }
+            Issue.record("a tunnel the proxy refuses cannot carry the request")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .proxyRefused && failure.message.contains("407"), "\(failure)")
+        }
+        #expect(try await Self.log(of: proxy).accepted.isEmpty)
+    }
+
+    @Test("through SOCKS5h the proxy resolves the name; through SOCKS5 the client does (here by a host override)")
+    func socks() async throws {
+        let proxy = try await Self.proxy("socks5")
+        let name = "origin.test"
+        for scheme in ["socks5h", "socks5"] {
+            let transport = try Self.client(through: "\(scheme)://127.0.0.1:\(proxy.port)") { configuration in
+                configuration.connections.hostOverrides = [
+                    HostOverride(host: name, port: origin.port, addresses: ["127.0.0.1"])
+                ]
+            }
+            let response = try await transport.send(
+                HTTPRequest(method: .get, url: try #require(URL(string: "http://\(name):\(origin.port)/echo")))
+            ) { _ in }
+            #expect(response.status == 200)
+        }
+        let log = try await Self.log(of: proxy)
+        #expect(log.socks.map(\.type) == ["domain", "ipv4"])
+        #expect(log.socks.map(\.host) == [name, "127.0.0.1"])
+        #expect(log.accepted == ["SOCKS5", "SOCKS5"])
+    }
+
+    @Test("hosts in noProxy — a name, a .suffix, a CIDR range — bypass a proxy that would refuse them")
+    func noProxyForms() async throws {
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
+        for (exception, url) in [
+            ("localhost", "http://localhost:\(origin.port)/echo"),
+            (".test", "http://bypass.test:\(origin.port)/echo"),
+            ("127.0.0.0/8", "http://127.0.0.1:\(origin.port)/echo"),
+        ] {
+            var configuration = CurlConfiguration()
+            configuration.proxy = .url("http://127.0.0.1:\(refusing.port)", noProxy: [exception])
+            configuration.connections.hostOverrides = [
+                HostOverride(host: "bypass.test", port: origin.port, addresses: ["127.0.0.1"])
+            ]
+            let response = try await CurlClient(configuration: configuration).send(
+                HTTPRequest(method: .get, url: try #require(URL(string: url)))
+            ) { _ in }
+            #expect(response.status == 200, "\(exception)")
+        }
+    }
+
+    @Test(
+        "real proxies — squid with Basic and with Digest, pproxy's SOCKS5h — carry forwarded and tunnelled calls",
+        arguments: ["squid-basic", "squid-digest", "pproxy-socks5"])
+    func realPeers(peer: String) async throws {
+        let fixtures = try await TLSFixtures.shared.value
+        let secureOrigin = try await fixtures.server()
+        let proxy = try await LocalServer.start(
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/proxy_peers.py"),
+            arguments: ["--peer", peer])
+        let scheme = peer.hasPrefix("pproxy") ? "socks5h" : "http"
+        let transport = try Self.client(through: "\(scheme)://127.0.0.1:\(proxy.port)") {
+            $0.tls.caFile = fixtures.path("ca.pem")
+        }
+        for url in ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"] {
+            let response = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) {
+                _ in
+            }
+            #expect(response.status == 200, "\(url)")
+            #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") }, "\(url)")
+        }
+        let wrong = try Self.client(
+            through: "\(scheme)://127.0.0.1:\(proxy.port)",
+            credentials: CurlConfiguration.ProxyCredentials(username: "proxyuser", password: "wrong"))
+        do {
+            let response = try await wrong.send(
+                HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo")))
+            ) { _ in }
+            #expect(response.status == 407, "a forwarded call gets the proxy's refusal as its response")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(scheme == "socks5h", "only SOCKS refuses without an HTTP status: \(failure)")
+        }
+    }
+
+    @Test("proxy passwords, in the credentials or in the proxy's URL, show in no print, dump or reflection")
+    func passwordsAreHidden() {
+        var configuration = CurlConfiguration()
+        configuration.proxy = .url("http://proxyuser:url-secret@proxy.internal:3128", noProxy: ["localhost"])
+        configuration.proxyCredentials = CurlConfiguration.ProxyCredentials(username: "u", password: "field-secret")
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        let shown = [dumped, "\(configuration)", String(reflecting: configuration), "\(configuration.proxy)"]
+        for text in shown {
+            #expect(!text.contains("url-secret") && !text.contains("field-secret"), "\(text)")
+        }
+        #expect("\(configuration.proxy)".contains("proxy.internal:3128"))
+    }
+}
