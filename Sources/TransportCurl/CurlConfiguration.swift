@@ -62,6 +62,9 @@ public struct CurlConfiguration: Sendable {
     public var connections = ConnectionOptions()
     /// What a proxy that asks for credentials is answered with; see ``ProxyCredentials``.
     public var proxyCredentials: ProxyCredentials? = nil
+    /// Which request bodies wait for the server's go-ahead before they are sent; `nil` (the default) for none.
+    /// See ``ExpectContinue``.
+    public var expectContinue: ExpectContinue? = nil
     /// Sent when a request has no `User-Agent` of its own.
     public var userAgent: String? = "RestingKit"
 
@@ -131,6 +134,28 @@ extension CurlConfiguration {
         }
 
         public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
+    }
+
+    /// Request bodies that wait for the server's go-ahead — `Expect: 100-continue` (RFC 9110 §10.1.1) — so that a
+    /// server refusing the request (`401`, `413`) does so before the body is sent: a large upload to a server that
+    /// will refuse it then costs its head, not its body. A body waits at most `timeout`, then is sent anyway (a server
+    /// may ignore the expectation). Off by default, as in OkHttp, async-http-client and Go: the wait costs a round
+    /// trip on every upload it applies to.
+    ///
+    /// ```swift
+    /// configuration.expectContinue = CurlConfiguration.ExpectContinue(threshold: 1 << 20, timeout: .seconds(1))
+    /// ```
+    public struct ExpectContinue: Sendable, Equatable {
+        /// Bodies of at least this many bytes wait, and those of unknown length; smaller ones are sent at once.
+        public var threshold: Int64
+        /// How long a body waits for the server's `100 Continue` or its refusal.
+        public var timeout: Duration
+
+        /// Bodies from `threshold` bytes (1 MiB by default) wait up to `timeout` (1 s by default).
+        public init(threshold: Int64 = 1 << 20, timeout: Duration = .seconds(1)) {
+            self.threshold = threshold
+            self.timeout = timeout
+        }
     }
 
     /// Server verification and client identity. Verification is on unless you turn it off.

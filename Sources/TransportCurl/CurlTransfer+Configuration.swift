@@ -60,7 +60,10 @@ extension CurlTransfer {
     }
 
     private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {
-        if let source = handle.headerListSource, source.method == request.method, source.headers == request.headers {
+        let waitsForContinue = waitsForContinue(handle.expectContinue)
+        if let source = handle.headerListSource, source.method == request.method, source.headers == request.headers,
+            source.waitsForContinue == waitsForContinue
+        {
             return
         }
         var list: UnsafeMutablePointer<curl_slist>?
@@ -70,9 +73,17 @@ extension CurlTransfer {
             // "Name;" is libcurl's way of sending a header with an empty value.
             append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
-        // No `Expect: 100-continue` round trip before uploads, and no form Content-Type invented for a POST.
-        append("Expect:")
+        // An `Expect: 100-continue` round trip only where the policy asks for it (libcurl would add one to every
+        // upload past 1 MiB), and no form Content-Type invented for a POST.
+        append(waitsForContinue ? "Expect: 100-continue" : "Expect:")
         if request.method == .post, !request.headers.contains("Content-Type") { append("Content-Type:") }
-        try handle.replaceHeaderList(with: list, from: request.headers, method: request.method)
+        try handle.replaceHeaderList(with: list, from: (request.headers, request.method, waitsForContinue))
+    }
+
+    /// Whether this request's body waits for the server's `100 Continue` under `policy`: a body of at least its
+    /// threshold, or of unknown length.
+    private func waitsForContinue(_ policy: CurlConfiguration.ExpectContinue?) -> Bool {
+        guard let policy, !request.body.isEmpty, request.method != .get, request.method != .head else { return false }
+        return uploadLength.map { $0 >= policy.threshold } ?? true
     }
 }

@@ -35,6 +35,11 @@ extension EasyHandle {
         if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
         try handle.apply(configuration.tls)
         try handle.apply(configuration.connections)
+        if let expectContinue = configuration.expectContinue {
+            try handle.set(
+                CURLOPT_EXPECT_100_TIMEOUT_MS, timeoutMilliseconds(expectContinue.timeout),
+                "Expect: 100-continue timeout")
+        }
         return handle
     }
 

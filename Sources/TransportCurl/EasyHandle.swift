@@ -18,7 +18,9 @@ final class EasyHandle {
     /// case, one API with the same headers on every call — since libcurl copies each line into two allocations.
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// What ``headerList`` was made from.
-    private(set) var headerListSource: (headers: HTTPHeaderFields, method: RequestMethod)?
+    private(set) var headerListSource: (headers: HTTPHeaderFields, method: RequestMethod, waitsForContinue: Bool)?
+    /// Which bodies wait for the server's `100 Continue`.
+    let expectContinue: CurlConfiguration.ExpectContinue?
     /// The lists of client-wide options (host overrides, connection routes), which libcurl reads but does not copy.
     private var optionLists: [UnsafeMutablePointer<curl_slist>] = []
 
@@ -30,6 +32,7 @@ final class EasyHandle {
         defaultTimeout = configuration.totalTimeout.map(Self.timeoutMilliseconds) ?? 0
         multiplexesPlainHTTP = configuration.httpVersion == .http2PriorKnowledge
         maximumResponseSize = configuration.maximumResponseSize
+        expectContinue = configuration.expectContinue
         _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
@@ -47,10 +50,9 @@ final class EasyHandle {
 
     /// Sends `list`, made from `headers` for a `method` request, from now on; frees the previous list.
     func replaceHeaderList(
-        with list: UnsafeMutablePointer<curl_slist>?, from headers: HTTPHeaderFields, method: RequestMethod
-    )
-        throws(RestingError)
-    {
+        with list: UnsafeMutablePointer<curl_slist>?,
+        from source: (headers: HTTPHeaderFields, method: RequestMethod, waitsForContinue: Bool)
+    ) throws(RestingError) {
         do {
             try set(CURLOPT_HTTPHEADER, pointer: list, "headers")
         } catch {
@@ -59,7 +61,7 @@ final class EasyHandle {
         }
         curl_slist_free_all(headerList)
         headerList = list
-        headerListSource = (headers, method)
+        headerListSource = source
     }
 
     /// Sets a list option from `lines`, kept for the handle's life; nothing for no lines.

@@ -16,6 +16,9 @@ Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-
                /length-and-chunked  /header-flood  /interim (103 then 200)  /gzip-bomb  /reset-upload
 Keep-alive:    /keepalive/ok (X-Connection numbers the connection, X-Peer is the client's address and port)
                /keepalive/fault (a reset mid-body)
+Refusals:      /refuse-upload?status=S&tag=T: answers S (413, 401, …) as soon as the head has arrived, reading none of
+               the body first; then reads (and counts) what body bytes still come until the client closes;
+               /refused-bytes?tag=T: that count, once the connection has closed (waiting up to 10 s for it)
 DNS:           /dns-query: a DNS-over-HTTPS resolver (RFC 8484, POST or GET ?dns=) answering every A query with
                127.0.0.1 and every other with no address; /dns-count?name=N&type=A: how many queries N has had
 Streams:       /gated?tag=T&count=N: chunked, "part i\n", each after the previous one was released by /release?tag=T
@@ -45,6 +48,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 WAITING, WAITING_LOCK = set(), threading.Lock()
 CONNECTIONS, CONNECTIONS_LOCK = [0], threading.Lock()  # connections served by /keepalive, numbered
+REFUSED = threading.Condition()  # /refuse-upload's body bytes received after the refusal, by tag, once closed
+REFUSED_BYTES = {}
 DNS_QUERIES, DNS_LOCK = {}, threading.Lock()  # /dns-query's questions answered, by (name, type)
 GATES, GATES_LOCK = {}, threading.Lock()  # /gated's semaphores, by tag
 HELD = threading.Condition()  # /held's requests: waiting now, the most at once, and whether released, by tag
@@ -119,7 +124,7 @@ class Handler(socketserver.StreamRequestHandler):
         request = read_request(self.rfile, read_body=False)
         if request is None:
             return
-        if request.path not in ("/slow-read", "/reset-upload"):
+        if request.path not in ("/slow-read", "/reset-upload", "/refuse-upload"):
             request.body = read_body_of(self.rfile, request)
         route = getattr(self, "route_" + request.path.strip("/").split("/")[0].replace("-", "_"), None)
         if route is None:
@@ -369,6 +374,33 @@ class Handler(socketserver.StreamRequestHandler):
         except OSError:
             return
         self.reset()
+
+    def route_refuse_upload(self, request):
+        query = dict(parse_qsl(request.query))
+        status, tag = int(query.get("status", "413")), query.get("tag", "")
+        self.respond(status, b"refused")
+        # The client may go on sending: count what arrives until it closes (or 10 s pass).
+        received = 0
+        self.connection.settimeout(10)
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            while True:
+                data = self.rfile.read1(1 << 16)
+                if not data:
+                    break
+                received += len(data)
+        except OSError:
+            pass
+        with REFUSED:
+            REFUSED_BYTES[tag] = received
+            REFUSED.notify_all()
+
+    def route_refused_bytes(self, request):
+        tag = dict(parse_qsl(request.query)).get("tag", "")
+        with REFUSED:
+            REFUSED.wait_for(lambda: tag in REFUSED_BYTES, timeout=10)
+            received = REFUSED_BYTES.get(tag)
+        self.json({"bytes": received})
 
     def route_keepalive(self, request):
         # The one route that keeps its connection open: /keepalive/ok answers and waits for the next request on
