@@ -30,6 +30,10 @@ CURLcode rk_easy_setopt_seek_callback(CURL *handle, rk_seek_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
 
+CURLcode rk_easy_setopt_debug_callback(CURL *handle, rk_debug_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
+}
+
 CURLcode rk_easy_setopt_blob(CURL *handle, CURLoption option, const void *bytes, size_t length) {
     struct curl_blob blob = {(void *)bytes, length, CURL_BLOB_COPY};
     return curl_easy_setopt(handle, option, &blob);

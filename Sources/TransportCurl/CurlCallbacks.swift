@@ -31,6 +31,13 @@ let seekCallback: rk_seek_callback = { userdata, offset, origin in
     return transfer.rewindBody()
 }
 
+/// Sees the body's bytes as they came off the wire, for transfers that watch their response's framing.
+let debugCallback: rk_debug_callback = { _, type, bytes, count, userdata in
+    guard type == CURLINFO_DATA_IN, let bytes, let transfer = transfer(userdata) else { return 0 }
+    transfer.receiveWireBody(UnsafeRawBufferPointer(start: bytes, count: count))
+    return 0
+}
+
 let progressCallback: rk_progress_callback = { userdata, downloadTotal, downloaded, _, uploaded in
     let keepsUp = transfer(userdata)?.reportProgress(
         downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))

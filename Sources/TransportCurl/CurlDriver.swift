@@ -54,6 +54,8 @@ final class CurlDriver: @unchecked Sendable {
     private var urlAgreement = URLAgreement()
     /// Streamed transfers holding body bytes to hand to their readers once the current pass ends.
     private var pendingFlushes: [CurlTransfer] = []
+    /// Transfers whose response is whole while their request body may still be open: ended once the pass is over.
+    private var responsesEnded: [CurlTransfer] = []
 
     /// Marks the driver's own thread, so that `enqueue` can tell it needs no lock and no wake-up.
     private static let sharedThreadKey: pthread_key_t = {
@@ -235,6 +237,7 @@ final class CurlDriver: @unchecked Sendable {
             while rk_multi_info_read(multi, &done, &result) != 0 {
                 if let done { finish(done, result) }
             }
+            if !responsesEnded.isEmpty { endTransfersOfEndedResponses() }
             if !localJobs.isEmpty { continue }
             if isStopping, active.isEmpty, shutDownIfIdle() { return }
             sleepUntilWoken()
@@ -400,6 +403,22 @@ final class CurlDriver: @unchecked Sendable {
     /// Called from a write callback: flush `transfer` when this pass of `curl_multi_perform` ends.
     func flushAfterPass(_ transfer: CurlTransfer) {
         pendingFlushes.append(transfer)
+    }
+
+    /// Called from a callback: end `transfer` once this pass is over, its response being whole.
+    func endAfterPass(_ transfer: CurlTransfer) {
+        responsesEnded.append(transfer)
+    }
+
+    /// Ends the transfers whose response is whole and which libcurl has not finished: their request body never
+    /// ended (its producer waits for more of the response, say). The rest of the body is not sent — its reader is
+    /// closed, which stops its producer — and removing the transfer closes its connection, whose request is cut.
+    private func endTransfersOfEndedResponses() {
+        let transfers = responsesEnded
+        responsesEnded.removeAll(keepingCapacity: true)
+        for transfer in transfers where transfer.activeIndex >= 0 {
+            if let handle = transfer.handle { finish(handle.raw, CURLE_OK) }
+        }
     }
 
     /// Hands each streamed transfer's gathered bytes to its reader; pauses those whose reader fell behind.

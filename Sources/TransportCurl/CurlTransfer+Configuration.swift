@@ -17,6 +17,7 @@ extension CurlTransfer {
             try handle.set(option, pointer: userdata, "callback data")
         }
         try configureMethodAndBody(handle)
+        try configureWireView(handle, userdata: userdata)
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
         // its head only, which `CurlClient` enforces.
@@ -57,6 +58,17 @@ extension CurlTransfer {
             }
             if request.method != .put { try handle.set(CURLOPT_CUSTOMREQUEST, request.method.rawValue, "method") }
         }
+    }
+
+    /// A body produced while it is sent may outlast its response: such a transfer watches its response's framing on
+    /// the wire (libcurl's debug callback, which sees the bytes before the chunked coding is undone).
+    private func configureWireView(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
+        let watches = upload.isSequence
+        if watches != handle.showsWireBody {
+            try handle.set(CURLOPT_VERBOSE, watches ? 1 : 0, "wire view")
+            handle.showsWireBody = watches
+        }
+        if watches { try handle.set(CURLOPT_DEBUGDATA, pointer: userdata, "callback data") }
     }
 
     private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {

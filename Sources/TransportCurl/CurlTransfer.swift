@@ -37,6 +37,8 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var upload = UploadSource.none
     /// The current response's head, line by line.
     @exclusivity(unchecked) private var head = ResponseHeadReader()
+    /// The final response's framing on the wire, watched while the request body may still be open.
+    @exclusivity(unchecked) private var framing: ResponseFraming?
     /// A body read whole: in memory within the limit or in a download's file; the rate floor, fed from the progress
     /// callback (which libcurl calls at least once a second, stalled or not); the progress throttle.
     @exclusivity(unchecked) private var collector: ResponseCollector
@@ -136,6 +138,7 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         case .ended:
             guard let status = handle?.long(CURLINFO_RESPONSE_CODE), status >= 200 else { return count }
+            if upload.isSequence { watchFraming(status: status) }
             if let streaming {
                 deliverHead(status: status, bufferSize: streaming.bufferSize)
                 return count
@@ -148,6 +151,21 @@ final class CurlTransfer: @unchecked Sendable {
                 return 0
             }
         }
+    }
+
+    /// Starts following the final response's body on the wire, for a request body that may outlast it.
+    private func watchFraming(status: Int) {
+        let framing = ResponseFraming(status: status, method: request.method, headers: head.fields)
+        self.framing = framing
+        if framing.isComplete { driver.endAfterPass(self) }
+    }
+
+    /// The response body's bytes as they came off the wire: once they make it whole, the driver ends the transfer,
+    /// the request body open or not.
+    func receiveWireBody(_ bytes: UnsafeRawBufferPointer) {
+        guard var framing, !framing.isComplete else { return }
+        if framing.consume(bytes) { driver.endAfterPass(self) }
+        self.framing = framing
     }
 
     /// The largest chunk handed to a stream's reader: half its buffer, at most 256 KiB (sixteen of libcurl's writes).

@@ -19,6 +19,8 @@ extension EasyHandle {
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_READFUNCTION, readCallback), "body reader")
         try handle.check(rk_easy_setopt_seek_callback(handle.raw, seekCallback), "body rewind")
         try handle.check(rk_easy_setopt_progress_callback(handle.raw, progressCallback), "progress")
+        // Called only while a transfer turns CURLOPT_VERBOSE on, and then instead of printing anything.
+        try handle.check(rk_easy_setopt_debug_callback(handle.raw, debugCallback), "wire view")
         try handle.set(CURLOPT_NOPROGRESS, 0, "progress")
         try handle.set(CURLOPT_CONNECTTIMEOUT_MS, timeoutMilliseconds(configuration.connectTimeout), "connect timeout")
         if let idle = configuration.idleTimeout {

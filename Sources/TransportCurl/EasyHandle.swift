@@ -14,6 +14,8 @@ final class EasyHandle {
     let maximumResponseSize: Int64
     /// Whether the last transfer lifted the limit, so the next one must restore it.
     var responseSizeLimitLifted = false
+    /// Whether libcurl shows this handle's transfers the body bytes as they arrive (see ``ResponseFraming``).
+    var showsWireBody = false
     /// The request headers libcurl sends, kept from transfer to transfer while they stay the same — the usual
     /// case, one API with the same headers on every call — since libcurl copies each line into two allocations.
     private var headerList: UnsafeMutablePointer<curl_slist>?

@@ -26,6 +26,11 @@ enum UploadSource {
         }
     }
 
+    /// Whether the body is produced while it is sent: it may outlast the response.
+    var isSequence: Bool {
+        if case .sequence = self { true } else { false }
+    }
+
     /// Whether the upload waits for the sequence's producer (the read callback answered `CURL_READFUNC_PAUSE`).
     var isPaused: Bool {
         if case .sequence(_, _, true) = self { true } else { false }

@@ -108,6 +108,10 @@ extension TransportConformance {
         /// ``minimumRateSparesStreams()``: The minimum transfer rate cuts a buffered call that drips, as timed out,
         /// and never a streamed body that drips as slowly.
         case minimumRateSparesStreams
+        /// ``duplex()``: A request body produced while its response is read: a whole one, on every transport; where
+        /// the transport is full duplex, one each part of which waits for the server's answer to the last, whose
+        /// response ends for its reader when the server ends it with the body still open.
+        case duplex
 
         public var description: String { rawValue }
 
@@ -116,7 +120,7 @@ extension TransportConformance {
 
         private static let streaming: Set<Check> = [
             .streamsWithoutBuffering, .backPressure, .slowReader, .streamCancellation, .streamErrors, .streamShape,
-            .minimumRateSparesStreams,
+            .minimumRateSparesStreams, .duplex,
         ]
     }
 
@@ -157,6 +161,7 @@ extension TransportConformance {
         case .streamErrors: try await streamErrors()
         case .streamShape: try await streamShape()
         case .minimumRateSparesStreams: try await minimumRateSparesStreams()
+        case .duplex: try await duplex()
         }
     }
 

@@ -43,6 +43,10 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// A streamed body's reader that stops stops the socket (the server's send buffer fills). Without it the
         /// transport must still bound its memory, and say how in its documentation.
         public var pausesReading = true
+        /// A response can be read while the request body is still being produced, and ends when the server ends
+        /// it, the body open or not. Without it, a body produced from an async sequence is sent once it has ended
+        /// (which the transport documents).
+        public var fullDuplex = true
         /// Everything on: what a full HTTP/1.1 transport over sockets can do.
         public init() {}
     }

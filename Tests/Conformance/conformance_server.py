@@ -16,6 +16,10 @@ Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-
                /length-and-chunked  /header-flood  /interim (103 then 200)  /gzip-bomb  /reset-upload
 Keep-alive:    /keepalive/ok (X-Connection numbers the connection, X-Peer is the client's address and port)
                /keepalive/fault (a reset mid-body)
+Duplex:        /duplex?rounds=N[&length=1]: for each of N chunks of the request body as it arrives, a response part
+               "echo i: <chunk>\n" (chunked, or with length=1 inside a Content-Length of N parts, each of a chunk's
+               first 16 bytes, padded); a body of known length is one part; a body ending first ends it; then
+               the response ends (Connection: close), the request body still open, read until the client closes
 Refusals:      /refuse-upload?status=S&tag=T: answers S (413, 401, …) as soon as the head has arrived, reading none of
                the body first; then reads (and counts) what body bytes still come until the client closes;
                /refused-bytes?tag=T: that count, once the connection has closed (waiting up to 10 s for it)
@@ -124,7 +128,7 @@ class Handler(socketserver.StreamRequestHandler):
         request = read_request(self.rfile, read_body=False)
         if request is None:
             return
-        if request.path not in ("/slow-read", "/reset-upload", "/refuse-upload"):
+        if request.path not in ("/slow-read", "/reset-upload", "/refuse-upload", "/duplex"):
             request.body = read_body_of(self.rfile, request)
         route = getattr(self, "route_" + request.path.strip("/").split("/")[0].replace("-", "_"), None)
         if route is None:
@@ -374,6 +378,41 @@ class Handler(socketserver.StreamRequestHandler):
         except OSError:
             return
         self.reset()
+
+    def route_duplex(self, request):
+        query = dict(parse_qsl(request.query))
+        rounds, fixed = int(query.get("rounds", "10")), query.get("length") == "1"
+        # A fixed-length response needs parts of a fixed size: the first 16 bytes of each chunk, padded.
+        part = lambda index, data: b"echo %06d: %s\n" % (index, data[:16].ljust(16, b".") if fixed else data)
+        if fixed:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+                             % (rounds * len(part(0, b""))))
+        else:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+        self.wfile.flush()
+        chunked = (request.header("Transfer-Encoding") or "").lower() == "chunked"
+        for index in range(rounds):
+            if chunked:
+                # One chunk of the request body (as the client framed it), then its echo.
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                data = self.rfile.read(size) if size else b""
+                if size:
+                    self.rfile.readline()
+            else:
+                # A body of known length is one part.
+                data = self.rfile.read(int(request.header("Content-Length") or "0")) if index == 0 else b""
+            if not data:
+                break
+            self.wfile.write(part(index, data)) if fixed else self.chunk(part(index, data))
+        if not fixed:
+            self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+        # The response is over, the request body perhaps not: read until the client closes.
+        try:
+            while self.rfile.read1(1 << 16):
+                pass
+        except OSError:
+            pass
 
     def route_refuse_upload(self, request):
         query = dict(parse_qsl(request.query))

@@ -32,6 +32,8 @@ enum Transports {
         capabilities.readsStatusLines = false
         // FoundationNetworking cannot stop receiving: a reader that falls behind gets its body from a spill file.
         capabilities.pausesReading = false
+        // It spools a body from an async sequence until the sequence ends: half duplex.
+        capabilities.fullDuplex = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
             // FoundationNetworking has no separate connect timeout: its request timeout (whole seconds) bounds both.
@@ -188,4 +190,7 @@ struct StreamingConformanceTests {
 
     @Test("a streamed body is read once; redirects are followed first", arguments: names)
     func streamShape(_ name: String) async throws { try await suite(name).streamShape() }
+
+    @Test("a body produced while its response is read; in full duplex, an interleave the server ends", arguments: names)
+    func duplex(_ name: String) async throws { try await suite(name).duplex() }
 }

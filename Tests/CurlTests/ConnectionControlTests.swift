@@ -97,7 +97,12 @@ struct ConnectionControlTests {
     /// The timer of the IPv4 TCP socket from `localPort` to `remotePort`: its kind (0 none, 1 retransmit, 2
     /// keep-alive) and the seconds until it fires.
     private static func tcpTimer(localPort: Int, remotePort: Int) throws -> (kind: Int, seconds: Int)? {
-        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        // Read to its end: a /proc file reports no size, and a table of thousands of sockets spans many reads.
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/tcp"))
+        defer { try? file.close() }
+        var bytes = Data()
+        while let chunk = try file.read(upToCount: 1 << 16), !chunk.isEmpty { bytes.append(chunk) }
+        let table = String(decoding: bytes, as: UTF8.self)
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
             guard fields.count > 5, fields[1].hasSuffix(String(format: ":%04X", localPort)),

@@ -7,6 +7,7 @@
 
 typedef size_t (*rk_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
 typedef int (*rk_seek_callback)(void *userdata, curl_off_t offset, int origin);
+typedef int (*rk_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata);
 typedef int (*rk_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 
 CURLcode rk_easy_setopt_long(CURL *handle, CURLoption option, long value);
@@ -16,6 +17,7 @@ CURLcode rk_easy_setopt_pointer(CURL *handle, CURLoption option, const void *val
 CURLcode rk_easy_setopt_data_callback(CURL *handle, CURLoption option, rk_data_callback callback);
 CURLcode rk_easy_setopt_progress_callback(CURL *handle, rk_progress_callback callback);
 CURLcode rk_easy_setopt_seek_callback(CURL *handle, rk_seek_callback callback);
+CURLcode rk_easy_setopt_debug_callback(CURL *handle, rk_debug_callback callback);
 /// Sets an in-memory blob option (CURLOPT_CAINFO_BLOB, CURLOPT_SSLCERT_BLOB, ...); libcurl copies the bytes.
 CURLcode rk_easy_setopt_blob(CURL *handle, CURLoption option, const void *bytes, size_t length);
 
