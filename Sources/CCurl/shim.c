@@ -34,6 +34,10 @@ CURLcode rk_easy_setopt_debug_callback(CURL *handle, rk_debug_callback callback)
     return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
 }
 
+CURLcode rk_easy_setopt_trailer_callback(CURL *handle, rk_trailer_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_TRAILERFUNCTION, callback);
+}
+
 CURLcode rk_easy_setopt_blob(CURL *handle, CURLoption option, const void *bytes, size_t length) {
     struct curl_blob blob = {(void *)bytes, length, CURL_BLOB_COPY};
     return curl_easy_setopt(handle, option, &blob);

@@ -38,6 +38,12 @@ let debugCallback: rk_debug_callback = { _, type, bytes, count, userdata in
     return 0
 }
 
+/// Gives a chunked upload its trailer fields, once its body has been read.
+let trailerCallback: rk_trailer_callback = { list, userdata in
+    guard let list, let transfer = transfer(userdata) else { return Int32(CURL_TRAILERFUNC_OK) }
+    return transfer.appendTrailers(to: list)
+}
+
 let progressCallback: rk_progress_callback = { userdata, downloadTotal, downloaded, _, uploaded in
     let keepsUp = transfer(userdata)?.reportProgress(
         downloaded: Int64(downloaded), expected: Int64(downloadTotal), uploaded: Int64(uploaded))

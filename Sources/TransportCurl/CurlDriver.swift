@@ -479,7 +479,9 @@ final class CurlDriver: @unchecked Sendable {
 
     /// Gives the handle back to the pool and drops libcurl's retain of the transfer.
     private func release(_ transfer: CurlTransfer) {
-        if let handle = transfer.detachHandle() {
+        // A handle that sent trailers is not reused: libcurl keeps an upload's trailer state on its handle, and a
+        // later transfer on a handle whose trailers went wrong freed their buffer again (7.88).
+        if let handle = transfer.detachHandle(), !handle.sendsTrailers {
             handle.prepareForReuse()
             idleHandles.append(handle)
         }

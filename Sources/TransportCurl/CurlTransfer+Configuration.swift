@@ -18,6 +18,9 @@ extension CurlTransfer {
         }
         try configureMethodAndBody(handle)
         try configureWireView(handle, userdata: userdata)
+        try configureTrailers(handle, userdata: userdata)
+        let route = request.attributes.proxy
+        if route != nil || handle.proxyRerouted { try handle.reroute(route) }
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
         // its head only, which `CurlClient` enforces.
@@ -69,6 +72,15 @@ extension CurlTransfer {
             handle.showsWireBody = watches
         }
         if watches { try handle.set(CURLOPT_DEBUGDATA, pointer: userdata, "callback data") }
+    }
+
+    /// An upload with trailers (always chunked) gets them from the trailer callback once its body has been read.
+    /// Its handle is not reused (see `CurlDriver.release`), so no other transfer finds the callback set.
+    private func configureTrailers(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
+        guard request.body.trailers != nil else { return }
+        handle.sendsTrailers = true
+        try handle.check(rk_easy_setopt_trailer_callback(handle.raw, trailerCallback), "trailers")
+        try handle.set(CURLOPT_TRAILERDATA, pointer: userdata, "callback data")
     }
 
     private func configureHeaders(_ handle: EasyHandle) throws(RestingError) {

@@ -39,6 +39,8 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) private var head = ResponseHeadReader()
     /// The final response's framing on the wire, watched while the request body may still be open.
     @exclusivity(unchecked) private var framing: ResponseFraming?
+    /// The request body's trailer fields, asked for and checked as its last byte was read; sent after it.
+    @exclusivity(unchecked) private var trailers: HTTPHeaderFields?
     /// A body read whole: in memory within the limit or in a download's file; the rate floor, fed from the progress
     /// callback (which libcurl calls at least once a second, stalled or not); the progress throttle.
     @exclusivity(unchecked) private var collector: ResponseCollector
@@ -213,7 +215,11 @@ final class CurlTransfer: @unchecked Sendable {
     func endBody(of streamed: StreamedBody, _ code: CURLcode, failure: RestingError? = nil) {
         var end = failure
         if end == nil, case .failure(let error) = outcome(code) { end = error }
-        streamed.feed.finish(afterYielding: end == nil ? streamed.pendingBody : Data(), throwing: end)
+        if let end {
+            streamed.feed.finish(afterYielding: Data(), throwing: end)
+        } else {
+            streamed.feed.finish(afterYielding: streamed.pendingBody, trailers: head.trailers)
+        }
         streamed.pendingBody = Data()
     }
 
@@ -262,7 +268,7 @@ final class CurlTransfer: @unchecked Sendable {
             upload = .sequence(reader, bytesRead: bytesRead + Int64(count), isPaused: false)
             return count
         case .end:
-            return 0
+            return takeTrailers() ? 0 : Int(CURL_READFUNC_ABORT)
         case .pending:
             upload = .sequence(reader, bytesRead: bytesRead, isPaused: true)
             return Int(CURL_READFUNC_PAUSE)
@@ -270,6 +276,37 @@ final class CurlTransfer: @unchecked Sendable {
             failure = error
             return Int(CURL_READFUNC_ABORT)
         }
+    }
+
+    /// Asks the body for its trailer fields as its end is read, and checks them: false (the transfer then aborted
+    /// before the body's last chunk goes out, so the server never sees a whole request) for a field a trailer
+    /// section must not carry. Checked here rather than in libcurl's trailer callback, whose abort path frees its
+    /// buffer twice in some libcurl versions.
+    private func takeTrailers() -> Bool {
+        guard let make = request.body.trailers else { return true }
+        let fields = make()
+        do throws(RestingError) {
+            try fields.validateAsTrailers()
+        } catch {
+            failure = error
+            return false
+        }
+        trailers = fields
+        return true
+    }
+
+    /// Appends the request body's trailer fields, checked as its end was read, to `list`.
+    func appendTrailers(to list: UnsafeMutablePointer<UnsafeMutablePointer<curl_slist>?>) -> Int32 {
+        guard let trailers else { return Int32(CURL_TRAILERFUNC_OK) }
+        for field in trailers {
+            guard let longer = curl_slist_append(list.pointee, "\(field.name): \(field.value)") else {
+                // Never CURL_TRAILERFUNC_ABORT (see `takeTrailers`): the call fails once the transfer ends.
+                failure = .bodyUnreadable(reason: "no memory for the trailer fields")
+                return Int32(CURL_TRAILERFUNC_OK)
+            }
+            list.pointee = longer
+        }
+        return Int32(CURL_TRAILERFUNC_OK)
     }
 
     /// libcurl rewinds to resend a body (a reused connection found dead, say). A reader that has handed nothing out
@@ -355,11 +392,11 @@ final class CurlTransfer: @unchecked Sendable {
             TransferProgress(
                 bytesSent: sent, totalBytesToSend: uploadLength, bytesReceived: received,
                 totalBytesToReceive: received))
-        return .success(
-            HTTPDataResponse(
-                // libcurl never follows redirects (the chain does), so the URL is the request's.
-                status: status, headers: head.fields, body: ResponseBody(body), url: request.url,
-                metrics: metrics))
+        // libcurl never follows redirects (the chain does), so the URL is the request's.
+        var response = HTTPDataResponse(
+            status: status, headers: head.fields, body: ResponseBody(body), url: request.url, metrics: metrics)
+        response.trailers = head.trailers
+        return .success(response)
     }
 
     /// What libcurl's `code` means for this transfer: a tunnel the proxy refused (its CONNECT answered with an error

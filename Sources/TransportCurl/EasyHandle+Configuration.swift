@@ -51,6 +51,16 @@ extension EasyHandle {
         max(1, min(timeout, .effectivelyForever).wholeMilliseconds)
     }
 
+    /// Routes this transfer through `route` (or back to the client's proxy, for `nil`), its credentials unchanged.
+    func reroute(_ route: ProxyRoute?) throws(RestingError) {
+        switch route {
+        case nil: try apply(clientProxy)
+        case .direct?: try apply(.none)
+        case .url(let url)?: try apply(.url(url))
+        }
+        proxyRerouted = route != nil
+    }
+
     private func apply(
         _ proxy: CurlConfiguration.Proxy, credentials: CurlConfiguration.ProxyCredentials?
     ) throws(RestingError) {
@@ -61,14 +71,25 @@ extension EasyHandle {
         // The scheme is the 407's to choose: Digest, NTLM or Negotiate as well as Basic (credentials in the proxy's
         // URL included), never sent before the proxy asked.
         try set(CURLOPT_PROXYAUTH, rk_proxy_auth_schemes, "proxy authentication")
+        try apply(proxy)
+    }
+
+    private func apply(_ proxy: CurlConfiguration.Proxy) throws(RestingError) {
         switch proxy {
         case .none:
             try set(CURLOPT_PROXY, "", "proxy")
+            try set(CURLOPT_NOPROXY, pointer: nil, "no-proxy list")
         case .environment:
-            break
+            // Unset, libcurl reads the environment's variables.
+            try set(CURLOPT_PROXY, pointer: nil, "proxy")
+            try set(CURLOPT_NOPROXY, pointer: nil, "no-proxy list")
         case .url(let url, let noProxy):
             try set(CURLOPT_PROXY, url, "proxy")
-            if !noProxy.isEmpty { try set(CURLOPT_NOPROXY, noProxy.joined(separator: ","), "no-proxy list") }
+            if noProxy.isEmpty {
+                try set(CURLOPT_NOPROXY, pointer: nil, "no-proxy list")
+            } else {
+                try set(CURLOPT_NOPROXY, noProxy.joined(separator: ","), "no-proxy list")
+            }
         }
     }
 

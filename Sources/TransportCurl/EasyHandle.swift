@@ -16,6 +16,12 @@ final class EasyHandle {
     var responseSizeLimitLifted = false
     /// Whether libcurl shows this handle's transfers the body bytes as they arrive (see ``ResponseFraming``).
     var showsWireBody = false
+    /// The client's proxy, which a transfer routed elsewhere (``/RestingCore/ProxyRoute``) leaves to be restored.
+    let clientProxy: CurlConfiguration.Proxy
+    /// Whether the last transfer went through a proxy of its own, so the next one must restore the client's.
+    var proxyRerouted = false
+    /// Whether the trailer callback is set, for an upload with trailers: such a handle is never reused.
+    var sendsTrailers = false
     /// The request headers libcurl sends, kept from transfer to transfer while they stay the same — the usual
     /// case, one API with the same headers on every call — since libcurl copies each line into two allocations.
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -35,6 +41,7 @@ final class EasyHandle {
         multiplexesPlainHTTP = configuration.httpVersion == .http2PriorKnowledge
         maximumResponseSize = configuration.maximumResponseSize
         expectContinue = configuration.expectContinue
+        clientProxy = configuration.proxy
         _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 

@@ -1,9 +1,9 @@
 import RestingCore
 
 /// A response's head as libcurl hands it over, one line at a time: its fields, the length it announces, and whether
-/// the blank line that ends it has come — the lines after it, a chunked body's trailers, never join the head, where
-/// they could supply a `Location` or a `Retry-After` that the head's checks have already passed. A new status line
-/// (after a `100 Continue`, say) starts a new head.
+/// the blank line that ends it has come — the lines after it, a chunked body's trailers, are kept apart and never
+/// join the head, where they could supply a `Location` or a `Retry-After` that the head's checks have already
+/// passed. A new status line (after a `100 Continue`, say) starts a new head.
 struct ResponseHeadReader {
     /// Where the current response is.
     enum Phase: Equatable {
@@ -31,6 +31,8 @@ struct ResponseHeadReader {
 
     private(set) var phase = Phase.head
     private(set) var fields = HTTPHeaderFields()
+    /// The fields after the body, which libcurl hands over as header lines once the body has ended.
+    private(set) var trailers = HTTPHeaderFields()
     /// The current response's `Content-Length`, read as its line arrived.
     private(set) var announcedLength: Int64?
     /// Header bytes of every response of the transfer so far: what the limit bounds, and part of what has arrived.
@@ -51,16 +53,21 @@ struct ResponseHeadReader {
             fields.reserveCapacity(Self.typicalFieldCount)
             phase = .head
             announcedLength = nil
+            trailers = HTTPHeaderFields()
             return .taken
         }
         if HeaderLine.trimmed(line[...]).isEmpty {
             phase = .trailers
             return .ended
         }
-        guard phase == .head, let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .taken }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .taken }
         let nameBytes = HeaderLine.trimmed(line[..<colon])
         let name = String(decoding: nameBytes, as: UTF8.self)
         let value = String(decoding: HeaderLine.trimmed(line[(colon + 1)...]), as: UTF8.self)
+        guard phase == .head else {
+            trailers.add(name: name, value: value)
+            return .taken
+        }
         if HeaderLine.isContentLength(nameBytes) {
             // Two different lengths leave the body's end to a guess (RFC 9112 §6.3): refuse the response.
             if let earlier = fields["Content-Length"], earlier != value {

@@ -70,4 +70,10 @@ public struct ResponseBodyFeed: Sendable {
     public func finish(afterYielding lastChunk: Data, throwing error: RestingError? = nil) {
         buffer.finish(error, last: lastChunk)
     }
+
+    /// Ends the body whole after `lastChunk`, with the fields that followed it (a chunked body's trailer section,
+    /// HTTP/2's trailing headers), which the reader finds in ``/RestingCore/ResponseBodyStream/trailers``.
+    public func finish(afterYielding lastChunk: Data = Data(), trailers: HTTPHeaderFields) {
+        buffer.finish(nil, last: lastChunk, trailers: trailers)
+    }
 }

@@ -43,7 +43,9 @@ import FoundationNetworking
 ///
 /// - Warning: on Linux, a response with trailers after a chunked body makes FoundationNetworking trap
 ///   ("Transfer completed, but there's no response"), killing the process; nothing a delegate does avoids it.
-///   Talk to servers you do not trust through `CurlClient`, which ignores trailers.
+///   Talk to servers you do not trust through `CurlClient`, which reads trailers apart from the headers. A request
+///   body with trailers (``/RestingCore/RequestBody/sequence(_:contentLength:iteration:trailers:)``) fails every call
+///   with ``/RestingCore/RestingError/unsupported(feature:transport:)``: FoundationNetworking sends none.
 public final class URLSessionClient: HTTPClient {
     /// A client on a session with the default configuration, created once.
     public static let shared = URLSessionClient()
@@ -177,6 +179,13 @@ public final class URLSessionClient: HTTPClient {
         _ request: HTTPRequest, timeout: Duration?, progress: @escaping ProgressHandler
     ) async throws -> HTTPDataResponse {
         var request = request
+        guard request.attributes.proxy == nil else {
+            throw RestingError.unsupported(feature: "a request's own proxy route", transport: "URLSessionClient")
+        }
+        guard request.body.trailers == nil else {
+            // FoundationNetworking sends no trailer section: sending the body without them would drop them silently.
+            throw RestingError.unsupported(feature: "request trailers", transport: "URLSessionClient")
+        }
         request.body = try await request.body.spooled(
             memoryLimit: Self.uploadSpoolMemoryLimit, diskLimit: streamSpillLimit)
         var urlRequest = try URLSessionMapping.urlRequest(for: request)

@@ -112,6 +112,10 @@ extension TransportConformance {
         /// the transport is full duplex, one each part of which waits for the server's answer to the last, whose
         /// response ends for its reader when the server ends it with the body still open.
         case duplex
+        /// ``trailers()``: Trailer fields both ways, where the transport has them: a chunked body's, buffered and
+        /// streamed, never among the headers; an upload's after its body, a forbidden one refused. Elsewhere an
+        /// upload with trailers fails as unsupported.
+        case trailers
 
         public var description: String { rawValue }
 
@@ -120,7 +124,7 @@ extension TransportConformance {
 
         private static let streaming: Set<Check> = [
             .streamsWithoutBuffering, .backPressure, .slowReader, .streamCancellation, .streamErrors, .streamShape,
-            .minimumRateSparesStreams, .duplex,
+            .minimumRateSparesStreams, .duplex, .trailers,
         ]
     }
 
@@ -162,6 +166,7 @@ extension TransportConformance {
         case .streamShape: try await streamShape()
         case .minimumRateSparesStreams: try await minimumRateSparesStreams()
         case .duplex: try await duplex()
+        case .trailers: try await trailers()
         }
     }
 

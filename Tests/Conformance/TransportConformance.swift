@@ -47,6 +47,10 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// it, the body open or not. Without it, a body produced from an async sequence is sent once it has ended
         /// (which the transport documents).
         public var fullDuplex = true
+        /// Trailer fields are read after a response body and sent after a request body; without it, a request
+        /// body with trailers must fail as `.unsupported` (and ``survivesTrailers`` says whether a response with
+        /// them can be received at all).
+        public var handlesTrailers = true
         /// Everything on: what a full HTTP/1.1 transport over sockets can do.
         public init() {}
     }

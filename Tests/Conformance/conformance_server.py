@@ -5,7 +5,7 @@ Python 3 standard library, raw sockets, one request per connection (every respon
 so that each fault is exactly the bytes written here — but for /keepalive, which keeps its connection. Prints its address on the first line; with
 --exit-with-stdin it exits when standard input closes.
 
-Well-behaved:  /echo[...]  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}  /json/{n}
+Well-behaved:  /echo[...] (with a chunked body's trailer fields)  /status/{code}[?body=1]  /headers  /gzip  /deflate  /bytes/{n}  /json/{n}
                /trailers: a chunked body with Location and Retry-After trailers
                /challenge/{basic|digest|bearer|proxy}: 401 (407 for proxy) with its authentication challenge
                /redirect/{code}?to=URL  /loop  /chain/{n}  /delay/{ms}[?tag=T]  /waiting
@@ -69,6 +69,7 @@ def gate(tag):
 class Request:
     def __init__(self, method, target, headers, body):
         self.method, self.target, self.headers, self.body = method, target, headers, body
+        self.trailers = []
         url = urlsplit(target)
         self.path, self.query = url.path, url.query
 
@@ -103,9 +104,12 @@ def read_body_of(stream, request):
         while True:
             size = int(stream.readline().split(b";")[0].strip() or b"0", 16)
             if size == 0:
-                while stream.readline().strip():
-                    pass
-                return body
+                while True:
+                    line = stream.readline().decode("latin-1").strip()
+                    if not line:
+                        return body
+                    name, _, value = line.partition(":")
+                    request.trailers.append([name.strip(), value.strip()])
             body += stream.read(size)
             stream.readline()
     length = int(request.header("Content-Length") or 0)
@@ -167,6 +171,7 @@ class Handler(socketserver.StreamRequestHandler):
             "path": request.path,
             "query": parse_qsl(request.query, keep_blank_values=True),
             "headers": [[name, value] for name, value in request.headers],
+            "trailers": request.trailers,
             "bodyLength": len(body),
             "bodySHA256": hashlib.sha256(body).hexdigest(),
             "body": body.decode("utf-8", "replace") if len(body) <= 65536 else None,

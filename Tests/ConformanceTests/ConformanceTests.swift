@@ -34,6 +34,8 @@ enum Transports {
         capabilities.pausesReading = false
         // It spools a body from an async sequence until the sequence ends: half duplex.
         capabilities.fullDuplex = false
+        // FoundationNetworking sends no trailer section, and traps on a response with one.
+        capabilities.handlesTrailers = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
             // FoundationNetworking has no separate connect timeout: its request timeout (whole seconds) bounds both.
@@ -193,4 +195,7 @@ struct StreamingConformanceTests {
 
     @Test("a body produced while its response is read; in full duplex, an interleave the server ends", arguments: names)
     func duplex(_ name: String) async throws { try await suite(name).duplex() }
+
+    @Test("trailers both ways where the transport has them, refused as unsupported elsewhere", arguments: names)
+    func trailers(_ name: String) async throws { try await suite(name).trailers() }
 }

@@ -184,6 +184,31 @@ struct ProxyAuthenticationTests {
         }
     }
 
+    @Test("a request's own proxy route: through a proxy the client does not use, or direct past the client's")
+    func perRequestRoute() async throws {
+        let proxy = try await Self.proxy("basic")
+        let refusing = try RefusingPort()
+        defer { refusing.release() }
+        // A client without a proxy, one request of which goes through one.
+        let direct = try Self.client(through: "http://127.0.0.1:\(refusing.port)") { $0.proxy = .none }
+        let url = try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo"))
+        var routed = HTTPRequest(method: .get, url: url)
+        routed.attributes.proxy = .url("http://127.0.0.1:\(proxy.port)")
+        #expect(try await direct.send(routed) { _ in }.status == 200)
+        #expect(try await direct.send(HTTPRequest(method: .get, url: url)) { _ in }.status == 200)
+        #expect(try await Self.log(of: proxy).accepted == ["Basic"], "only the routed request went through the proxy")
+
+        // A client whose proxy refuses every connection, one request of which goes direct.
+        let proxied = try Self.client(through: "http://127.0.0.1:\(refusing.port)")
+        var bypassing = HTTPRequest(method: .get, url: url)
+        bypassing.attributes.proxy = .direct
+        #expect(try await proxied.send(bypassing) { _ in }.status == 200)
+        await #expect(throws: RestingError.self, "the next request is the client's again: through its proxy") {
+            _ = try await proxied.send(HTTPRequest(method: .get, url: url)) { _ in }
+        }
+        #expect("\(ProxyRoute.url("http://user:secret@proxy.internal:3128"))".contains("secret") == false)
+    }
+
     @Test("proxy passwords, in the credentials or in the proxy's URL, show in no print, dump or reflection")
     func passwordsAreHidden() {
         var configuration = CurlConfiguration()

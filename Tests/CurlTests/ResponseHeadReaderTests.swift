@@ -40,7 +40,7 @@ struct ResponseHeadReaderTests {
         #expect(head.phase == .head)
     }
 
-    @Test("lines after the head are trailers: never among its fields")
+    @Test("lines after the head are trailers: kept apart, never among its fields")
     func trailersStayOut() {
         var head = ResponseHeadReader()
         let steps = Self.read(
@@ -48,6 +48,7 @@ struct ResponseHeadReaderTests {
             into: &head)
         #expect(steps.last == .taken)
         #expect(head.fields["Location"] == nil)
+        #expect(head.trailers["Location"] == "https://evil.example/")
     }
 
     @Test("two different lengths, a status line RFC 9112 refuses, or a head past the limit fail the transfer")

@@ -199,6 +199,22 @@ struct URLSessionUnsupportedTests {
     }
     #endif
 
+    @Test("a request's own proxy route, and a body with trailers, fail as unsupported rather than being ignored")
+    func routeAndTrailersAreUnsupported() async throws {
+        let client = URLSessionClient(configuration: .ephemeral)
+        var routed = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:1/")))
+        routed.attributes.proxy = .direct
+        await #expect(
+            throws: RestingError.unsupported(feature: "a request's own proxy route", transport: "URLSessionClient")
+        ) { _ = try await client.send(routed) { _ in } }
+        let withTrailers = HTTPRequest(
+            method: .put, url: try #require(URL(string: "http://127.0.0.1:1/")),
+            body: .sequence(AsyncStream<Data> { $0.finish() }, trailers: { ["X-Checksum": "abc"] }))
+        await #expect(throws: RestingError.unsupported(feature: "request trailers", transport: "URLSessionClient")) {
+            _ = try await client.send(withTrailers) { _ in }
+        }
+    }
+
     @Test("each connection option URLSession cannot honour fails every call as unsupported, named, never ignored")
     func connectionOptionsAreUnsupported() async throws {
         let options: [(String, (inout ConnectionOptions) -> Void)] = [

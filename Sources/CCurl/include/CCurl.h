@@ -8,6 +8,7 @@
 typedef size_t (*rk_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
 typedef int (*rk_seek_callback)(void *userdata, curl_off_t offset, int origin);
 typedef int (*rk_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *userdata);
+typedef int (*rk_trailer_callback)(struct curl_slist **list, void *userdata);
 typedef int (*rk_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 
 CURLcode rk_easy_setopt_long(CURL *handle, CURLoption option, long value);
@@ -18,6 +19,8 @@ CURLcode rk_easy_setopt_data_callback(CURL *handle, CURLoption option, rk_data_c
 CURLcode rk_easy_setopt_progress_callback(CURL *handle, rk_progress_callback callback);
 CURLcode rk_easy_setopt_seek_callback(CURL *handle, rk_seek_callback callback);
 CURLcode rk_easy_setopt_debug_callback(CURL *handle, rk_debug_callback callback);
+/// Sets (or, with NULL, clears) the callback that gives a chunked upload its trailer fields.
+CURLcode rk_easy_setopt_trailer_callback(CURL *handle, rk_trailer_callback callback);
 /// Sets an in-memory blob option (CURLOPT_CAINFO_BLOB, CURLOPT_SSLCERT_BLOB, ...); libcurl copies the bytes.
 CURLcode rk_easy_setopt_blob(CURL *handle, CURLoption option, const void *bytes, size_t length);
 

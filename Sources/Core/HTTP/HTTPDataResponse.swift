@@ -38,6 +38,14 @@ public struct HTTPDataResponse: Sendable {
         get { box.fields.metrics }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.metrics }
     }
+    /// The fields that came after a body read whole (a chunked body's trailer section, HTTP/2's trailing
+    /// headers): never merged into ``headers``, where they could supply a `Location` or a `Retry-After` that the
+    /// checks of the head have already passed. Empty when there were none, or the transport cannot read them; a
+    /// streamed body has its own, ``ResponseBodyStream/trailers``, once it has ended.
+    public var trailers: HTTPHeaderFields {
+        get { box.fields.trailers }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.trailers }
+    }
     /// How an HTTP cache answered, when one did (see `HTTPCacheInterceptor`); `nil` when no cache was asked.
     public var cacheStatus: CacheStatus? {
         get { box.fields.cacheStatus }
@@ -71,5 +79,6 @@ extension HTTPDataResponse {
         var url: URL?
         var metrics: TransferMetrics?
         var cacheStatus: CacheStatus?
+        var trailers = HTTPHeaderFields()
     }
 }

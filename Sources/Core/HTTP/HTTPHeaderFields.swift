@@ -181,6 +181,26 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
         }
     }
 
+    /// Throws as ``validate()`` does, and for a field a trailer section must not carry (RFC 9110 §6.5.1): those that
+    /// frame, route, authenticate, modify or describe the message — a recipient would apply them after the fact,
+    /// or not at all.
+    package func validateAsTrailers() throws(RestingError) {
+        try validate()
+        for field in fields {
+            let name = field.name.lowercased()
+            if Self.forbiddenInTrailers.contains(name) || name.hasPrefix("if-") {
+                throw .invalidHeader(name: field.name, reason: "the field is not allowed in a trailer section")
+            }
+        }
+    }
+
+    private static let forbiddenInTrailers: Set<String> = [
+        "content-length", "transfer-encoding", "trailer", "te", "host", "authorization", "proxy-authorization",
+        "cookie", "set-cookie", "www-authenticate", "proxy-authenticate", "content-type", "content-encoding",
+        "content-range", "range", "expect", "max-forwards", "cache-control", "pragma", "age", "expires", "date",
+        "location", "retry-after", "vary", "warning",
+    ]
+
     /// `Name: value` lines with the values of credential headers replaced by `<redacted>`
     /// (``RedactionPolicy/default``, and every field marked sensitive).
     public var description: String {

@@ -32,6 +32,12 @@ public struct RequestBodySequence: Sendable {
     public let contentLength: Int64?
     /// Whether the sequence can be iterated again.
     public let iteration: Iteration
+    /// The fields sent after the body (a chunked body's trailer section, HTTP/2's trailing headers), asked for once
+    /// the sequence has ended — so that they can carry what only the whole body tells, a checksum or a signature.
+    /// A body with trailers is sent chunked, whatever its ``contentLength``. Fields that frame, route, authenticate
+    /// or describe the message (RFC 9110 §6.5.1: `Content-Length`, `Host`, `Authorization`, `Content-Type`, …) are
+    /// refused with ``RestingError/invalidHeader(name:reason:)``.
+    public let trailers: (@Sendable () -> HTTPHeaderFields)?
     /// How many bytes may wait between the sequence and the transport before the sequence is asked for no more.
     public static var bufferLimit: Int { 256 * 1024 }
 
@@ -41,10 +47,12 @@ public struct RequestBodySequence: Sendable {
 
     /// The chunks of `chunks`, any `DataProtocol` (`Data`, `[UInt8]`, `ArraySlice<UInt8>`, …).
     public init<Chunks: AsyncSequence & Sendable>(
-        _ chunks: Chunks, contentLength: Int64? = nil, iteration: Iteration = .single
+        _ chunks: Chunks, contentLength: Int64? = nil, iteration: Iteration = .single,
+        trailers: (@Sendable () -> HTTPHeaderFields)? = nil
     ) where Chunks.Element: DataProtocol {
-        self.contentLength = contentLength
+        self.contentLength = trailers == nil ? contentLength : nil
         self.iteration = iteration
+        self.trailers = trailers
         passes = Locked(false)
         produce = { deliver in
             for try await chunk in chunks {
@@ -76,8 +84,16 @@ extension RequestBody {
     /// try await client.send(RestingRequest(endpoint: upload, body: .sequence(recorder.chunks), pathVariables: …))
     /// ```
     public static func sequence<Chunks: AsyncSequence & Sendable>(
-        _ chunks: Chunks, contentLength: Int64? = nil, iteration: RequestBodySequence.Iteration = .single
+        _ chunks: Chunks, contentLength: Int64? = nil, iteration: RequestBodySequence.Iteration = .single,
+        trailers: (@Sendable () -> HTTPHeaderFields)? = nil
     ) -> RequestBody where Chunks.Element: DataProtocol {
-        RequestBody(.sequence(RequestBodySequence(chunks, contentLength: contentLength, iteration: iteration)))
+        RequestBody(
+            .sequence(
+                RequestBodySequence(chunks, contentLength: contentLength, iteration: iteration, trailers: trailers)))
+    }
+
+    /// The trailers to send after this body, when it is a sequence that has them (asked for once it has ended).
+    package var trailers: (@Sendable () -> HTTPHeaderFields)? {
+        if case .sequence(let sequence) = source { sequence.trailers } else { nil }
     }
 }

@@ -37,8 +37,11 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     private enum Source: Sendable {
         /// Fed by a transport (RestingTransportKit's `ResponseBodyFeed`).
         case buffer(StreamBuffer)
-        /// Read from another sequence (a stub's chunks, a wrapped stream); `cancel` stops what it wraps.
-        case sequence(@Sendable () -> ChunkReader, cancel: (@Sendable () -> Void)?)
+        /// Read from another sequence (a stub's chunks, a wrapped stream); `cancel` stops what it wraps, `trailers`
+        /// reads its trailers.
+        case sequence(
+            @Sendable () -> ChunkReader, cancel: (@Sendable () -> Void)?,
+            trailers: (@Sendable () -> HTTPHeaderFields?)? = nil)
     }
 
     private init(source: Source) { self.source = source }
@@ -109,7 +112,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                 {
                     var inner = stream.makeAsyncIterator()
                     return ChunkReader(next: { try await inner.next() }, cancel: {})
-                }, cancel: stream.cancel))
+                }, cancel: stream.cancel, trailers: { stream.trailers }))
     }
 
     deinit {
@@ -128,6 +131,21 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             defer { state.termination = nil }
             return state.termination
         }?(error)
+    }
+
+    /// The fields that came after the body (a chunked body's trailer section, HTTP/2's trailing headers), once it
+    /// has ended whole; `nil` before, after a failure, or where the transport cannot read them. Never part of the
+    /// response's headers.
+    ///
+    /// ```swift
+    /// for try await chunk in stream { digest.update(chunk) }
+    /// let expected = stream.trailers?["X-Checksum"]
+    /// ```
+    public var trailers: HTTPHeaderFields? {
+        switch source {
+        case .buffer(let buffer): buffer.trailers
+        case .sequence(_, _, let trailers): trailers?()
+        }
     }
 
     /// A stream that a transport feeds through `buffer`: what RestingTransportKit's `ResponseBodyFeed` makes.
@@ -165,7 +183,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         switch source {
         case .buffer(let buffer):
             reader = ChunkReader(next: { try await buffer.take() }, cancel: buffer.cancel)
-        case .sequence(let makeReader, _):
+        case .sequence(let makeReader, _, _):
             reader = makeReader()
         }
         reader.whenLeft { self.terminate(.cancelled) }
@@ -183,7 +201,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public func cancel() {
         switch source {
         case .buffer(let buffer): buffer.cancel()
-        case .sequence(_, let cancel): cancel?()
+        case .sequence(_, let cancel, _): cancel?()
         }
         terminate(.cancelled)
     }
@@ -235,7 +253,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                             }
                         },
                         cancel: { end(.cancelled) })
-                }, cancel: cancel))
+                }, cancel: cancel, trailers: { self.trailers }))
     }
 
     /// This body, counting its bytes as the reader takes them; `onEnd` is told how many passed and how the body

@@ -21,6 +21,8 @@ package final class StreamBuffer: Sendable {
     private struct Shared {
         var state: BodyBufferState
         var reader: CheckedContinuation<Data?, any Error>?
+        /// The fields after the body, once it ended whole.
+        var trailers: HTTPHeaderFields?
     }
 
     private let shared: Locked<Shared>
@@ -49,8 +51,12 @@ package final class StreamBuffer: Sendable {
         }
     }
 
-    package func finish(_ error: RestingError?, last: Data = Data()) {
+    /// The fields the transport read after the body, once the body has ended whole; `nil` before.
+    package var trailers: HTTPHeaderFields? { shared.withLock { $0.trailers } }
+
+    package func finish(_ error: RestingError?, last: Data = Data(), trailers: HTTPHeaderFields? = nil) {
         let (finish, reader) = shared.withLock { shared in
+            if error == nil, let trailers { shared.trailers = trailers }
             let finish = shared.state.finish(error, last: last)
             let reader = shared.reader
             switch finish {
