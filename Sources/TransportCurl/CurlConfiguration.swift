@@ -120,7 +120,9 @@ extension CurlConfiguration {
     /// configuration.proxyCredentials = CurlConfiguration.ProxyCredentials(username: "build", password: secret)
     /// ```
     public struct ProxyCredentials: Sendable, CustomStringConvertible, CustomReflectable {
+        /// The user name the proxy knows.
         public var username: String
+        /// The password; never printed.
         public var password: String
 
         /// `username` and `password`, for the proxy.

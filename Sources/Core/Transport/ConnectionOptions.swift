@@ -62,6 +62,7 @@ public struct ConnectionOptions: Sendable, Equatable {
 public struct HostOverride: Sendable, Equatable {
     /// The name as URLs spell it (`api.example.com`).
     public var host: String
+    /// The port, as URLs to this host give it (or imply it: 443 for `https`, 80 for `http`).
     public var port: Int
     /// IPv4 or IPv6 addresses (`127.0.0.1`, `::1`), tried in order.
     public var addresses: [String]
@@ -76,10 +77,13 @@ public struct HostOverride: Sendable, Equatable {
 
 /// An origin whose connections go to another host and port: a blue/green switch, a sidecar, a test server.
 public struct ConnectionRoute: Sendable, Equatable {
+    /// The origin's host, as its URLs spell it.
     public var host: String
+    /// The origin's port.
     public var port: Int
     /// Where its connections go instead.
     public var targetHost: String
+    /// The port its connections go to instead.
     public var targetPort: Int
 
     /// Connections for `host`:`port` go to `targetHost`:`targetPort`.
@@ -101,7 +105,9 @@ public enum LocalEndpoint: Sendable, Equatable {
 
 /// TCP keep-alive probes: the first after `idle` without traffic, then one every `interval`.
 public struct TCPKeepAlive: Sendable, Equatable {
+    /// How long a connection stays silent before the first probe.
     public var idle: Duration
+    /// The time between probes once they have begun.
     public var interval: Duration
 
     /// Probes after `idle` of silence, then every `interval`.
