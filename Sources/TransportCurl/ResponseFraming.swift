@@ -71,7 +71,7 @@ struct ResponseFraming: Equatable {
                     continue
                 } else if byte == UInt8(ascii: ";") {
                     state = .chunkSize(size: size, digits: digits, inExtension: true)
-                } else if let digit = Self.hexValue(byte), digits < 15 {
+                } else if let digit = PercentEncoding.hexValue(byte), digits < 15 {
                     state = .chunkSize(size: size << 4 | Int64(digit), digits: digits + 1, inExtension: false)
                 } else {
                     // Not a size libcurl would take either: it fails the transfer, and says so.
@@ -88,14 +88,5 @@ struct ResponseFraming: Equatable {
             }
         }
         return isComplete
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

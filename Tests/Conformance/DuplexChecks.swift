@@ -7,7 +7,7 @@ extension TransportConformance {
     /// A request body produced while its response is read. Every transport sends a body whose sequence has ended and
     /// reads the response the server interleaves with it (`/duplex` answers each part of the body as it arrives).
     /// Where the transport is full duplex (``Capabilities/fullDuplex``), each part of the body is produced only once
-    /// the server has answered the last, for 200 rounds, and when the server ends its response with the body still
+    /// the server has answered the last, for 100 rounds, and when the server ends its response with the body still
     /// open, the response ends for its reader and the body's producer is told to stop.
     public func duplex() async throws {
         let produced = (0..<3).map { Data("part \($0)".utf8) }
@@ -24,7 +24,7 @@ extension TransportConformance {
         #expect(echoed == "part 0part 1part 2", "\(name)")
         guard capabilities.fullDuplex else { return }
 
-        let rounds = 200
+        let rounds = 100
         let (parts, producer) = AsyncStream.makeStream(of: Data.self)
         let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         producer.onTermination = { _ in stop.yield() }

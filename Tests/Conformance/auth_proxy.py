@@ -51,6 +51,16 @@ def relay(client, upstream):
             (upstream if source is client else client).sendall(data)
 
 
+def tunnel(client, upstream):
+    """Relays until either side closes, then closes the upstream connection."""
+    try:
+        relay(client, upstream)
+    except OSError:
+        pass
+    finally:
+        upstream.close()
+
+
 def open_loopback(host, port):
     if host not in ("127.0.0.1", "localhost"):
         return None
@@ -110,12 +120,7 @@ class HTTPProxy(socketserver.StreamRequestHandler):
                     if name.lower() not in ("proxy-authorization", "proxy-connection")]
             upstream.sendall(f"{method} {path} {version}\r\n".encode("latin-1")
                              + b"".join(f"{name}: {value}\r\n".encode("latin-1") for name, value in kept) + b"\r\n")
-        try:
-            relay(self.connection, upstream)
-        except OSError:
-            pass
-        finally:
-            upstream.close()
+        tunnel(self.connection, upstream)
 
     def challenge(self):
         if self.server.mode == "basic":
@@ -189,12 +194,7 @@ class SOCKS5Proxy(socketserver.StreamRequestHandler):
         if upstream is None:
             return self.wfile.write(b"\x05\x02\x00\x01" + bytes(6))
         self.wfile.write(b"\x05\x00\x00\x01" + socket.inet_aton("127.0.0.1") + struct.pack("!H", port))
-        try:
-            relay(self.connection, upstream)
-        except OSError:
-            pass
-        finally:
-            upstream.close()
+        tunnel(self.connection, upstream)
 
 
 class Server(socketserver.ThreadingTCPServer):

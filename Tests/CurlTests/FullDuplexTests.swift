@@ -13,7 +13,10 @@ import Testing
 struct FullDuplexTests {
     let server: LocalServer
 
-    init() async throws { server = try await LocalServer.sharedConformanceServer.value }
+    /// A conformance server of its own: each of the thousand rounds is a round trip through it, which the shared
+    /// one, busy with every other suite (a Python process, one interpreter lock), made seconds long under the
+    /// sanitizers.
+    init() async throws { server = try await LocalServer.start(script: LocalServer.conformanceServerScript) }
 
     @Test(
         "a server-paced interleave of 1,000 rounds ends when the server ends its response, the request body still open",
