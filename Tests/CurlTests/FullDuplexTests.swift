@@ -13,24 +13,26 @@ import Testing
 struct FullDuplexTests {
     let server: LocalServer
 
-    /// A conformance server of its own: each of the thousand rounds is a round trip through it, which the shared
-    /// one, busy with every other suite (a Python process, one interpreter lock), made seconds long under the
-    /// sanitizers.
+    /// A conformance server of its own: each round is a round trip through it, and the shared one is busy with every
+    /// other suite (a Python process, one interpreter lock).
     init() async throws { server = try await LocalServer.start(script: LocalServer.conformanceServerScript) }
 
     @Test(
-        "a server-paced interleave of 1,000 rounds ends when the server ends its response, the request body still open",
+        "a server-paced interleave ends when the server ends its response, the request body still open",
         arguments: ["chunked", "length"])
     func interleaveEnds(framing: String) async throws {
         let transport = try CurlClient()
-        let rounds = 1000
+        // Each round is several hops between tasks: under a sanitizer, with every other suite holding the cooperative
+        // pool's two threads, a round took up to half a second (alone, under a millisecond). The behaviour does not
+        // depend on the count; the hang detector's limit is far above that.
+        let rounds = 100
         let url = try #require(
             URL(string: "\(server.baseURL)/duplex?rounds=\(rounds)\(framing == "length" ? "&length=1" : "")"))
         let (parts, producer) = AsyncStream.makeStream(of: Data.self)
         let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         producer.onTermination = { _ in stop.yield() }
         producer.yield(Data("part 0".utf8))
-        let echoed = try await finishing(within: .seconds(60)) {
+        let echoed = try await finishing(within: .seconds(240)) {
             let response = try await transport.send(
                 HTTPRequest(method: .post, url: url, body: .sequence(parts), responseStreaming: ResponseStreaming())
             ) { _ in }
@@ -44,7 +46,7 @@ struct FullDuplexTests {
         }
         #expect(echoed.count == rounds)
         #expect(echoed.first?.hasPrefix("echo 000000: part 0") == true)
-        #expect(echoed.last?.hasPrefix("echo 000999: part 999") == true)
+        #expect(echoed.last?.hasPrefix("echo 000099: part 99") == true)
         // The rest of the body is not asked for: its producer is told to stop (from the producer's task, as it ends).
         try await finishing(within: .seconds(60)) { for await _ in stops { break } }
         let census = await transport.settledCensus()
