@@ -72,7 +72,7 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     case shutDown
     /// A single-pass request body (an async sequence that can be iterated once) would have to be sent again — by a
     /// retry, an authentication refresh or a 307/308 redirect — after it began: the call fails instead of sending a
-    /// half or empty body. Make the body replayable (``RequestBody/sequence(_:contentLength:iteration:)`` with
+    /// half or empty body. Make the body replayable (``RequestBody/sequence(_:contentLength:iteration:trailers:)`` with
     /// `.multiple`) where resending matters.
     case requestBodyNotReplayable
 
