@@ -21,12 +21,19 @@ Clients, measured in the same run and interleaved round by round (ratios are med
                     drivers (one per core) add
   curl-listener     curl-executor with a CallEventListener counting every event (8 in flight only):
                     curl_get_c8_listener_overhead_us is its CPU per call less curl-executor's, round by round
+  curl-resilience   curl-executor with a DeadlineInterceptor, a CircuitBreakerInterceptor and a RateLimitInterceptor,
+                    all quiet (8 in flight only): curl_get_c8_resilience_overhead_us, the same difference
+  curl-breaker-open calls an open circuit breaker fails (8 in flight only): curl_get_breaker_open_us, CPU per call
 Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
 own share. c, curl-transport, curl-executor and the decode floor also run at 128 in flight, and c, curl-transport and
-curl-executor time every request (p50, p99, p99.9 latency, in µs). Then an HTTP/2 check: 8 requests at once
+curl-executor time every request (p50, p99, p99.9 latency, in µs). Then hedging against chaos_server.py (1.2 % of
+answers 200 ms late, the rest 2 ms — just over 1 %, so that the p99 of unhedged calls is a late one, as it is for any
+share past 1 %; at exactly 1 % it is the fastest of them or the slowest of the rest by a rounding): p99 hedged at the
+95th percentile over p99 without, and the extra requests hedging sent. Then an HTTP/2 check: 8 requests at once
 over TLS to nginx must share at most one connection per driver thread (curl_h2_drivers). Ends with `RESULT <name>
 <value>` lines.
 """
+import json
 import os
 import shutil
 import statistics
@@ -34,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 from benchlib import free_port, nginx, run
 
@@ -43,9 +51,10 @@ CONCURRENCY = [1, 8, 32, 128]
 REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000,
             "curl-send": 20000, "curl-send-pool": 20000, "decode-floor": 20000,
             "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000,
-            "curl-one-driver": 20000, "curl-listener": 20000}
+            "curl-one-driver": 20000, "curl-listener": 20000, "curl-resilience": 20000, "curl-breaker-open": 20000}
 # The concurrencies each client runs at: 1, 8 and 32 unless listed.
-AT = {"curl-cached": [8], "curl-one-driver": [32], "curl-listener": [8], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
+AT = {"curl-cached": [8], "curl-one-driver": [32], "curl-listener": [8], "curl-resilience": [8],
+      "curl-breaker-open": [8], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
       "curl-executor": CONCURRENCY, "decode-floor": CONCURRENCY}
 LATENCY_CLIENTS = {"c": "c", "curl-transport": "curl_transport", "curl-executor": "curl"}  # client: RESULT prefix
 LATENCY_AT = [8, 32, 128]
@@ -149,6 +158,7 @@ def main():
                         target = url.replace("/post.json", "/cached.json") if client == "curl-cached" else url
                         results.setdefault((client, concurrency), []).append(measure(client, target, concurrency))
             report(results)
+            compare_hedging()
             check_http2(directory, tls_port)
             compare_http2_load(directory, tls_port)
     finally:
@@ -165,7 +175,8 @@ def report(results):
     baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c",
                  "curl-send": "c", "curl-send-pool": "c", "decode-floor": "c",
                  "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
-                 "curl-cached": "curl-executor", "curl-one-driver": "c", "curl-listener": "curl-executor"}
+                 "curl-cached": "curl-executor", "curl-one-driver": "c", "curl-listener": "curl-executor",
+                 "curl-resilience": "curl-executor", "curl-breaker-open": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs"
           f"{'p50 µs':>10}{'p99 µs':>10}{'p99.9 µs':>10}")
     for concurrency in CONCURRENCY:
@@ -188,6 +199,11 @@ def report(results):
     overhead = statistics.median(with_listener["cpu_us"] - without["cpu_us"] for with_listener, without
                                  in zip(results[("curl-listener", 8)], results[("curl-executor", 8)]))
     print(f"RESULT curl_get_c8_listener_overhead_us {overhead:.2f}")
+    overhead = statistics.median(resilient["cpu_us"] - without["cpu_us"] for resilient, without
+                                 in zip(results[("curl-resilience", 8)], results[("curl-executor", 8)]))
+    print(f"RESULT curl_get_c8_resilience_overhead_us {overhead:.2f}")
+    print(f"RESULT curl_get_breaker_open_us "
+          f"{statistics.median(r['cpu_us'] for r in results[('curl-breaker-open', 8)]):.2f}")
     # Latency: medians over the rounds of each round's percentile, in µs; then our p99 over C's (lower is better).
     for concurrency in LATENCY_AT:
         for client, prefix in LATENCY_CLIENTS.items():
@@ -197,6 +213,46 @@ def report(results):
         for client, prefix in list(LATENCY_CLIENTS.items())[1:]:
             print(f"RESULT {prefix}_get_c{concurrency}_p99_ratio_vs_c "
                   f"{ratio(results, client, 'c', concurrency, key='p99'):.2f}")
+
+HEDGE_CALLS = 3000
+CHAOS_SERVER = f"{ROOT}/Tests/HTTPSemanticsTests/chaos_server.py"
+
+
+def compare_hedging():
+    """GETs of a route that answers 1.2 % of requests 200 ms late and the rest in 2 ms, 8 in flight, hedged at the 95th
+    percentile of the latencies seen or not, interleaved round by round: p99 hedged over p99 unhedged, and the
+    requests the server saw past one per call."""
+    server = subprocess.Popen([sys.executable, CHAOS_SERVER, "--port", "0", "--exit-with-stdin"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    base = server.stdout.readline().split()[-1]
+    binary = f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks"
+    rounds = {"hedged": [], "unhedged": []}
+    extra = []
+    try:
+        for index in range(ROUNDS):
+            for mode in ("unhedged", "hedged"):
+                route = f"{mode}-{index}"
+                configure = urllib.request.Request(
+                    f"{base}/config/{route}", method="PUT",
+                    data=json.dumps({"latency": [[0.988, 0.002], [0.012, 0.2]], "seed": index}).encode())
+                urllib.request.urlopen(configure).read()
+                fields = run([binary, mode, f"{base}/r/{route}", "8", str(HEDGE_CALLS)]).split()
+                rounds[mode].append(float(fields[5]))
+                if mode == "hedged":
+                    with urllib.request.urlopen(f"{base}/stats/{route}") as response:
+                        extra.append(json.load(response)["requests"] / HEDGE_CALLS - 1)
+    finally:
+        server.stdin.close()
+        server.wait()
+    hedged, unhedged = statistics.median(rounds["hedged"]), statistics.median(rounds["unhedged"])
+    print(f"Hedging: p99 {unhedged:.0f} µs unhedged, {hedged:.0f} µs hedged, "
+          f"{statistics.median(extra) * 100:.1f} % more requests")
+    print(f"RESULT curl_get_hedged_p99_us {hedged:.0f}")
+    print(f"RESULT curl_get_unhedged_p99_us {unhedged:.0f}")
+    print(f"RESULT curl_get_hedged_p99_ratio_vs_unhedged "
+          f"{statistics.median(h / u for h, u in zip(rounds['hedged'], rounds['unhedged'])):.3f}")
+    print(f"RESULT curl_get_hedged_extra_load {statistics.median(extra):.3f}")
+
 
 def check_http2(directory, tls_port):
     """8 requests at once over TLS: with HTTP/2 multiplexing they share one connection per driver."""

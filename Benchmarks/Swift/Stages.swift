@@ -83,6 +83,15 @@ enum Stages {
         let listened = RestingClient(
             baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
             interceptors: [PassThrough(), PassThrough(), PassThrough()], eventListener: .shared(EventCounter()))
+        let resilient = { (links: [any RestingInterceptor]) in
+            RestingClient(
+                baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
+                interceptors: links + [PassThrough(), PassThrough(), PassThrough()])
+        }
+        let deadline = resilient([DeadlineInterceptor(callTimeout: .seconds(60), attemptTimeout: .seconds(30))])
+        let breaker = resilient([CircuitBreakerInterceptor()])
+        let limiter = resilient([RateLimitInterceptor(limit: .init(requests: 100_000_000, per: .seconds(1)))])
+        let oneMore = resilient([PassThrough()])
 
         // The stages take turns, round after round, and each keeps its cheapest round: this machine's speed
         // changes from one second to the next, and a slow spell would otherwise land on one stage only.
@@ -94,6 +103,10 @@ enum Stages {
             { _ = try await chained.perform(request).value },
             { _ = try await chained.send(request) },
             { _ = try await listened.perform(request).value },
+            { _ = try await oneMore.perform(request).value },
+            { _ = try await deadline.perform(request).value },
+            { _ = try await breaker.perform(request).value },
+            { _ = try await limiter.perform(request).value },
         ]
         var cheapest = Array(repeating: Double.infinity, count: stages.count)
         for _ in 0..<rounds {
@@ -111,6 +124,10 @@ enum Stages {
             ("whole pipeline without a transport", withChain),
             ("the same awaited with send (no promise)", sent),
             ("a listener counting every event (added)", listenedTo - withChain),
+            ("one more no-op interceptor (added)", cheapest[7] - withChain),
+            ("a quiet DeadlineInterceptor (added)", cheapest[8] - withChain),
+            ("a closed CircuitBreakerInterceptor (added)", cheapest[9] - withChain),
+            ("a RateLimitInterceptor with tokens (added)", cheapest[10] - withChain),
         ]
         for (stage, microseconds) in rows {
             print(stage.padding(toLength: 48, withPad: " ", startingAt: 0) + String(format: "%6.2f", microseconds))

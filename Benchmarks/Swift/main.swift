@@ -18,7 +18,9 @@ import FoundationNetworking
 //        raw-urlsession-delegate (data tasks through a minimal session delegate),
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing),
 //        h2-load (the whole pipeline's GETs over TLS with CA_FILE, on the executor; BENCH_H2_SPREAD=1 spreads the
-//        origin's requests over the drivers, a connection each, instead of one connection).
+//        origin's requests over the drivers, a connection each, instead of one connection),
+//        curl-resilience (curl-executor with a deadline, a breaker and a rate limit, all quiet), curl-breaker-open
+//        (calls an open breaker fails), hedged and unhedged (a chaos_server.py route's GETs, hedged or not).
 // Streaming modes: urlsession-{upload-raw,upload-multipart,download} (Benchmarks/Support) and
 //        raw-urlsession-upload-{fromfile,stream} URL FILE; CurlClient's are in RestingCurlStreamingBenchmark.
 
@@ -169,6 +171,44 @@ case "curl-listener":
     guard counter.count.load(ordering: .relaxed) >= total * 7 else {
         FileHandle.standardError.write(Data("the listener heard too few events\n".utf8))
         exit(1)
+    }
+case "curl-resilience":
+    // curl-executor's pipeline with a deadline, a circuit breaker and a rate limit installed and quiet: what the
+    // resilience links cost a call that never meets them.
+    let client = RestingClient(
+        baseUrl: base, httpClient: try curlClient(),
+        interceptors: [
+            DeadlineInterceptor(callTimeout: .seconds(60), attemptTimeout: .seconds(30)), CircuitBreakerInterceptor(),
+            RateLimitInterceptor(limit: .init(requests: 100_000_000, per: .seconds(1))),
+            PassThrough(), PassThrough(), PassThrough(),
+        ])
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        _ = try await client.perform(request).value
+    }
+case "curl-breaker-open":
+    // Calls an open circuit breaker fails: its first call (a 200, counted as a failure here) opens it for an hour.
+    var policy = CircuitBreakerInterceptor.Policy(minimumCalls: 1, openDuration: .seconds(3600))
+    policy.failingStatuses = [200]
+    let client = RestingClient(
+        baseUrl: base, httpClient: try curlClient(),
+        interceptors: [CircuitBreakerInterceptor(policy: policy), PassThrough(), PassThrough(), PassThrough()])
+    _ = try await client.perform(request).value
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        do {
+            _ = try await client.perform(request).value
+            FileHandle.standardError.write(Data("a call went through the open breaker\n".utf8))
+            exit(1)
+        } catch RestingError.circuitOpen {}
+    }
+case "hedged", "unhedged":
+    // GETs of a chaos_server.py route whose answers are sometimes late, hedged at the 95th percentile of the
+    // latencies seen, or not: their latency percentiles.
+    let hedging = HedgingInterceptor(delay: .percentile(0.95, fallback: .milliseconds(20)))
+    let client = RestingClient(
+        baseUrl: base, httpClient: try curlClient(), interceptors: mode == "hedged" ? [hedging] : [])
+    let get = RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, url.path))
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        _ = try await client.perform(get).value
     }
 case "curl-send", "curl-send-pool":
     // The same pipeline awaited in the calling task, without a promise.

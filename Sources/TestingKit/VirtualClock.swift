@@ -32,6 +32,12 @@ public final class VirtualClock: InterceptorClock {
 
     public var now: Date { state.withLock { $0.now } }
 
+    /// Moves ``now`` on by `duration` without a sleep: time passing between calls (a breaker's open spell, a bucket
+    /// refilling).
+    public func advance(by duration: Duration) {
+        state.withLock { $0.now += duration.seconds }
+    }
+
     /// Every duration slept, in order.
     public var sleeps: [Duration] { state.withLock { $0.sleeps } }
 }

@@ -13,32 +13,51 @@ import RestingTransportKit
 // Every public type of RestingKit's libraries, looked up as a type (where an ambiguity is an error), beside the
 // stand-ins. Regenerate the list when a public type is added: the api/ listings name them all.
 enum EveryPublicType {
+    typealias AuthenticationChallengeLookup = AuthenticationChallenge
     typealias AuthInterceptorLookup = AuthInterceptor
+    typealias CachedResponseLookup = CachedResponse
     typealias CachePolicyLookup = CachePolicy
     typealias CacheStatusLookup = CacheStatus
-    typealias CachedResponseLookup = CachedResponse
+    typealias CallDeadlineLookup = CallDeadline
+    typealias CallEventBufferLookup = CallEventBuffer
+    typealias CallEventListenerLookup = CallEventListener
+    typealias CallEventLookup = CallEvent
+    typealias ChallengeAuthInterceptorLookup = ChallengeAuthInterceptor
+    typealias ChallengeResponderLookup = ChallengeResponder
+    typealias CircuitBreakerInterceptorLookup = CircuitBreakerInterceptor
+    typealias CircuitBreakerStateLookup = CircuitBreakerState
+    typealias ConcurrencyLimitInterceptorLookup = ConcurrencyLimitInterceptor
     typealias ConcurrencyModeLookup = ConcurrencyMode
-    typealias CookieLookup = Cookie
+    typealias ConnectionOptionsLookup = ConnectionOptions
+    typealias ConnectionRouteLookup = ConnectionRoute
     typealias CookieInterceptorLookup = CookieInterceptor
     typealias CookieJarLookup = CookieJar
+    typealias CookieLookup = Cookie
     typealias CredentialProviderLookup = CredentialProvider
     typealias CurlClientLookup = CurlClient
     typealias CurlConfigurationLookup = CurlConfiguration
+    typealias DeadlineExceededLookup = DeadlineExceeded
+    typealias DeadlineInterceptorLookup = DeadlineInterceptor
     typealias DeduplicationInterceptorLookup = DeduplicationInterceptor
     typealias DefaultsInterceptorLookup = DefaultsInterceptor
+    typealias DigestAuthenticationLookup = DigestAuthentication
     typealias DiskCacheStoreLookup = DiskCacheStore
+    typealias DownloadedFileLookup = DownloadedFile
     typealias DownloadFileWriterLookup = DownloadFileWriter
     typealias DownloadTargetLookup = DownloadTarget
-    typealias DownloadedFileLookup = DownloadedFile
     typealias EndpointLookup = Endpoint<Nothing, Nothing>
+    typealias EventListenerFactoryLookup = EventListenerFactory
     typealias EventMonitorInterceptorLookup = EventMonitorInterceptor
     typealias FakeChainLookup = FakeChain
     typealias FormArrayEncodingLookup = FormArrayEncoding
     typealias FormDateEncodingStrategyLookup = FormDateEncodingStrategy
     typealias FormKeyEncodingStrategyLookup = FormKeyEncodingStrategy
+    typealias HedgingInterceptorLookup = HedgingInterceptor
+    typealias HostOverrideLookup = HostOverride
     typealias HTTPCacheInterceptorLookup = HTTPCacheInterceptor
     typealias HTTPCacheStoreLookup = HTTPCacheStore
     typealias HTTPDataResponseLookup = HTTPDataResponse
+    typealias HTTPErrorBodyLookup = HTTPErrorBody
     typealias HTTPErrorLookup = HTTPError
     typealias HTTPHeaderFieldsLookup = HTTPHeaderFields
     typealias InMemoryCookieJarLookup = InMemoryCookieJar
@@ -50,17 +69,19 @@ enum EveryPublicType {
     typealias JSONRPCErrorLookup = JSONRPCError
     typealias JSONRPCMethodLookup = JSONRPCMethod<[Int], Int>
     typealias JSONValueLookup = JSONValue
-    typealias LogLevelLookup = LogLevel
+    typealias LocalEndpointLookup = LocalEndpoint
     typealias LoggingInterceptorLookup = LoggingInterceptor
-    typealias MIMETypeLookup = MIMEType
+    typealias LogLevelLookup = LogLevel
     typealias MemoryCacheStoreLookup = MemoryCacheStore
+    typealias MIMETypeLookup = MIMEType
     typealias MinimumTransferRateLookup = MinimumTransferRate
     typealias MockInterceptorLookup = MockInterceptor
     typealias MultipartBodyReaderLookup = MultipartBodyReader
     typealias MultipartErrorLookup = MultipartError
     typealias MultipartFileLookup = MultipartFile
-    typealias MultipartFormDataLookup = MultipartFormData
     typealias MultipartFormDataEncoderLookup = MultipartFormDataEncoder
+    typealias MultipartFormDataLookup = MultipartFormData
+    typealias NextPageLookup = NextPage
     typealias NothingLookup = Nothing
     typealias OfflineEntryLookup = OfflineEntry
     typealias OfflineQueueLookup = OfflineQueue
@@ -71,10 +92,14 @@ enum EveryPublicType {
     typealias PathVariableValueLookup = PathVariableValue
     typealias PersistentCookieJarLookup = PersistentCookieJar
     typealias PersistentRequestAttributeKeyLookup = PersistentRequestAttributeKey
-    typealias ProgressHandlerLookup = ProgressHandler
+    typealias PollingLookup = Polling<Nothing, Int>
+    typealias PollingScheduleLookup = PollingSchedule
     typealias ProgressablePromiseLookup = ProgressablePromise<Int>
+    typealias ProgressHandlerLookup = ProgressHandler
     typealias PromiseFinalizerLookup = PromiseFinalizer
+    typealias ProxyRouteLookup = ProxyRoute
     typealias PublicSuffixListLookup = PublicSuffixList
+    typealias RateLimitInterceptorLookup = RateLimitInterceptor
     typealias RecordReplayInterceptorLookup = RecordReplayInterceptor
     typealias RedactionPolicyLookup = RedactionPolicy
     typealias RedirectingHTTPClientLookup = RedirectingHTTPClient
@@ -83,15 +108,15 @@ enum EveryPublicType {
     typealias RequestAttributesLookup = RequestAttributes
     typealias RequestBodyLookup = RequestBody
     typealias RequestBodyReaderLookup = RequestBodyReader
-    typealias RequestBodySequenceLookup = RequestBodySequence
     typealias RequestBodySequenceIterationLookup = RequestBodySequence.Iteration
+    typealias RequestBodySequenceLookup = RequestBodySequence
     typealias RequestConverterLookup = RequestConverter
     typealias RequestEncodingLookup = RequestEncoding
     typealias RequestMethodLookup = RequestMethod
     typealias RequestRewriterLookup = RequestRewriter
     typealias ResourceStateLookup = ResourceState<Int>
-    typealias ResponseBodyLookup = ResponseBody
     typealias ResponseBodyFeedLookup = ResponseBodyFeed
+    typealias ResponseBodyLookup = ResponseBody
     typealias ResponseBodyStreamLookup = ResponseBodyStream
     typealias ResponseLinesLookup = ResponseLines
     typealias ResponseStreamingLookup = ResponseStreaming
@@ -102,8 +127,8 @@ enum EveryPublicType {
     typealias RestingInterceptorLookup = RestingInterceptor
     typealias RestingLoggerLookup = RestingLogger
     typealias RestingPathVariableProviderLookup = RestingPathVariableProvider
-    typealias RestingRequestLookup = RestingRequest<Nothing, Nothing>
     typealias RestingRequestConverterLookup = RestingRequestConverter
+    typealias RestingRequestLookup = RestingRequest<Nothing, Nothing>
     typealias RestingResponseLookup = RestingResponse<Int>
     typealias ResumeRefusalLookup = ResumeRefusal
     typealias RetryBudgetLookup = RetryBudget
@@ -117,6 +142,7 @@ enum EveryPublicType {
     typealias StubHTTPClientLookup = StubHTTPClient
     typealias StubResponseLookup = StubResponse
     typealias SystemClockLookup = SystemClock
+    typealias TCPKeepAliveLookup = TCPKeepAlive
     typealias TransferMetricsLookup = TransferMetrics
     typealias TransferProgressLookup = TransferProgress
     typealias TransportDefaultsLookup = TransportDefaults
@@ -131,6 +157,7 @@ enum EveryPublicType {
     #endif
     #if Metrics
     typealias MetricsInterceptorLookup = MetricsInterceptor
+    typealias ResilienceMetricsLookup = ResilienceMetrics
     #endif
     #if Tracing
     typealias TracingInterceptorLookup = TracingInterceptor

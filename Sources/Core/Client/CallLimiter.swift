@@ -1,44 +1,57 @@
-/// A FIFO async semaphore whose waiters can be cancelled.
+/// A FIFO async semaphore whose waiters can be cancelled, and whose limit can change while calls hold or wait for
+/// slots (an adaptive concurrency limit moves it).
 final class CallLimiter: Sendable {
-    private typealias Waiter = CheckedContinuation<Void, any Error>
+    private typealias Waiter = CheckedContinuation<Bool, any Error>
 
     private struct State {
-        var available: Int
+        var limit: Int
+        var inUse = 0
         var queue: [(ticket: UInt64, waiter: Waiter)] = []
         /// Tickets issued whose caller has not yet queued or been admitted.
         var arriving: Set<UInt64> = []
         var cancelledOnArrival: Set<UInt64> = []
         var nextTicket: UInt64 = 0
+
+        /// Waiters to admit now that a slot may be free.
+        mutating func admitted() -> [Waiter] {
+            var admitted: [Waiter] = []
+            while inUse < limit, !queue.isEmpty {
+                inUse += 1
+                admitted.append(queue.removeFirst().waiter)
+            }
+            return admitted
+        }
     }
 
     private let state: Locked<State>
 
-    init(limit: Int) { state = Locked(State(available: limit)) }
+    init(limit: Int) { state = Locked(State(limit: limit)) }
 
     /// Waits for a slot, in order of arrival; throws ``RestingError/cancelled`` if cancelled while waiting.
-    func acquire() async throws {
+    func acquire() async throws { _ = try await acquire(queueLimit: .max) }
+
+    /// Waits for a slot, in order of arrival, unless `queueLimit` callers wait already: then `false` at once. Throws
+    /// ``RestingError/cancelled`` if cancelled while waiting.
+    func acquire(queueLimit: Int) async throws -> Bool {
         let ticket = state.withLock { state in
             defer { state.nextTicket += 1 }
             state.arriving.insert(state.nextTicket)
             return state.nextTicket
         }
-        try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                let admitted: Bool? = state.withLock { state in
+                let admitted: Result<Bool, RestingError>? = state.withLock { state in
                     state.arriving.remove(ticket)
-                    if state.cancelledOnArrival.remove(ticket) != nil { return false }
-                    if state.available > 0, state.queue.isEmpty {
-                        state.available -= 1
-                        return true
+                    if state.cancelledOnArrival.remove(ticket) != nil { return .failure(.cancelled) }
+                    if state.inUse < state.limit, state.queue.isEmpty {
+                        state.inUse += 1
+                        return .success(true)
                     }
+                    guard state.queue.count < queueLimit else { return .success(false) }
                     state.queue.append((ticket, waiter))
                     return nil
                 }
-                switch admitted {
-                case true?: waiter.resume()
-                case false?: waiter.resume(throwing: RestingError.cancelled)
-                case nil: break
-                }
+                if let admitted { waiter.resume(with: admitted) }
             }
         } onCancel: {
             let waiter: Waiter? = state.withLock { state in
@@ -57,13 +70,20 @@ final class CallLimiter: Sendable {
 
     /// Hands the slot to the next waiter, or frees it.
     func release() {
-        let next: Waiter? = state.withLock { state in
-            guard !state.queue.isEmpty else {
-                state.available += 1
-                return nil
-            }
-            return state.queue.removeFirst().waiter
+        let next = state.withLock { state in
+            state.inUse -= 1
+            return state.admitted()
         }
-        next?.resume()
+        for waiter in next { waiter.resume(returning: true) }
+    }
+
+    /// Moves the limit to `limit`: waiters are admitted while slots are free; holders over a lowered limit keep
+    /// their slots, and no one is admitted until they are under it.
+    func setLimit(_ limit: Int) {
+        let admitted = state.withLock { state in
+            state.limit = limit
+            return state.admitted()
+        }
+        for waiter in admitted { waiter.resume(returning: true) }
     }
 }

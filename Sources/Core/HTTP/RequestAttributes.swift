@@ -139,6 +139,11 @@ enum AttemptKey: RequestAttributeKey {
     static let defaultValue = 1
 }
 
+enum IdempotentKey: PersistentRequestAttributeKey {
+    static let defaultValue: Bool? = nil
+    static let name = "resting.isIdempotent"
+}
+
 enum MaximumAttemptsKey: PersistentRequestAttributeKey {
     static let defaultValue: Int? = nil
     static let name = "resting.maximumAttempts"
@@ -174,4 +179,17 @@ extension RequestAttributes {
         get { self[AttemptKey.self] }
         set { self[AttemptKey.self] = newValue }
     }
+
+    /// Whether sending this request twice has the effect of sending it once, in place of what its method says
+    /// (`GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE` are): a `POST` with an idempotency key is. ``RetryInterceptor`` and
+    /// ``HedgingInterceptor`` send only idempotent requests again. Default `nil` (the method's).
+    public var isIdempotent: Bool? {
+        get { self[IdempotentKey.self] }
+        set { self[IdempotentKey.self] = newValue }
+    }
+}
+
+extension HTTPRequest {
+    /// Whether this request may be sent twice: its ``RequestAttributes/isIdempotent``, or its method's.
+    var isIdempotent: Bool { attributes.isIdempotent ?? method.isIdempotent }
 }

@@ -117,9 +117,7 @@ public final class DigestAuthentication: ChallengeResponder {
     /// The body's hash for `auth-int`; `nil` for a body of unknown length or past ``maximumHashedBody``. A body that
     /// can be read only once fails with ``RestingError/requestBodyNotReplayable``: hashing it would spend it.
     private static func bodyHash(of body: RequestBody, with algorithm: DigestAlgorithm) async throws -> String? {
-        if case .sequence(let sequence) = body.source, sequence.iteration == .single {
-            throw RestingError.requestBodyNotReplayable
-        }
+        if body.isSinglePass { throw RestingError.requestBodyNotReplayable }
         guard let length = body.contentLength, length <= maximumHashedBody else { return nil }
         return algorithm.hex(try await body.collect(upTo: maximumHashedBody))
     }

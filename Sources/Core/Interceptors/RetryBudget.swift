@@ -35,3 +35,20 @@ public final class RetryBudget: Sendable {
         }
     }
 }
+
+/// The retry budget a request of this call has already deposited into, so that a second interceptor sharing it
+/// (retry and hedging) does not deposit twice.
+enum BudgetDepositKey: RequestAttributeKey {
+    static let defaultValue: ObjectIdentifier? = nil
+}
+
+extension RetryBudget {
+    /// Deposits `request`'s share once per call, whichever of the interceptors sharing this budget sees it first,
+    /// and marks `request` so that the others do not.
+    func recordRequest(_ request: inout HTTPRequest) {
+        let id = ObjectIdentifier(self)
+        guard request.attributes[BudgetDepositKey.self] != id else { return }
+        request.attributes[BudgetDepositKey.self] = id
+        recordRequest()
+    }
+}

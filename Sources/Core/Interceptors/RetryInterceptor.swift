@@ -73,22 +73,24 @@ public struct RetryInterceptor: RestingInterceptor {
     /// Passes the request on, and again after a delay while the outcome is retryable, the attempts last and the budget
     /// allows.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
-        budget.recordRequest()
+        var sent = request
+        budget.recordRequest(&sent)
         let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts
         var attempt = 1
-        var sent = request
         while true {
             let outcome = await Result { [sent] in try await execution(sent) }
             guard attempt < maximumAttempts else {
-                if let events = request.events,
-                    delay(after: outcome, attempt: attempt, method: request.method) != nil
-                {
+                if let events = request.events, delay(after: outcome, attempt: attempt, request: request) != nil {
                     events.report(.retryDeclined(attempt: attempt + 1, reason: .attemptsExhausted))
                 }
                 return try outcome.get()
             }
-            guard let delay = delay(after: outcome, attempt: attempt, method: request.method) else {
+            guard let delay = delay(after: outcome, attempt: attempt, request: request) else {
                 return try outcome.get()
+            }
+            if let limits = request.exchangeDeadline, limits.cannotWait(delay) {
+                request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .deadline))
+                throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .retryWait))
             }
             guard budget.withdraw() else {
                 request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .budgetExhausted))
@@ -107,22 +109,21 @@ public struct RetryInterceptor: RestingInterceptor {
     }
 
     /// How long to wait before the next attempt, or `nil` when this outcome is not to be retried.
-    func delay(after outcome: Result<HTTPDataResponse, any Error>, attempt: Int, method: RequestMethod) -> Duration? {
-        guard method.isIdempotent || policy.retriesNonIdempotentMethods else { return nil }
-        let status: Int
-        let headers: HTTPHeaderFields
+    func delay(after outcome: Result<HTTPDataResponse, any Error>, attempt: Int, request: HTTPRequest) -> Duration? {
+        guard request.isIdempotent || policy.retriesNonIdempotentMethods else { return nil }
         switch outcome {
         case .failure(RestingError.transportFailed(let failure)) where policy.retryableFailures.contains(failure.kind):
             return backoff(attempt: attempt)
-        case .failure(RestingError.httpError(let error)), .failure(RestingError.validationFailed(let error, _)):
-            // An interceptor inside this one (validation, say) turned the response into an error.
-            (status, headers) = (error.status, error.headers)
-        case .failure:
-            return nil
-        case .success(let response):
-            (status, headers) = (response.status, response.headers)
+        case .failure(RestingError.deadlineExceeded(let exceeded))
+        where exceeded.limit == .attempt && policy.retryableFailures.contains(.timedOut):
+            // An attempt's own timeout (``DeadlineInterceptor``) is a timeout like the transport's.
+            return backoff(attempt: attempt)
+        default: break
         }
-        guard policy.retryableStatuses.contains(status) else { return nil }
+        // A response, or the error an interceptor inside this one (validation, say) made of it.
+        guard let (status, headers) = outcome.responseHead, policy.retryableStatuses.contains(status) else {
+            return nil
+        }
         guard let header = headers["Retry-After"], let asked = RetryAfter.delay(header, now: clock.now) else {
             return backoff(attempt: attempt)
         }
@@ -132,11 +133,10 @@ public struct RetryInterceptor: RestingInterceptor {
 
     /// What made `outcome` worth another attempt.
     private static func cause(_ outcome: Result<HTTPDataResponse, any Error>) -> CallEvent.RetryCause {
-        switch outcome {
-        case .success(let response): .status(response.status)
-        case .failure(RestingError.httpError(let error)), .failure(RestingError.validationFailed(let error, _)):
-            .status(error.status)
-        case .failure(let error): .failure(errorType: RestingError.errorType(of: error))
+        switch (outcome.responseHead, outcome) {
+        case (let head?, _): .status(head.status)
+        case (nil, .failure(let error)): .failure(errorType: RestingError.errorType(of: error))
+        case (nil, .success(let response)): .status(response.status)
         }
     }
 

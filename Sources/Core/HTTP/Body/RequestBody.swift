@@ -64,6 +64,12 @@ public struct RequestBody: Sendable {
         }
     }
 
+    /// Whether the body is an async sequence that can be iterated once: it cannot be sent twice, so nothing may
+    /// hash it ahead, resend it or send it in parallel.
+    var isSinglePass: Bool {
+        if case .sequence(let sequence) = source { sequence.iteration == .single } else { false }
+    }
+
     /// The exact length in bytes when known without reading (a file's length is read from the file system).
     public var contentLength: Int64? {
         switch source {

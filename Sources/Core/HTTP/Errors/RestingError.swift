@@ -75,6 +75,17 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// half or empty body. Make the body replayable (``RequestBody/sequence(_:contentLength:iteration:trailers:)`` with
     /// `.multiple`) where resending matters.
     case requestBodyNotReplayable
+    /// A ``CircuitBreakerInterceptor``'s breaker for `key` (an origin, or the key the app chose) is open: the call
+    /// was failed at once, without reaching the transport. The breaker lets a probe through after `retryAfter`.
+    case circuitOpen(key: String, retryAfter: Duration)
+    /// A ``RateLimitInterceptor`` would have had the call wait past its bound for `key` (its longest wait, or its
+    /// most waiting calls): the call was failed at once. A token is due after `retryAfter`.
+    case rateLimited(key: String, retryAfter: Duration)
+    /// A ``ConcurrencyLimitInterceptor`` had `limit` calls in flight for `key` and no room in its queue: the call
+    /// was shed.
+    case loadShed(key: String, limit: Int)
+    /// A ``DeadlineInterceptor``'s limit ended the call: which limit, and in which stage.
+    case deadlineExceeded(DeadlineExceeded)
 
     /// What the failure says, without a header value or a body.
     public var description: String { parts.description }
@@ -126,6 +137,16 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
                 "requestBodyNotReplayable",
                 "the request body can be sent once and was already sent: it cannot be sent again (retry, refresh, redirect)"
             )
+        case .circuitOpen(let key, let retryAfter):
+            ("circuitOpen", "the circuit breaker for '\(key)' is open: the next probe goes after \(retryAfter)")
+        case .rateLimited(let key, let retryAfter):
+            (
+                "rateLimited",
+                "the rate limit for '\(key)' has no token within its wait: the next is due in \(retryAfter)"
+            )
+        case .loadShed(let key, let limit):
+            ("loadShed", "\(limit) calls to '\(key)' are in flight and its queue is full: the call was shed")
+        case .deadlineExceeded(let exceeded): ("deadlineExceeded", exceeded.description)
         }
     }
 }

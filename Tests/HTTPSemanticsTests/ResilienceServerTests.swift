@@ -1,0 +1,216 @@
+import Foundation
+import RestingCore
+import RestingServerHarness
+import RestingTesting
+import Testing
+
+/// The resilience links against `chaos_server.py`, which misbehaves as each test configures it (an outage, a slow
+/// send, a 429, a quota announced in `RateLimit` fields, a capacity past which it slows down), on both network
+/// transports. Each test has routes of its own.
+@Suite("Resilience against a server that misbehaves on purpose")
+struct ResilienceServerTests {
+    static let server = Task { try await LocalServer.start(script: script) }
+    static let secondServer = Task { try await LocalServer.start(script: script) }
+    static let script = LocalServer.repository.appendingPathComponent("Tests/HTTPSemanticsTests/chaos_server.py")
+
+    struct Stats: Decodable {
+        let requests: Int
+        let disconnects: Int
+    }
+
+    struct Answer: Decodable {
+        let n: Int
+    }
+
+    /// Configures `route` of `server` as `json` says (see chaos_server.py).
+    private func configure(_ route: String, _ json: String, server: LocalServer? = nil) async throws {
+        let server = if let server { server } else { try await Self.server.value }
+        let url = try #require(URL(string: "\(server.baseURL)/config/\(route)"))
+        let response = try await Transport.curl.networkClient.send(
+            HTTPRequest(method: .put, url: url, body: .bytes(Data(json.utf8))), progress: { _ in })
+        #expect(response.status == 200)
+    }
+
+    /// What `route` has seen; `disconnects` first waits (on the server) until that many clients have left.
+    private func stats(_ route: String, disconnects: Int = 0) async throws -> Stats {
+        let server = try await Self.server.value
+        let url = try #require(URL(string: "\(server.baseURL)/stats/\(route)?disconnects=\(disconnects)"))
+        let response = try await Transport.curl.networkClient.send(
+            HTTPRequest(method: .get, url: url), progress: { _ in })
+        return try JSONDecoder().decode(Stats.self, from: try await response.body.collect(upTo: 1 << 16))
+    }
+
+    private func get(_ client: RestingClient, _ route: String) async throws -> Answer {
+        try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Answer>(.get, "/r/\(route)"))).value.body
+    }
+
+    /// Every event the client's calls reported, by call.
+    final class Recorder: Sendable {
+        let events = Locked<[UInt64: [CallEvent.Kind]]>([:])
+        var listener: EventListenerFactory {
+            .shared { [events] event in events.withLock { $0[event.callID, default: []].append(event.kind) } }
+        }
+        var lastCall: [CallEvent.Kind] { events.withLock { $0[$0.keys.max() ?? 0] ?? [] } }
+    }
+
+    @Test(
+        "an outage opens the breaker; calls then fail fast — no exchange, no slot — until probes see it back",
+        arguments: Transport.network)
+    func outageOpensTheBreaker(_ transport: Transport) async throws {
+        let route = "outage-\(transport)"
+        try await configure(route, #"{"outage": true}"#)
+        let clock = VirtualClock()
+        let breaker = CircuitBreakerInterceptor(
+            policy: .init(window: .count(10), minimumCalls: 4, openDuration: .seconds(30), halfOpenProbes: 2),
+            clock: clock)
+        let recorder = Recorder()
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
+            interceptors: [breaker, RetryInterceptor(clock: clock), ConcurrencyLimitInterceptor(.fixed(4))],
+            eventListener: recorder.listener)
+        for _ in 0..<4 {
+            await #expect(throws: RestingError.self) { try await get(client, route) }
+        }
+        let origin = try #require(Origin(URL(string: try await Self.server.value.baseURL)!)).description
+        #expect(breaker.state(for: origin) == .open)
+        let seen = try await stats(route).requests
+        #expect(seen == 12, "4 calls of 3 attempts each")
+
+        await #expect(throws: RestingError.circuitOpen(key: origin, retryAfter: .seconds(30))) {
+            try await get(client, route)
+        }
+        #expect(try await stats(route).requests == seen)
+        #expect(!recorder.lastCall.contains { if case .exchangeStarted = $0 { true } else { false } })
+        #expect(!recorder.lastCall.contains { if case .concurrencyLimitAcquired = $0 { true } else { false } })
+
+        try await configure(route, "{}")
+        clock.advance(by: .seconds(30))
+        _ = try await get(client, route)
+        #expect(breaker.state(for: origin) == .halfOpen)
+        _ = try await get(client, route)
+        #expect(breaker.state(for: origin) == .closed)
+    }
+
+    @Test(
+        "a hedged GET whose hedge wins is cancelled down to the server, which sees the client leave",
+        arguments: Transport.network)
+    func hedgeCancelsTheLoser(_ transport: Transport) async throws {
+        let route = "hedge-\(transport)"
+        try await configure(route, #"{"delays": [60, 0]}"#)
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
+            interceptors: [HedgingInterceptor(delay: .fixed(.milliseconds(50)))])
+        #expect(try await get(client, route).n == 2, "the hedge's answer")
+        let stats = try await stats(route, disconnects: 1)
+        #expect(stats.requests == 2 && stats.disconnects == 1)
+    }
+
+    @Test("a 429 with Retry-After: 2 pauses the bucket for that origin only", arguments: Transport.network)
+    func retryAfterPausesThatOrigin(_ transport: Transport) async throws {
+        let route = "limited-\(transport)"
+        try await configure(route, #"{"error_rate": 1.0, "error_status": 429, "retry_after": 2}"#)
+        let (first, second) = (try await Self.server.value, try await Self.secondServer.value)
+        let clock = VirtualClock()
+        let limiter = RateLimitInterceptor(limit: .init(requests: 100, per: .seconds(1)), clock: clock)
+        let (one, other) = (
+            RestingClient(baseUrl: first.baseURL, httpClient: try transport.networkClient, interceptors: [limiter]),
+            RestingClient(baseUrl: second.baseURL, httpClient: try transport.networkClient, interceptors: [limiter])
+        )
+        await #expect(throws: RestingError.self) { try await get(one, route) }
+        _ = try await get(other, "free-\(transport)")
+        #expect(clock.sleeps.isEmpty, "the other origin's bucket is not paused")
+        await #expect(throws: RestingError.self) { try await get(one, route) }
+        #expect(clock.sleeps == [.seconds(2)])
+    }
+
+    @Test(
+        "a quota announced in RateLimit fields slows the client before the server refuses it",
+        arguments: Transport.network)
+    func quotaFieldsSlowTheClient(_ transport: Transport) async throws {
+        let route = "quota-\(transport)"
+        try await configure(route, #"{"rate_limit": {"requests": 2, "window": 1}}"#)
+        let recorder = Recorder()
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
+            interceptors: [RateLimitInterceptor(limit: .init(requests: 100, per: .seconds(1)))],
+            eventListener: recorder.listener)
+        for _ in 0..<3 { _ = try await get(client, route) }
+        let paused = recorder.events.withLock { $0.values.flatMap { $0 } }.contains {
+            if case .rateLimitPaused = $0 { true } else { false }
+        }
+        #expect(paused && recorder.lastCall.contains { if case .rateLimitWaited = $0 { true } else { false } })
+        #expect(try await stats(route).requests == 3, "three calls, no 429 among them")
+    }
+
+    @Test(
+        "a deadline of 300 ms ends a call that would retry past it, with the typed reason",
+        arguments: Transport.network)
+    func deadlineStopsRetries(_ transport: Transport) async throws {
+        let route = "deadline-\(transport)"
+        try await configure(route, #"{"error_rate": 1.0, "retry_after": 1}"#)
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
+            interceptors: [DeadlineInterceptor(callTimeout: .milliseconds(300)), RetryInterceptor()])
+        await #expect(throws: RestingError.deadlineExceeded(.init(limit: .call, stage: .retryWait))) {
+            try await get(client, route)
+        }
+        #expect(try await stats(route).requests == 1)
+    }
+
+    @Test(
+        "a deadline ends an exchange the server stalls: the transport gives up and the server sees it leave",
+        arguments: Transport.network)
+    func deadlineEndsAStalledExchange(_ transport: Transport) async throws {
+        let route = "stalled-\(transport)"
+        try await configure(route, #"{"delays": [60]}"#)
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
+            interceptors: [DeadlineInterceptor(callTimeout: .milliseconds(300))])
+        await #expect(throws: RestingError.deadlineExceeded(.init(limit: .call, stage: .exchange))) {
+            try await get(client, route)
+        }
+        #expect(try await stats(route, disconnects: 1).disconnects == 1)
+    }
+
+    @Test("an adaptive limit falls when the server slows down past its capacity", arguments: Transport.network)
+    func adaptiveLimitFindsCapacity(_ transport: Transport) async throws {
+        let route = "capacity-\(transport)"
+        try await configure(route, #"{"latency": [[1.0, 0.002]], "capacity": {"requests": 2, "per_excess": 0.05}}"#)
+        let limit = ConcurrencyLimitInterceptor(.adaptive(.init(initialLimit: 8)))
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
+            interceptors: [limit])
+        for _ in 0..<5 { _ = try await get(client, route) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<16 { group.addTask { _ = try await get(client, route) } }
+            try await group.waitForAll()
+        }
+        let origin = try #require(Origin(URL(string: try await Self.server.value.baseURL)!)).description
+        #expect(limit.currentLimit(for: origin) < 8)
+    }
+
+    @Test("the documented stack, in its documented order, serves a slow and flaky route", arguments: Transport.network)
+    func documentedStack(_ transport: Transport) async throws {
+        let route = "stack-\(transport)"
+        try await configure(route, #"{"latency": [[0.95, 0.001], [0.05, 0.3]], "error_rate": 0.05}"#)
+        let (baseUrl, httpClient) = (try await Self.server.value.baseURL, try transport.networkClient)
+        // snippet: resilience-stack
+        let budget = RetryBudget(ratio: 0.2, reserve: 10)  // retries and hedges share it
+        let client = RestingClient(
+            baseUrl: baseUrl, httpClient: httpClient,
+            interceptors: [
+                DeadlineInterceptor(callTimeout: .seconds(10), attemptTimeout: .seconds(2)),
+                CircuitBreakerInterceptor(),
+                RetryInterceptor(budget: budget),
+                HedgingInterceptor(delay: .percentile(0.95, fallback: .milliseconds(50)), budget: budget),
+                RateLimitInterceptor(limit: .init(requests: 50, per: .seconds(1), burst: 20)),
+                ConcurrencyLimitInterceptor(.adaptive()),
+            ])
+        // end snippet
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<40 { group.addTask { try await get(client, route).n } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(answers.count == 40)
+    }
+}
