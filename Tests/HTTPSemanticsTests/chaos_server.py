@@ -13,7 +13,8 @@ Each route is configured by the test that uses it (a route name per test keeps t
         rate_limit    {"requests": n, "window": seconds}: past n requests in a window, 429; every response carries
                       the IETF draft's RateLimit and RateLimit-Policy fields
         capacity      {"requests": n, "per_excess": seconds}: each request in flight past n adds that much latency
-        outage        true: every request is answered 503 until a new configuration says otherwise
+        outage        true: every request is answered 503 until a new configuration says otherwise (the outage
+                      window is the test's to open and close, so that no test depends on timing)
     GET|POST /r/<route>    served as configured: `{"route": …, "n": …}` (n counts the route's requests from 1)
     GET  /stats/<route>    {"requests", "disconnects", "in_flight", "max_in_flight"}; `?disconnects=k` first waits
                            (at most 30 s) until k clients have left while their request was being delayed
@@ -23,6 +24,7 @@ disconnect and gets no answer. Started by LocalServer (`--host`, `--port`, `--ex
 """
 import argparse
 import json
+import math
 import random
 import select
 import socket
@@ -179,7 +181,7 @@ class Handler(BaseHTTPRequestHandler):
             start, used = now, 0
         used += 1
         state.window = (start, used)
-        reset = max(0, int(window - (now - start) + 0.999))
+        reset = math.ceil(window - (now - start))
         headers = [("RateLimit-Policy", f'"default";q={limit};w={window}'),
                    ("RateLimit", f'"default";r={max(0, limit - used)};t={reset}')]
         return used > limit, headers

@@ -68,6 +68,9 @@ final class CallLimiter: Sendable {
     /// Callers waiting for a slot.
     var queuedCount: Int { state.withLock { $0.queue.count } }
 
+    /// Slots held.
+    var inUse: Int { state.withLock { $0.inUse } }
+
     /// Hands the slot to the next waiter, or frees it.
     func release() {
         let next = state.withLock { state in

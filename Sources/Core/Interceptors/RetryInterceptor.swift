@@ -90,7 +90,9 @@ public struct RetryInterceptor: RestingInterceptor {
             }
             if let limits = request.exchangeDeadline, limits.cannotWait(delay) {
                 request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .deadline))
-                throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .retryWait))
+                // Already past it: the exchange spent the call's time (its transport timeout was the time left).
+                let stage: DeadlineExceeded.Stage = limits.cannotWait(.zero) ? .exchange : .retryWait
+                throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: stage))
             }
             guard budget.withdraw() else {
                 request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .budgetExhausted))

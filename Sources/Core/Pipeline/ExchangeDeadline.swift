@@ -14,30 +14,45 @@ struct ExchangeDeadline: Sendable {
     /// The time now, on the clock the deadline was set by (a `VirtualClock` in tests).
     let now: @Sendable () -> Date
 
-    /// The limit that applies to an exchange of `request` starting now, and which of them it is (`nil`: the
-    /// request's own timeout, shorter than both). Throws when the deadline has passed.
-    func timeout(for request: HTTPRequest) throws(RestingError) -> (Duration?, DeadlineExceeded.Limit?) {
+    /// The timeout of an exchange of `request` starting now: the shortest of its own, the attempt's and the time
+    /// left. Throws when the deadline has passed.
+    func timeout(for request: HTTPRequest) throws(RestingError) -> Duration? {
         var timeout = request.timeout
-        var binding: DeadlineExceeded.Limit?
-        if let attemptTimeout, timeout.map({ attemptTimeout < $0 }) ?? true {
-            (timeout, binding) = (attemptTimeout, .attempt)
+        for limit in [attemptTimeout, try timeLeftBeforeExchange()] {
+            if let limit, timeout.map({ limit < $0 }) ?? true { timeout = limit }
         }
-        if let left = timeLeft {
-            guard left > .zero else { throw .deadlineExceeded(DeadlineExceeded(limit: .call, stage: .exchange)) }
-            if timeout.map({ left < $0 }) ?? true { (timeout, binding) = (left, .call) }
-        }
-        return (timeout, binding)
+        return timeout
     }
 
-    /// The time until the deadline, to the millisecond (a `Date` holds no finer, and no transport times finer).
+    /// The limit a transport's timeout of an exchange under these limits was: the call's when its deadline has
+    /// passed (or is within the 5 ms a transport's timer may be early by), the attempt's when it was shorter than the
+    /// request's own `requestTimeout`; `nil` when the request's own timeout was.
+    func limitReached(requestTimeout: Duration?) -> DeadlineExceeded.Limit? {
+        if let deadline, now().addingTimeInterval(0.005) >= deadline { return .call }
+        guard let attemptTimeout, requestTimeout.map({ attemptTimeout < $0 }) ?? true else { return nil }
+        return .attempt
+    }
+
+    /// The time until the deadline, rounded up to the millisecond (a `Date` holds no finer, no transport times finer,
+    /// and a timeout that ends a hair early would end an exchange the deadline allows).
     var timeLeft: Duration? {
-        deadline.map { .milliseconds(Int64(($0.timeIntervalSince(now()) * 1000).rounded())) }
+        deadline.map { deadline in
+            // To the microsecond first: the float error of a `Date` must not round a whole millisecond up.
+            let microseconds = (deadline.timeIntervalSince(now()) * 1_000_000).rounded()
+            return .milliseconds(Int64((microseconds / 1000).rounded(.up)))
+        }
     }
 
     /// Whether a wait of `duration` from now would end after the deadline.
     func cannotWait(_ duration: Duration) -> Bool {
         guard let deadline else { return false }
         return now() + duration.seconds >= deadline
+    }
+
+    private func timeLeftBeforeExchange() throws(RestingError) -> Duration? {
+        guard let left = timeLeft else { return nil }
+        guard left > .zero else { throw .deadlineExceeded(DeadlineExceeded(limit: .call, stage: .exchange)) }
+        return left
     }
 }
 

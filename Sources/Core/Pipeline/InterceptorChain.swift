@@ -47,31 +47,6 @@ final class InterceptorChain: Sendable {
 
     private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let request = try Self.boundaryChecked(request)
-        if let limits = request.exchangeDeadline {
-            return try await send(request, within: limits, progress)
-        }
-        return try await transmit(request, progress: progress)
-    }
-
-    /// Sends `request` with the time `limits` leave it as its timeout; a timeout that was theirs ends the call as
-    /// ``RestingError/deadlineExceeded(_:)``, saying which limit it was.
-    @inline(never)
-    private func send(
-        _ request: HTTPRequest, within limits: ExchangeDeadline, _ progress: @escaping ProgressHandler
-    ) async throws -> HTTPDataResponse {
-        var request = request
-        let binding: DeadlineExceeded.Limit?
-        (request.timeout, binding) = try limits.timeout(for: request)
-        do {
-            return try await transmit(request, progress: progress)
-        } catch RestingError.transportFailed(let failure) where failure.kind == .timedOut && binding != nil {
-            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: binding ?? .call, stage: .exchange))
-        }
-    }
-
-    private func transmit(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
-        -> HTTPDataResponse
-    {
         do {
             // Observed in a frame of its own: a call without a listener does not hold one.
             if request.events != nil { return try await observed(request, progress: progress) }
@@ -94,12 +69,13 @@ final class InterceptorChain: Sendable {
         }
     }
 
-    /// `request` past the ``CredentialBoundary``, validated. Not inlined into ``send(_:progress:)``, whose frame is
-    /// held while the transport works.
+    /// `request` past the ``CredentialBoundary``, validated, with the time its call's deadline leaves it as its
+    /// timeout. Not inlined into ``send(_:progress:)``, whose frame is held while the transport works.
     @inline(never)
     private static func boundaryChecked(_ request: HTTPRequest) throws -> HTTPRequest {
         var request = request
         CredentialBoundary.enforce(on: &request)
+        if let limits = request.exchangeDeadline { request.timeout = try limits.timeout(for: request) }
         try request.validate()
         return request
     }

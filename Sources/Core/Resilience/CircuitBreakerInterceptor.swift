@@ -86,12 +86,18 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
 
     /// When breakers open and close, and what counts as a failure.
     public let policy: Policy
+    /// The policies of particular keys, in place of ``policy``.
+    public let policies: [String: Policy]
     private let clock: any InterceptorClock
     private let breakers: Locked<[String: CircuitBreaker]>
 
-    /// Breakers following `policy`, one per key, timed by `clock` (a `VirtualClock` in tests).
-    public init(policy: Policy = Policy(), clock: any InterceptorClock = SystemClock()) {
+    /// Breakers following `policy` (or their own in `policies`), one per key, timed by `clock` (a `VirtualClock` in
+    /// tests).
+    public init(
+        policy: Policy = Policy(), policies: [String: Policy] = [:], clock: any InterceptorClock = SystemClock()
+    ) {
         self.policy = policy
+        self.policies = policies
         self.clock = clock
         breakers = Locked([:])
     }
@@ -109,6 +115,7 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
     /// Fails the call at once while its key's breaker is open; otherwise passes it on and counts its outcome.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let key = request.resilienceKey
+        let policy = policies.isEmpty ? self.policy : policies[key] ?? self.policy
         let now = clock.now
         let (admission, opened) = breakers.withLock { breakers in
             breakers[key, default: CircuitBreaker(policy: policy)].admit(now: now, policy: policy)

@@ -58,7 +58,6 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
     private struct Key: Sendable {
         let slots: CallLimiter
         var adaptive: AdaptiveLimit?
-        var inFlight = 0
     }
 
     /// How the limit is set.
@@ -88,7 +87,8 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let key = request.resilienceKey
         let (slots, admittedUnder) = keys.withLock { keys in
-            let entry = keys[key] ?? newKey()
+            if let entry = keys[key] { return (entry.slots, limit(of: entry)) }
+            let entry = newKey()
             keys[key] = entry
             return (entry.slots, limit(of: entry))
         }
@@ -96,22 +96,16 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
         try await acquire(slots, key: key, limit: admittedUnder, request)
         let start = ContinuousClock.now
         request.events?.report(.concurrencyLimitAcquired(key: key, limit: admittedUnder, waited: start - asked))
-        let inFlight = keys.withLock { keys in
-            keys[key]?.inFlight += 1
-            return keys[key]?.inFlight ?? 1
-        }
+        let inFlight = slots.inUse
         let result = await Result { try await execution(request) }
         let latency = (ContinuousClock.now - start).seconds
+        let failed = failures.outcome(of: result) == .failure
         let moved: Int? = keys.withLock { keys in
-            keys[key]?.inFlight -= 1
-            guard case .adaptive(let settings) = limit, var entry = keys[key], var adaptive = entry.adaptive else {
-                return nil
-            }
-            let failed = failures.outcome(of: result) == .failure
-            let changed = adaptive.sample(latency: latency, failed: failed, inFlight: inFlight, settings)
-            entry.adaptive = adaptive
-            keys[key] = entry
-            return changed ? adaptive.admittedLimit : nil
+            guard case .adaptive(let settings) = limit,
+                let changed = keys[key]?.adaptive?.sample(
+                    latency: latency, failed: failed, inFlight: inFlight, settings)
+            else { return nil }
+            return changed ? keys[key]?.adaptive?.admittedLimit : nil
         }
         if let moved { slots.setLimit(moved) }
         slots.release()

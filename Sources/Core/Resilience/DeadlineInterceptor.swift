@@ -11,9 +11,9 @@ import Foundation
 ///   from now, the ``CallDeadline/current`` of the task that made the call (a server's own request deadline), and
 ///   a deadline an outer interceptor set.
 /// - Every exchange is sent with the time left (and at most the attempt's timeout) as its transport timeout, so a
-///   transport gives up when the call must; each waiting stage — ``RetryInterceptor``'s backoff,
-///   ``RateLimitInterceptor``'s bucket, ``ConcurrencyLimitInterceptor``'s queue — fails at once when its wait
-///   would pass the deadline, instead of waiting in vain.
+///   transport gives up when the call must. ``RetryInterceptor``'s backoff and ``RateLimitInterceptor``'s bucket,
+///   whose waits are known ahead, fail at once when the wait would pass the deadline instead of waiting in vain;
+///   ``ConcurrencyLimitInterceptor``'s queue gives up when the deadline passes.
 /// - A call that runs out of time fails with ``RestingError/deadlineExceeded(_:)``, saying which limit ran out —
 ///   the call's, or the attempt's — and in which stage. An attempt's timeout is retried like any timeout when a
 ///   ``RetryInterceptor`` is outside it; the call's is final.
@@ -53,12 +53,21 @@ public struct DeadlineInterceptor: RestingInterceptor {
         if let deadline, deadline <= now {
             throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .start))
         }
-        var request = request
-        request.exchangeDeadline = ExchangeDeadline(
+        let limits = ExchangeDeadline(
             deadline: deadline,
             attemptTimeout: request.attributes.attemptTimeout ?? attemptTimeout ?? outer?.attemptTimeout,
             now: { [clock] in clock.now })
-        return try await execution(request)
+        var limited = request
+        limited.exchangeDeadline = limits
+        do {
+            return try await execution(limited)
+        } catch RestingError.transportFailed(let failure) where failure.kind == .timedOut {
+            // The chain handed the transport the shortest of these limits and the request's own timeout: say which.
+            guard let limit = limits.limitReached(requestTimeout: request.timeout) else {
+                throw RestingError.transportFailed(failure)
+            }
+            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: limit, stage: .exchange))
+        }
     }
 
     private static func earliest(_ one: Date?, _ other: Date?) -> Date? {

@@ -212,3 +212,17 @@ struct OriginKeyTests {
         #expect(Origin.key(of: url) == Origin(url)?.description, "\(text)")
     }
 }
+
+extension CircuitBreakerTests {
+    @Test("a key with a policy of its own opens by it; the others by the client's")
+    func perKeyPolicy() async throws {
+        let strict = Policy(window: .count(2), minimumCalls: 1, failureRateThreshold: 1)
+        let interceptor = CircuitBreakerInterceptor(policy: policy, policies: ["search": strict], clock: VirtualClock())
+        var search = HTTPRequest(method: .get, url: url)
+        search.attributes.resilienceKey = "search"
+        _ = try await FakeChain(.status(503)).run(interceptor, on: search)
+        _ = try await FakeChain(.status(503)).run(interceptor, on: HTTPRequest(method: .get, url: url))
+        #expect(interceptor.state(for: "search") == .open)
+        #expect(interceptor.state(for: "https://api.example.com:443") == .closed)
+    }
+}
