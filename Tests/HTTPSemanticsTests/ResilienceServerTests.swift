@@ -153,10 +153,15 @@ struct ResilienceServerTests {
         let client = RestingClient(
             baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
             interceptors: [DeadlineInterceptor(callTimeout: .milliseconds(300)), RetryInterceptor()])
-        await #expect(throws: RestingError.deadlineExceeded(.init(limit: .call, stage: .retryWait))) {
-            try await get(client, route)
+        let error = await #expect(throws: RestingError.self) { try await get(client, route) }
+        guard case .deadlineExceeded(let exceeded)? = error else {
+            Issue.record("not the deadline's error: \(String(describing: error))")
+            return
         }
-        #expect(try await stats(route).requests == 1)
+        // The 503 asks for a second's wait, past the deadline: the call ends before it. On a machine so loaded that
+        // the first exchange itself took 300 ms, the deadline passed during that exchange instead.
+        #expect(exceeded.limit == .call && [.retryWait, .exchange].contains(exceeded.stage))
+        #expect(try await stats(route).requests == 1, "never retried")
     }
 
     @Test(
