@@ -181,7 +181,7 @@ struct ResilienceServerTests {
     @Test("an adaptive limit falls when the server slows down past its capacity", arguments: Transport.network)
     func adaptiveLimitFindsCapacity(_ transport: Transport) async throws {
         let route = "capacity-\(transport)"
-        try await configure(route, #"{"latency": [[1.0, 0.002]], "capacity": {"requests": 2, "per_excess": 0.05}}"#)
+        try await configure(route, #"{"latency": [[1.0, 0.002]], "capacity": {"requests": 1, "per_excess": 0.25}}"#)
         let limit = ConcurrencyLimitInterceptor(.adaptive(.init(initialLimit: 8)))
         let client = RestingClient(
             baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
