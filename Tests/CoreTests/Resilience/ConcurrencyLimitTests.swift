@@ -75,9 +75,10 @@ struct ConcurrencyLimitTests {
         #expect(try await limiter.acquire(queueLimit: 0) == false, "two held, one released: one held, at the limit")
     }
 
-    @Test("a call over the limit with no room in the queue is shed with the key and the limit")
-    func shedding() async throws {
-        let interceptor = ConcurrencyLimitInterceptor(.fixed(1), maximumQueued: 0)
+    /// A chain whose answers wait for `gate`, and a first call through `interceptor` that holds its only slot.
+    private func holdingOneSlot(of interceptor: ConcurrencyLimitInterceptor) async
+        -> (FakeChain, Task<HTTPDataResponse, any Error>, AsyncStream<Void>.Continuation)
+    {
         let (release, gate) = AsyncStream<Void>.makeStream()
         let (entered, enteredSignal) = AsyncStream<Void>.makeStream()
         let chain = FakeChain { request in
@@ -88,6 +89,14 @@ struct ConcurrencyLimitTests {
         let url = url
         let first = Task { try await chain.run(interceptor, on: HTTPRequest(method: .get, url: url)) }
         for await _ in entered { break }
+        return (chain, first, gate)
+    }
+
+    @Test("a call over the limit with no room in the queue is shed with the key and the limit")
+    func shedding() async throws {
+        let interceptor = ConcurrencyLimitInterceptor(.fixed(1), maximumQueued: 0)
+        let (chain, first, gate) = await holdingOneSlot(of: interceptor)
+        let url = url
         await #expect(throws: RestingError.loadShed(key: "https://api.example.com:443", limit: 1)) {
             try await chain.run(interceptor, on: HTTPRequest(method: .get, url: url))
         }
@@ -99,18 +108,10 @@ struct ConcurrencyLimitTests {
     @Test("a queued call whose deadline passes ends with the deadline's reason, and its place is given up")
     func queuedPastDeadline() async throws {
         let clock = VirtualClock()
-        let interceptor = ConcurrencyLimitInterceptor(.fixed(1))
+        let interceptor = ConcurrencyLimitInterceptor(.fixed(1), clock: clock)
         let deadline = DeadlineInterceptor(callTimeout: .seconds(1), clock: clock)
-        let (release, gate) = AsyncStream<Void>.makeStream()
-        let (entered, enteredSignal) = AsyncStream<Void>.makeStream()
-        let chain = FakeChain { request in
-            enteredSignal.yield()
-            for await _ in release { break }
-            return HTTPDataResponse(status: 200, url: request.url)
-        }
+        let (chain, first, gate) = await holdingOneSlot(of: interceptor)
         let url = url
-        let first = Task { try await chain.run(interceptor, on: HTTPRequest(method: .get, url: url)) }
-        for await _ in entered { break }
         await #expect(throws: RestingError.deadlineExceeded(.init(limit: .call, stage: .concurrencyWait))) {
             try await deadline.intercept(
                 request: HTTPRequest(method: .get, url: url),
