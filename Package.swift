@@ -131,7 +131,7 @@ let package = Package(
             name: "RestingTransportConformance",
             dependencies: ["RestingCore", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/Conformance",
-            exclude: ["auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py"],
+            exclude: ["auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py", "websocket_server.py"],
             resources: [.copy("conformance_server.py")]),
         // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s
         // runner (`make fuzz`), and their saved inputs replayed by FuzzRegressionTests in `make test`.

@@ -30,6 +30,10 @@ public final class CurlClient: HTTPClient {
     public let configuration: CurlConfiguration
     package let drivers: CurlDriverPool
     package let census = TransferCensus()
+    /// Waits for the sockets of upgraded connections (WebSockets), on a thread started at the first wait.
+    private let poller: SocketPoller
+    /// The upgraded connections still open, which shutdown waits for.
+    package let upgrades = OpenUpgrades()
     /// Set by ``shutdown(gracePeriod:)``: new sends fail from then on.
     private let isShutDown = Atomic<Bool>(false)
 
@@ -42,9 +46,13 @@ public final class CurlClient: HTTPClient {
         CurlGlobal.initialize()
         _ = try EasyHandle.make(for: configuration)
         drivers = try CurlDriverPool(configuration: configuration)
+        poller = try SocketPoller()
     }
 
-    deinit { drivers.stop() }
+    deinit {
+        drivers.stop()
+        poller.stop()
+    }
 
     /// The threads that drive libcurl, as one `TaskExecutor`. Tasks that prefer it — `Task(executorPreference:)`,
     /// `group.addTask(executorPreference:)` — run between transfers on one of those threads, which is what lets a
@@ -64,6 +72,10 @@ public final class CurlClient: HTTPClient {
     /// One exchange: `request` (validated by the chain that sends it) and its response, a 3xx included.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         guard !isShutDown.load(ordering: .relaxed) else { throw RestingError.shutDown }
+        if request.upgrade != nil {
+            return try await UpgradeExchange.perform(
+                request, configuration: configuration, poller: poller, upgrades: upgrades)
+        }
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
             return try await transfer(request, progress: progress, headWithin: timeout)
@@ -94,9 +106,14 @@ public final class CurlClient: HTTPClient {
     public func shutdown(gracePeriod: Duration?) async {
         isShutDown.store(true, ordering: .relaxed)
         drivers.stop()
-        let deadline = GracePeriod(gracePeriod) { [drivers] in drivers.cancelEverything() }
+        let deadline = GracePeriod(gracePeriod) { [drivers, upgrades] in
+            drivers.cancelEverything()
+            upgrades.closeAll()
+        }
         await drivers.whenAllStopped()
+        await upgrades.whenAllClosed()
         deadline.cancel()
+        poller.stop()
     }
 
     /// Runs `body` with a new client, and shuts the client down when `body` returns or throws, as AsyncHTTPClient's

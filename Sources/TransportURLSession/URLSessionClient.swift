@@ -149,6 +149,11 @@ public final class URLSessionClient: HTTPClient {
     /// session delegate refuses URLSession's own redirect handling.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         if let unsupportedSetting { throw unsupportedSetting }
+        // URLSession hands no connection over after a 101 (a URLSessionWebSocketTask frames messages itself, and
+        // FoundationNetworking's needs a libcurl built with WebSocket, which Debian's is not).
+        if request.upgrade != nil {
+            throw RestingError.unsupported(feature: "WebSocket (a connection upgrade)", transport: "URLSessionClient")
+        }
         guard delegate.admit() else { throw RestingError.shutDown }
         defer { delegate.leave() }
         // A deadline a century away is none; FoundationNetworking would overflow converting a larger one.

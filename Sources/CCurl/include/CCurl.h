@@ -29,6 +29,9 @@ CURLcode rk_easy_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode rk_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 CURLcode rk_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 
+/// The socket of a CURLOPT_CONNECT_ONLY handle's connection (CURLINFO_ACTIVESOCKET), or -1.
+int rk_easy_active_socket(CURL *handle);
+
 CURLMcode rk_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
 /// The authentication schemes a proxy's 407 may choose from (CURLAUTH_* are macros Swift cannot import).

@@ -70,7 +70,19 @@ public struct CallEvent: Sendable, CustomStringConvertible {
         case responseBodyEnded(bytes: Int64, complete: Bool)
         /// An exchange failed before a response arrived (a transport failure, a timeout, a cancellation).
         case exchangeFailed(errorType: String)
-        /// The call ended with an accepted `status` — for a streamed call, once its body ended.
+        /// A WebSocket's handshake succeeded: the call is now the socket, and ends when it closes. `subprotocol` is
+        /// the one the server chose.
+        case webSocketOpened(subprotocol: String?)
+        /// A WebSocket message of `bytes` arrived whole (`isText`: a text message).
+        case webSocketMessageReceived(isText: Bool, bytes: Int)
+        /// A WebSocket message of `bytes` was handed to the network.
+        case webSocketMessageSent(isText: Bool, bytes: Int)
+        /// A WebSocket control frame went out or came in (a ping, a pong), with its payload's size.
+        case webSocketControlFrame(WebSocketControlFrame, bytes: Int)
+        /// A WebSocket's close handshake began with `code`, sent by this side (`byPeer` false) or by the peer.
+        case webSocketClosing(code: UInt16, byPeer: Bool)
+        /// The call ended with an accepted `status` — for a streamed call, once its body ended; for a WebSocket
+        /// (101), once it closed.
         case callEnded(status: Int)
         /// The call failed: `errorType` as ``RestingError/errorType`` names it, `message` the error's description.
         case callFailed(errorType: String, message: String)
@@ -85,6 +97,14 @@ public struct CallEvent: Sendable, CustomStringConvertible {
             default: false
             }
         }
+    }
+
+    /// A WebSocket control frame, as ``Kind/webSocketControlFrame(_:bytes:)`` reports it.
+    public enum WebSocketControlFrame: String, Sendable, Equatable {
+        case pingSent
+        case pingReceived
+        case pongSent
+        case pongReceived
     }
 
     /// What made ``RetryInterceptor`` retry.

@@ -51,6 +51,12 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         get { box.fields.responseStreaming }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.responseStreaming }
     }
+    /// Set for a WebSocket handshake: on a `101 Switching Protocols` the transport hands the connection up as
+    /// ``HTTPDataResponse/body``'s ``ResponseBody/upgradedConnection`` (see ``ConnectionUpgrade``).
+    public var upgrade: ConnectionUpgrade? {
+        get { box.fields.upgrade }
+        _modify { yield &CopyOnWriteBox.unique(&box).fields.upgrade }
+    }
     /// Options for the interceptors (never sent): see ``RequestAttributes``.
     public var attributes: RequestAttributes {
         get { box.fields.attributes }
@@ -149,6 +155,7 @@ extension HTTPRequest {
         var timeout: Duration?
         var downloadTarget: DownloadTarget?
         var responseStreaming: ResponseStreaming?
+        var upgrade: ConnectionUpgrade? = nil
         var attributes: RequestAttributes
         var followsRedirects: Bool
         var credentialScope: CredentialScope

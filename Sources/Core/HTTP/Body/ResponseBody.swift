@@ -19,10 +19,14 @@ import Foundation
 /// body, `nil` for a streamed one — or at ``stream``. A streamed body keeps ``ResponseBodyStream``'s rules: it is
 /// read once (a second read fails with ``RestingError/bodyAlreadyConsumed``), dropping it unread stops the
 /// transfer, and its errors are the ``RestingError``s a buffered call fails with.
+///
+/// A `101 Switching Protocols` answer to a request that asked for an ``HTTPRequest/upgrade`` has no body at all: its
+/// ``upgradedConnection`` is the connection itself, which reads as empty here.
 public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
     private enum Storage: Sendable {
         case buffered(Data)
         case streamed(ResponseBodyStream)
+        case upgraded(any UpgradedConnection)
     }
     private let storage: Storage
 
@@ -34,6 +38,9 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
 
     /// A body that arrives as it is read.
     public init(_ stream: ResponseBodyStream) { storage = .streamed(stream) }
+
+    /// The connection a transport hands over after a `101 Switching Protocols` (``HTTPRequest/upgrade``).
+    public init(upgraded connection: any UpgradedConnection) { storage = .upgraded(connection) }
 
     /// A body of the UTF-8 bytes of `text`, for stubs and tests: `HTTPDataResponse(status: 200, body: "ok")`.
     public init(stringLiteral text: String) { self.init(Data(text.utf8)) }
@@ -50,6 +57,12 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         return stream
     }
 
+    /// The connection handed over after a `101 Switching Protocols`; `nil` for every other response.
+    public var upgradedConnection: (any UpgradedConnection)? {
+        guard case .upgraded(let connection) = storage else { return nil }
+        return connection
+    }
+
     /// Whether the body is known to have no bytes: a buffered one that is empty (a streamed one is not known).
     public var isEmpty: Bool { data?.isEmpty == true }
 
@@ -62,6 +75,8 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
             return data
         case .streamed(let stream):
             return try await stream.collect(upTo: limit)
+        case .upgraded:
+            return Data()
         }
     }
 
@@ -70,12 +85,19 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         switch storage {
         case .buffered(let data): ResponseBodyStream(data)
         case .streamed(let stream): stream
+        case .upgraded: ResponseBodyStream(Data())
         }
     }
 
-    /// Stops a streamed body's transfer (nothing for one read whole): what an interceptor that discards a
-    /// response does, without waiting for the stream to be dropped.
-    public func cancel() { stream?.cancel() }
+    /// Stops a streamed body's transfer, or closes an upgraded connection (nothing for a body read whole): what an
+    /// interceptor that discards a response does, without waiting for the stream to be dropped.
+    public func cancel() {
+        switch storage {
+        case .buffered: break
+        case .streamed(let stream): stream.cancel()
+        case .upgraded(let connection): connection.close()
+        }
+    }
 }
 
 extension ResponseBody: AsyncSequence {

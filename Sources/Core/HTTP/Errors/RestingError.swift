@@ -86,6 +86,8 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     case loadShed(key: String, limit: Int)
     /// A ``DeadlineInterceptor``'s limit ended the call: which limit, and in which stage.
     case deadlineExceeded(DeadlineExceeded)
+    /// A WebSocket failed after its handshake, or its handshake's `101` was not RFC 6455's: how, in the failure.
+    case webSocketFailed(WebSocketFailure)
 
     /// What the failure says, without a header value or a body.
     public var description: String { parts.description }
@@ -147,6 +149,7 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .loadShed(let key, let limit):
             ("loadShed", "\(limit) calls to '\(key)' are in flight and its queue is full: the call was shed")
         case .deadlineExceeded(let exceeded): ("deadlineExceeded", exceeded.description)
+        case .webSocketFailed(let failure): ("webSocketFailed", failure.description)
         }
     }
 }

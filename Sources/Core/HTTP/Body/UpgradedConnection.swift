@@ -1,0 +1,28 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A connection a transport handed over after a `101 Switching Protocols` answer (``HTTPRequest/upgrade``): the
+/// bytes both ways, with no HTTP left on it. RestingKit speaks the new protocol (RFC 6455's frames) over it, so
+/// that every transport that can hand one over gets the same WebSocket.
+///
+/// What a transport keeps:
+/// - ``read(maximumLength:)`` reads the socket only when asked — a reader that does not ask stops the socket, and the
+///   peer's TCP window closes: that is the back-pressure. It returns the bytes that came with the 101 first.
+/// - ``write(_:)`` returns once every byte is handed to the network, waiting while the network is slow: a sender that
+///   outpaces the network waits instead of queueing without bound. Writes are not interleaved.
+/// - Both throw ``RestingError/cancelled`` when their task is cancelled, and ``RestingError/transportFailed(_:)``
+///   (`.connectionReset`) when the connection broke.
+/// - ``close()`` closes the socket at once (a TLS close first, where there is one); reads and writes waiting then
+///   fail, and so does every later one. Dropping the last reference closes it too.
+public protocol UpgradedConnection: AnyObject, Sendable {
+    /// The next bytes from the peer, at most `maximumLength` of them, waiting until some arrive; `nil` once the peer
+    /// has closed its side.
+    func read(maximumLength: Int) async throws -> Data?
+    /// Writes every byte of `bytes`, waiting while the network cannot take them.
+    func write(_ bytes: Data) async throws
+    /// Closes the connection.
+    func close()
+}

@@ -1,0 +1,105 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An open WebSocket (RFC 6455): the messages the peer sends, as an async sequence, and the way to send yours.
+///
+/// Opened by ``RestingClient/webSocket(_:options:)`` from a request like any other — its handshake passes every
+/// interceptor, the cookie jar, redirects and the credential boundary:
+///
+/// ```swift
+/// let socket = try await client.webSocket(RestingRequest(endpoint: liveScores, pathVariables: ["match": 42]))
+/// try await socket.send("subscribe")
+/// for try await message in socket {
+///     if case .text(let text) = message { print(text) }
+/// }
+/// print("closed by the server:", socket.closure?.code ?? .abnormalClosure)
+/// ```
+///
+/// - **Reading.** The messages end (`nil`) when the peer closes, and ``closure`` says with which code and reason;
+///   they throw ``RestingError/webSocketFailed(_:)`` when the socket failed (a protocol violation, a lost connection,
+///   an unanswered keep-alive ping) and ``RestingError/cancelled`` when it was cancelled. Pings are answered, and
+///   control frames never reach the reader (they are in the call's events). Messages wait for their reader up to
+///   ``WebSocketOptions/receiveBufferSize`` bytes; past that the socket is not read until the reader catches up.
+///   Several tasks may read: each message goes to one of them, in the order they asked.
+/// - **Sending.** ``send(_:)`` returns once the network has taken the message, and waits while it cannot, so a fast
+///   sender cannot queue without bound; sends from several tasks go out whole, one after the other.
+/// - **Closing.** ``close(code:reason:)`` runs the close handshake. Cancelling a reading task,
+///   ``RestingClient/cancelAll()``, ``RestingClient/shutdown(gracePeriod:)`` and dropping the last reference close
+///   the socket with 1001 (going away): a close frame, then the connection.
+public final class WebSocket: Sendable {
+    let session: WebSocketSession
+
+    init(
+        connection: any UpgradedConnection, options: WebSocketOptions, subprotocol: String?, registry: CallRegistry,
+        events: CallEventReporter?
+    ) {
+        let settle = Locked<UInt64?>(nil)
+        session = WebSocketSession(
+            connection: connection, options: options, subprotocol: subprotocol, events: events,
+            onEnd: { if let id = settle.withLock({ $0 }) { registry.settle(id) } })
+        // Counted among the client's calls until it closes: `cancelAll()` and shutdown reach it.
+        let session = session
+        guard let id = registry.add(cancel: { session.cancel() }) else {
+            session.cancel()
+            return
+        }
+        settle.withLock { $0 = id }
+        session.start()
+    }
+
+    deinit { session.cancel() }
+
+    /// The subprotocol the server chose among ``WebSocketOptions/subprotocols``; `nil` when it chose none.
+    public var subprotocol: String? { session.subprotocol }
+
+    /// How the peer closed the socket, once the close handshake is over; `nil` before, and when it failed.
+    public var closure: WebSocketClosure? {
+        guard case .closed(let closure) = session.lifecycle else { return nil }
+        return closure
+    }
+
+    /// Sends `message` whole; returns once the network has taken it. Throws ``RestingError/webSocketFailed(_:)``
+    /// (`.closed`) once the socket is closing, and ``RestingError/cancelled`` when the task is cancelled before the
+    /// message began to go out (once it has, it goes out whole).
+    public func send(_ message: WebSocketMessage) async throws { try await session.send(message) }
+
+    /// Sends a text message.
+    public func send(_ text: String) async throws { try await session.send(.text(text)) }
+
+    /// Sends a binary message.
+    public func send(_ data: Data) async throws { try await session.send(.binary(data)) }
+
+    /// Sends a ping (at most 125 bytes of payload); the peer's pong is in the call's events.
+    public func ping(_ payload: Data = Data()) async throws { try await session.ping(payload) }
+
+    /// Closes the socket: sends a close frame with `code` and `reason` (cut to 123 bytes of UTF-8), waits for the
+    /// peer's close frame up to ``WebSocketOptions/closeTimeout``, then closes the connection. Messages that arrive
+    /// meanwhile are dropped. Returns at once when the socket is already closed.
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        await session.close(code: code, reason: reason)
+    }
+}
+
+extension WebSocket: AsyncSequence {
+    public typealias Element = WebSocketMessage
+    public typealias Failure = any Error
+
+    /// Reads the socket's messages; its task's cancellation closes the socket.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let socket: WebSocket
+
+        public mutating func next() async throws -> WebSocketMessage? {
+            do {
+                return try await socket.session.inbox.next()
+            } catch RestingError.cancelled {
+                socket.session.cancel()
+                throw RestingError.cancelled
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(socket: self) }
+}

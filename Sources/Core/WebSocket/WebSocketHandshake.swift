@@ -1,0 +1,103 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// RFC 6455's opening handshake (§4.1) as a call's ending: the request gains the upgrade and its fields, passes the
+/// whole chain (interceptors, authentication, cookies, redirects, the credential boundary) like any call, and a
+/// `101` that completes the handshake becomes a ``WebSocket``. Any other status fails the call as any call's
+/// unaccepted status does (``RestingError/httpError(_:)`` with the status, headers and body, or the app's error).
+struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: CallEnding {
+    let options: WebSocketOptions
+    /// `Sec-WebSocket-Key`: 16 random bytes, base64.
+    let key: String
+
+    init(options: WebSocketOptions) {
+        self.options = options
+        var generator = SystemRandomNumberGenerator()
+        key = Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+    }
+
+    /// The `Sec-WebSocket-Accept` a server answers `key` with: base64(SHA-1(key + RFC 6455's GUID)).
+    static func accept(for key: String) -> String {
+        Data(SHA1.digest(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+    }
+
+    func prepare(_ request: inout HTTPRequest) throws {
+        guard request.method == .get else {
+            throw RestingError.encodingFailed(reason: "a WebSocket handshake is a GET, not a \(request.method)")
+        }
+        // `ws:` and `wss:` are `http:` and `https:` for the handshake (RFC 6455 §3), so that cookies, credentials
+        // and the transport see the origin they know.
+        if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), scheme == "ws" || scheme == "wss"
+        {
+            components.scheme = scheme == "ws" ? "http" : "https"
+            if let url = components.url {
+                request.url = url
+                request.credentialOrigin = Origin(url)
+            }
+        }
+        request.upgrade = .webSocket
+        request.headers.replaceOrAdd(name: "Upgrade", value: "websocket")
+        request.headers.replaceOrAdd(name: "Connection", value: "Upgrade")
+        request.headers.replaceOrAdd(name: "Sec-WebSocket-Key", value: key)
+        request.headers.replaceOrAdd(name: "Sec-WebSocket-Version", value: "13")
+        if !options.subprotocols.isEmpty {
+            request.headers.replaceOrAdd(
+                name: "Sec-WebSocket-Protocol", value: options.subprotocols.joined(separator: ", "))
+        }
+        try request.headers.validate()
+    }
+
+    func statusCheck(_ check: StatusCheck) -> StatusCheck {
+        StatusCheck(accepted: 101..<102, alsoAccepted: [], errorBody: check.errorBody, decoder: check.decoder)
+    }
+
+    func finish(
+        _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
+    ) async throws -> WebSocket {
+        // A 2xx passes the client's check before this ending's: it is no more an upgrade than a 404.
+        guard response.status == 101 else {
+            throw call.client.statusCheck(for: call.request.endpoint).failure(for: HTTPError(try await response.buffered()))
+        }
+        guard let connection = response.body.upgradedConnection else {
+            throw RestingError.unsupported(
+                feature: "WebSocket (the 101 came without its connection)", transport: "this transport")
+        }
+        let subprotocol: String?
+        do {
+            subprotocol = try validate(response)
+        } catch {
+            connection.close()
+            throw RestingError.webSocketFailed(error)
+        }
+        return WebSocket(
+            connection: connection, options: options, subprotocol: subprotocol, registry: call.client.calls,
+            events: events)
+    }
+
+    /// Checks the `101` against §4.1's list; the subprotocol the server chose.
+    func validate(_ response: HTTPDataResponse) throws(WebSocketFailure) -> String? {
+        guard response.headers["Upgrade"]?.lowercased() == "websocket" else {
+            throw WebSocketFailure(.handshakeInvalid, "the 101 has no 'Upgrade: websocket'")
+        }
+        let connectionTokens = response.headers.values(for: "Connection")
+            .flatMap { $0.split(separator: ",") }.map { String($0).trimmingWhitespace.lowercased() }
+        guard connectionTokens.contains("upgrade") else {
+            throw WebSocketFailure(.handshakeInvalid, "the 101 has no 'Connection: Upgrade'")
+        }
+        guard response.headers["Sec-WebSocket-Accept"] == Self.accept(for: key) else {
+            throw WebSocketFailure(.handshakeInvalid, "the 101's Sec-WebSocket-Accept does not answer the key sent")
+        }
+        if let extensions = response.headers["Sec-WebSocket-Extensions"], !extensions.isEmpty {
+            throw WebSocketFailure(.handshakeInvalid, "the server chose an extension that was not offered")
+        }
+        guard let chosen = response.headers["Sec-WebSocket-Protocol"] else { return nil }
+        guard options.subprotocols.contains(chosen) else {
+            throw WebSocketFailure(.handshakeInvalid, "the server chose a subprotocol that was not offered")
+        }
+        return chosen
+    }
+}

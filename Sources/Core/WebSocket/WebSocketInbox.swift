@@ -1,0 +1,137 @@
+/// The messages a WebSocket received and its reader has not taken: at most `capacity` bytes of them (one message
+/// always fits), the socket's reading loop waiting for room past that — which stops it reading the socket — and
+/// the readers waiting for the next one, in the order they asked.
+final class WebSocketInbox: Sendable {
+    private struct State {
+        var messages: [WebSocketMessage] = []
+        /// Where the next message to hand out is in `messages`.
+        var head = 0
+        var bytes = 0
+        /// How the messages end once those waiting are taken: `nil` while the socket may receive more; `.success`
+        /// at the peer's close; the socket's failure.
+        var ending: Result<Void, RestingError>?
+        var readers: [(id: UInt64, continuation: CheckedContinuation<WebSocketMessage?, any Error>)] = []
+        var nextReaderID: UInt64 = 0
+        /// The reading loop, waiting for room.
+        var producer: CheckedContinuation<Void, Never>?
+
+        var hasRoom: Bool { bytes < capacity || head == messages.count }
+        let capacity: Int
+    }
+
+    private let state: Locked<State>
+
+    /// An inbox holding at most `capacity` bytes of messages.
+    init(capacity: Int) { state = Locked(State(capacity: capacity)) }
+
+    /// Hands `message` to a waiting reader or keeps it, then waits until there is room for another; `false` once
+    /// the messages have ended (nobody will read them).
+    func put(_ message: WebSocketMessage) async -> Bool {
+        enum Outcome {
+            case delivered(CheckedContinuation<WebSocketMessage?, any Error>)
+            case kept(hasRoom: Bool)
+            case ended
+        }
+        let outcome = state.withLock { state -> Outcome in
+            guard state.ending == nil else { return .ended }
+            if !state.readers.isEmpty { return .delivered(state.readers.removeFirst().continuation) }
+            state.messages.append(message)
+            state.bytes += message.byteCount
+            return .kept(hasRoom: state.hasRoom)
+        }
+        switch outcome {
+        case .ended: return false
+        case .delivered(let reader):
+            reader.resume(returning: message)
+            return true
+        case .kept(true): return true
+        case .kept(false):
+            await withCheckedContinuation { continuation in
+                let hasRoom = state.withLock { state in
+                    if state.hasRoom || state.ending != nil { return true }
+                    state.producer = continuation
+                    return false
+                }
+                if hasRoom { continuation.resume() }
+            }
+            return state.withLock { $0.ending == nil }
+        }
+    }
+
+    /// The next message; `nil` once the peer has closed and every message is taken; throws the socket's failure,
+    /// or ``RestingError/cancelled`` when the calling task is cancelled while it waits.
+    func next() async throws -> WebSocketMessage? {
+        enum Outcome {
+            case message(WebSocketMessage, producer: CheckedContinuation<Void, Never>?)
+            case ended(Result<Void, RestingError>)
+            case wait
+        }
+        let id = state.withLock { state in
+            defer { state.nextReaderID += 1 }
+            return state.nextReaderID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let outcome = state.withLock { state -> Outcome in
+                    if state.head < state.messages.count {
+                        let message = state.messages[state.head]
+                        state.head += 1
+                        state.bytes -= message.byteCount
+                        if state.head == state.messages.count {
+                            state.messages.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                        var producer: CheckedContinuation<Void, Never>?
+                        if state.hasRoom { swap(&producer, &state.producer) }
+                        return .message(message, producer: producer)
+                    }
+                    if let ending = state.ending { return .ended(ending) }
+                    if Task.isCancelled { return .ended(.failure(.cancelled)) }
+                    state.readers.append((id, continuation))
+                    return .wait
+                }
+                switch outcome {
+                case .message(let message, let producer):
+                    producer?.resume()
+                    continuation.resume(returning: message)
+                case .ended(.success): continuation.resume(returning: nil)
+                case .ended(.failure(let error)): continuation.resume(throwing: error)
+                case .wait: break
+                }
+            }
+        } onCancel: {
+            let reader = state.withLock { state in
+                state.readers.firstIndex { $0.id == id }.map { state.readers.remove(at: $0).continuation }
+            }
+            reader?.resume(throwing: RestingError.cancelled)
+        }
+    }
+
+    /// Ends the messages (the first ending counts): readers waiting get it now, others once they have taken what
+    /// is kept. A failure drops what is kept: the socket is no longer what it was.
+    func finish(_ ending: Result<Void, RestingError>) {
+        let (readers, producer) = state.withLock { state in
+            guard state.ending == nil else {
+                return ([CheckedContinuation<WebSocketMessage?, any Error>](), CheckedContinuation<Void, Never>?.none)
+            }
+            state.ending = ending
+            if case .failure = ending {
+                state.messages.removeAll()
+                state.head = 0
+                state.bytes = 0
+            }
+            defer {
+                state.readers.removeAll()
+                state.producer = nil
+            }
+            return (state.readers.map(\.continuation), state.producer)
+        }
+        producer?.resume()
+        for reader in readers {
+            switch ending {
+            case .success: reader.resume(returning: nil)
+            case .failure(let error): reader.resume(throwing: error)
+            }
+        }
+    }
+}

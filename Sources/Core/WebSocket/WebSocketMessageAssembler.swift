@@ -1,0 +1,90 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Puts a peer's frames back together into messages (RFC 6455 §5.4), with control frames taken out from between
+/// the fragments as they come; checks text as UTF-8 fragment by fragment and a message's size as it grows.
+struct WebSocketMessageAssembler: Sendable {
+    /// What a frame amounts to.
+    enum Incoming: Sendable, Equatable {
+        /// A message is whole.
+        case message(WebSocketMessage)
+        case ping(Data)
+        case pong(Data)
+        /// The peer's close frame.
+        case close(WebSocketClosure)
+    }
+
+    /// The largest message accepted, all its fragments together.
+    let maximumMessageSize: Int
+
+    /// The message being assembled.
+    private var partial: (isText: Bool, bytes: Data, text: UTF8Validator)?
+
+    init(maximumMessageSize: Int) { self.maximumMessageSize = maximumMessageSize }
+
+    /// What `frame` completes, or `nil` when it is a fragment of a message still arriving.
+    mutating func take(_ frame: WebSocketFrame) throws(WebSocketFailure) -> Incoming? {
+        switch frame.opcode {
+        case .ping: return .ping(frame.payload)
+        case .pong: return .pong(frame.payload)
+        case .close: return .close(try Self.closure(of: frame.payload))
+        case .text, .binary:
+            guard partial == nil else {
+                throw WebSocketFailure(.protocolViolation, "a new message began before the last one ended")
+            }
+            partial = (frame.opcode == .text, Data(), UTF8Validator())
+        case .continuation:
+            guard partial != nil else {
+                throw WebSocketFailure(.protocolViolation, "a continuation frame continues no message")
+            }
+        }
+        guard var message = partial else { return nil }
+        partial = nil
+        guard message.bytes.count + frame.payload.count <= maximumMessageSize else {
+            throw WebSocketFailure(
+                .messageTooLarge, "a message grew past the \(maximumMessageSize)-byte limit")
+        }
+        if message.isText, !message.text.take(frame.payload) {
+            throw WebSocketFailure(.invalidText, "a text message is not UTF-8")
+        }
+        if message.bytes.isEmpty { message.bytes = frame.payload } else { message.bytes.append(frame.payload) }
+        guard frame.isFinal else {
+            partial = message
+            return nil
+        }
+        guard message.isText else { return .message(.binary(message.bytes)) }
+        guard message.text.isComplete else { throw WebSocketFailure(.invalidText, "a text message ends mid-character") }
+        return .message(.text(String(decoding: message.bytes, as: UTF8.self)))
+    }
+
+    /// The code and reason of a close frame's payload (§5.5.1): none (1005), or two bytes of code and UTF-8.
+    static func closure(of payload: Data) throws(WebSocketFailure) -> WebSocketClosure {
+        guard !payload.isEmpty else { return WebSocketClosure(code: .noStatusReceived) }
+        guard payload.count >= 2 else { throw WebSocketFailure(.protocolViolation, "a close frame of one byte") }
+        let code = WebSocketCloseCode(
+            rawValue: UInt16(payload[payload.startIndex]) << 8 | UInt16(payload[payload.startIndex + 1]))
+        guard code.isSendable else {
+            throw WebSocketFailure(.protocolViolation, "a close frame with the code \(code), which may not be sent")
+        }
+        let reason = payload.dropFirst(2)
+        var validator = UTF8Validator()
+        guard validator.take(reason), validator.isComplete else {
+            throw WebSocketFailure(.invalidText, "a close reason is not UTF-8")
+        }
+        return WebSocketClosure(code: code, reason: String(decoding: reason, as: UTF8.self))
+    }
+
+    /// A close frame's payload for `code` and `reason`, the reason cut to 123 bytes on a character boundary.
+    static func closePayload(code: WebSocketCloseCode, reason: String) -> Data {
+        var payload = Data([UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)])
+        var cut = reason.utf8.count <= 123 ? Substring(reason) : Substring()
+        if cut.isEmpty, !reason.isEmpty {
+            for character in reason where cut.utf8.count + character.utf8.count <= 123 { cut.append(character) }
+        }
+        payload.append(contentsOf: cut.utf8)
+        return payload
+    }
+}

@@ -1,0 +1,54 @@
+/// Lets a WebSocket's writes through one at a time, in the order they asked, so that frames never interleave on
+/// the wire: a sender waits its turn (cancellably), writes, and hands the turn on.
+final class WebSocketSendGate: Sendable {
+    private struct State {
+        var isBusy = false
+        var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+
+    /// Waits for the turn; ``RestingError/cancelled`` if the task is cancelled first. Call ``leave()`` after.
+    func enter() async throws {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let enters = state.withLock { state in
+                    if Task.isCancelled { return false as Bool? }
+                    guard state.isBusy else {
+                        state.isBusy = true
+                        return true
+                    }
+                    state.waiting.append((id, continuation))
+                    return nil
+                }
+                switch enters {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: RestingError.cancelled)
+                case nil: break
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.waiting.firstIndex { $0.id == id }.map { state.waiting.remove(at: $0).continuation }
+            }
+            waiter?.resume(throwing: RestingError.cancelled)
+        }
+    }
+
+    /// Gives the turn to the next sender waiting, if any.
+    func leave() {
+        let next = state.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.isBusy = false
+                return CheckedContinuation<Void, any Error>?.none
+            }
+            return state.waiting.removeFirst().continuation
+        }
+        next?.resume()
+    }
+}

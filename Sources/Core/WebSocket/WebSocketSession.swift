@@ -1,0 +1,279 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What runs a WebSocket after its handshake: the loop that reads frames (answering pings, keeping messages in the
+/// inbox, stopping when the inbox is full), the writes through one gate, the keep-alive pings, and the close — one
+/// ``WebSocketLifecycle`` deciding each step. ``WebSocket`` is the user's handle to it; the session outlives a
+/// dropped handle only as long as its close takes.
+final class WebSocketSession: Sendable {
+    let connection: any UpgradedConnection
+    let options: WebSocketOptions
+    let subprotocol: String?
+    let events: CallEventReporter?
+    let inbox: WebSocketInbox
+    private let gate = WebSocketSendGate()
+
+    private struct State {
+        var lifecycle = WebSocketLifecycle()
+        /// A keep-alive ping is out and no pong has come since.
+        var awaitingPong = false
+        var reader: Task<Void, Never>?
+        var keepAlive: Task<Void, Never>?
+        /// Waiting for the peer's close frame after this side's.
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Called once, when the socket is over (the registry's entry settles).
+        var onEnd: (@Sendable () -> Void)?
+    }
+
+    private let state = Locked(State())
+
+    init(
+        connection: any UpgradedConnection, options: WebSocketOptions, subprotocol: String?,
+        events: CallEventReporter?, onEnd: @escaping @Sendable () -> Void
+    ) {
+        self.connection = connection
+        self.options = options
+        self.subprotocol = subprotocol
+        self.events = events
+        inbox = WebSocketInbox(capacity: options.receiveBufferSize)
+        state.withLock { $0.onEnd = onEnd }
+    }
+
+    /// Starts reading, and pinging if asked.
+    func start() {
+        events?.report(.webSocketOpened(subprotocol: subprotocol))
+        let reader = Task { await self.read() }
+        let keepAlive = options.keepAlive.map { keepAlive in Task { await self.keepAlive(keepAlive) } }
+        state.withLock { state in
+            state.reader = reader
+            state.keepAlive = keepAlive
+        }
+    }
+
+    /// Where the socket is.
+    var lifecycle: WebSocketLifecycle.State { state.withLock { $0.lifecycle.state } }
+
+    // MARK: Sending
+
+    /// Sends `message` whole, in one frame; returns once the network has it.
+    func send(_ message: WebSocketMessage) async throws {
+        let (opcode, payload): (WebSocketFrame.Opcode, Data) =
+            switch message {
+            case .text(let text): (.text, Data(text.utf8))
+            case .binary(let data): (.binary, data)
+            }
+        try await write(WebSocketFrame(isFinal: true, opcode: opcode, payload: payload), onlyWhileOpen: true)
+        events?.report(.webSocketMessageSent(isText: opcode == .text, bytes: payload.count))
+    }
+
+    /// Sends a ping with `payload` (at most 125 bytes).
+    func ping(_ payload: Data) async throws {
+        guard payload.count <= WebSocketFrame.maximumControlPayload else {
+            throw RestingError.webSocketFailed(WebSocketFailure(.closed, "a ping's payload is at most 125 bytes"))
+        }
+        try await write(WebSocketFrame(isFinal: true, opcode: .ping, payload: payload), onlyWhileOpen: true)
+        events?.report(.webSocketControlFrame(.pingSent, bytes: payload.count))
+    }
+
+    /// Writes `frame` when its turn comes. Once a frame's first byte is out its write is finished whatever happens
+    /// to the sender's task: half a frame would break the stream for every message after it.
+    private func write(_ frame: WebSocketFrame, onlyWhileOpen: Bool) async throws {
+        try await gate.enter()
+        defer { gate.leave() }
+        if onlyWhileOpen, !state.withLock({ $0.lifecycle.acceptsMessages }) {
+            throw RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))
+        }
+        let bytes = frame.encoded(maskingKey: UInt32.random(in: .min ... .max))
+        do {
+            try await connection.write(bytes)
+        } catch {
+            fail(Self.restingError(error))
+            throw Self.restingError(error)
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes with `code` and `reason`: sends the close frame, waits up to ``WebSocketOptions/closeTimeout`` for the
+    /// peer's, then closes the connection. Returns at once when the socket is already over.
+    func close(code: WebSocketCloseCode, reason: String, cancelling: Bool = false) async {
+        guard state.withLock({ $0.lifecycle.closeRequested(code: code, cancelling: cancelling) }) else {
+            await closeHandshakeEnded()
+            return
+        }
+        events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
+        let payload = WebSocketMessageAssembler.closePayload(code: code, reason: reason)
+        do {
+            try await write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
+        } catch {
+            return
+        }
+        let timeout = Task {
+            try? await Task.sleep(for: options.closeTimeout)
+            guard !Task.isCancelled else { return }
+            self.over(connectionEnded: true)
+        }
+        await closeHandshakeEnded()
+        timeout.cancel()
+    }
+
+    /// Closes with 1001 without waiting (``RestingClient/cancelAll()``, shutdown, a cancelled reader, a dropped
+    /// handle); readers get ``RestingError/cancelled``.
+    func cancel() {
+        inbox.finish(.failure(.cancelled))
+        Task { await self.close(code: .goingAway, reason: "", cancelling: true) }
+    }
+
+    /// Waits until the socket is over.
+    private func closeHandshakeEnded() async {
+        await withCheckedContinuation { continuation in
+            let isOver = state.withLock { state in
+                if state.lifecycle.isOver { return true }
+                state.closeWaiters.append(continuation)
+                return false
+            }
+            if isOver { continuation.resume() }
+        }
+    }
+
+    /// The socket failed with `error`: a close frame with its code where one may still go out, then the
+    /// connection closes.
+    private func fail(_ error: RestingError) {
+        guard let code = state.withLock({ $0.lifecycle.failed(error) }) else { return over(connectionEnded: false) }
+        events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
+        let payload = WebSocketMessageAssembler.closePayload(code: code, reason: "")
+        let closeFrame = WebSocketFrame(isFinal: true, opcode: .close, payload: payload)
+        Task {
+            // Best effort, and bounded: the peer that broke the protocol may not be reading.
+            let write = Task { try? await self.write(closeFrame, onlyWhileOpen: false) }
+            let timeout = Task {
+                try? await Task.sleep(for: self.options.closeTimeout)
+                self.connection.close()
+            }
+            await write.value
+            timeout.cancel()
+            self.over(connectionEnded: false)
+        }
+    }
+
+    /// The socket is over: the connection closes, the inbox ends as the lifecycle says, waiters resume, the end is
+    /// reported once. `connectionEnded`: no close frame came (after this side's close, the close is over).
+    private func over(connectionEnded: Bool) {
+        let (closeWaiters, onEnd, tasks, final) = state.withLock { state in
+            if connectionEnded { state.lifecycle.connectionEnded() }
+            defer {
+                state.closeWaiters.removeAll()
+                state.onEnd = nil
+            }
+            return (
+                state.closeWaiters, state.onEnd, [state.reader, state.keepAlive], state.lifecycle.state
+            )
+        }
+        guard let onEnd else { return }
+        connection.close()
+        for task in tasks { task?.cancel() }
+        switch final {
+        case .closed:
+            inbox.finish(.success(()))
+            events?.report(.callEnded(status: 101))
+        case .failed(let error):
+            inbox.finish(.failure(error))
+            events?.fail(error)
+        case .open, .closing:
+            // Over without a lifecycle's end: the connection was closed from here (a cancelled close).
+            inbox.finish(.failure(.cancelled))
+            events?.report(.callCancelled)
+        }
+        for waiter in closeWaiters { waiter.resume() }
+        onEnd()
+    }
+
+    // MARK: Reading
+
+    /// Reads frames until the socket is over.
+    private func read() async {
+        var parser = WebSocketFrameParser(maximumFrameSize: options.maximumMessageSize)
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: options.maximumMessageSize)
+        do {
+            while true {
+                guard let bytes = try await connection.read(maximumLength: 64 * 1024) else {
+                    return over(connectionEnded: true)
+                }
+                parser.append(bytes)
+                while let frame = try parser.nextFrame() {
+                    guard let incoming = try assembler.take(frame) else { continue }
+                    guard try await handle(incoming) else { return }
+                }
+            }
+        } catch let failure as WebSocketFailure {
+            fail(.webSocketFailed(failure))
+        } catch {
+            // A connection closed from this side fails its read: the socket is already over then.
+            guard !state.withLock({ $0.lifecycle.isOver }) else { return over(connectionEnded: false) }
+            let error = Self.restingError(error)
+            if case .cancelled = error { return over(connectionEnded: true) }
+            fail(error)
+        }
+    }
+
+    /// Acts on what a frame completed; `false` once nothing more is to be read.
+    private func handle(_ incoming: WebSocketMessageAssembler.Incoming) async throws -> Bool {
+        switch incoming {
+        case .message(let message):
+            events?.report(
+                .webSocketMessageReceived(
+                    isText: { if case .text = message { true } else { false } }(), bytes: message.byteCount))
+            // After this side's close the peer may still send; nobody waits for it.
+            guard state.withLock({ $0.lifecycle.acceptsMessages }) else { return true }
+            _ = await inbox.put(message)
+        case .ping(let payload):
+            events?.report(.webSocketControlFrame(.pingReceived, bytes: payload.count))
+            guard state.withLock({ $0.lifecycle.acceptsMessages }) else { return true }
+            try await write(WebSocketFrame(isFinal: true, opcode: .pong, payload: payload), onlyWhileOpen: true)
+            events?.report(.webSocketControlFrame(.pongSent, bytes: payload.count))
+        case .pong(let payload):
+            events?.report(.webSocketControlFrame(.pongReceived, bytes: payload.count))
+            state.withLock { $0.awaitingPong = false }
+        case .close(let closure):
+            guard let answer = state.withLock({ $0.lifecycle.peerClosed(closure) }) else {
+                over(connectionEnded: false)
+                return false
+            }
+            events?.report(.webSocketClosing(code: closure.code.rawValue, byPeer: true))
+            let payload = WebSocketMessageAssembler.closePayload(code: answer, reason: "")
+            try? await write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
+            over(connectionEnded: false)
+            return false
+        }
+        return true
+    }
+
+    /// Pings every interval, failing the socket when a ping goes unanswered past the timeout.
+    private func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: keepAlive.interval)
+                state.withLock { $0.awaitingPong = true }
+                try await ping(Data())
+                try await Task.sleep(for: keepAlive.timeout)
+            } catch {
+                return
+            }
+            if state.withLock({ $0.awaitingPong }) {
+                fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
+                return
+            }
+        }
+    }
+
+    private static func restingError(_ error: any Error) -> RestingError {
+        if let error = error as? RestingError { return error }
+        if error is CancellationError { return .cancelled }
+        return .transportFailed(
+            TransportError(
+                kind: .connectionReset, code: 0, domain: "WebSocket", message: String(describing: error)))
+    }
+}

@@ -1,0 +1,110 @@
+import CCurl
+import RestingCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A connection libcurl opened (`CURLOPT_CONNECT_ONLY`: TCP, the proxy's tunnel, TLS with the client's options) and
+/// that RestingKit speaks on itself with `curl_easy_recv` and `curl_easy_send`: an upgrade's handshake first
+/// (``UpgradeExchange``), then, after a `101`, the new protocol as an ``/RestingCore/UpgradedConnection``.
+///
+/// Reads and writes never block a thread: when libcurl says "again", the task waits on the ``SocketPoller`` for the
+/// socket. One lock keeps the reading and the writing task off the handle at the same moment (a TLS session is not
+/// safe for both at once); it is held only for one non-blocking call.
+final class CurlUpgradedConnection: UpgradedConnection, @unchecked Sendable {
+    // @unchecked: `handle` is used only under `lock`, and released by `close()` under it.
+    private struct State {
+        var handle: EasyHandle?
+        /// Bytes read past the handshake's head, handed out first.
+        var pending = Data()
+    }
+
+    private let lock: Locked<State>
+    private let socket: Int32
+    private let poller: SocketPoller
+    private let onClose: @Sendable () -> Void
+
+    init(handle: EasyHandle, socket: Int32, poller: SocketPoller, onClose: @escaping @Sendable () -> Void) {
+        lock = Locked(State(handle: handle))
+        self.socket = socket
+        self.poller = poller
+        self.onClose = onClose
+    }
+
+    deinit { close() }
+
+    /// Gives back bytes read too far (past a head), to be read again first.
+    func unread(_ bytes: Data) {
+        lock.withLock { $0.pending = bytes + $0.pending }
+    }
+
+    func read(maximumLength: Int) async throws -> Data? {
+        var buffer = [UInt8](repeating: 0, count: max(1, maximumLength))
+        while true {
+            try Task.checkCancellation()
+            let outcome = lock.withLock { state -> Result<Data?, RestingError>? in
+                if !state.pending.isEmpty {
+                    let taken = state.pending.prefix(maximumLength)
+                    state.pending.removeFirst(taken.count)
+                    return .success(Data(taken))
+                }
+                guard let handle = state.handle else { return .failure(Self.closedError) }
+                var received = 0
+                let code = buffer.withUnsafeMutableBytes { curl_easy_recv(handle.raw, $0.baseAddress, $0.count, &received) }
+                switch code {
+                case CURLE_OK: return .success(received == 0 ? nil : Data(buffer[0..<received]))
+                case CURLE_AGAIN: return nil
+                default: return .failure(CurlError.restingError(code, detail: "reading the upgraded connection"))
+                }
+            }
+            switch outcome {
+            case .success(let bytes)?: return bytes
+            case .failure(let error)?: throw error
+            case nil: try await poller.wait(until: .readable, socket: socket)
+            }
+        }
+    }
+
+    func write(_ bytes: Data) async throws {
+        var offset = 0
+        while offset < bytes.count {
+            let outcome = lock.withLock { state -> Result<Int, RestingError> in
+                guard let handle = state.handle else { return .failure(Self.closedError) }
+                var sent = 0
+                let code = bytes.withUnsafeBytes { raw in
+                    curl_easy_send(handle.raw, raw.baseAddress.map { $0 + offset }, raw.count - offset, &sent)
+                }
+                switch code {
+                case CURLE_OK, CURLE_AGAIN: return .success(sent)
+                default: return .failure(CurlError.restingError(code, detail: "writing the upgraded connection"))
+                }
+            }
+            let sent = try outcome.get()
+            offset += sent
+            // Not cancellable once begun (see `UpgradedConnection`): only a close ends the wait.
+            if sent == 0 { try await waitUncancellably(until: .writable) }
+        }
+    }
+
+    func close() {
+        let handle = lock.withLock { state in
+            defer { state.handle = nil }
+            return state.handle
+        }
+        guard handle != nil else { return }
+        poller.abandon(socket, with: Self.closedError)
+        // The handle's cleanup closes the socket (with TLS's close_notify first).
+        _ = consume handle
+        onClose()
+    }
+
+    private func waitUncancellably(until readiness: SocketPoller.Readiness) async throws {
+        try await Task.detached { [poller, socket] in try await poller.wait(until: readiness, socket: socket) }.value
+    }
+
+    private static let closedError = RestingError.transportFailed(
+        TransportError(kind: .connectionReset, code: 0, domain: CurlError.domain, message: "the connection is closed"))
+}

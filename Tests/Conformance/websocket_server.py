@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""An RFC 6455 WebSocket server on loopback, Python standard library only, for the WebSocket tests.
+
+Every path answers the handshake (a GET with `Upgrade: websocket`, version 13, a key) unless told otherwise, then
+echoes each message back whole (text as text, binary as binary), answers pings, and answers a close frame with the
+same code. What each path adds, with query parameters:
+
+    /echo                          the echo
+    ?protocols=a,b                 picks the first subprotocol the client offers that is in this list
+    ?fragment=n                    echoes in n-byte fragments, a ping between each two
+    ?greet=headers                 first sends one text message: the handshake's headers as JSON (name: value)
+    ?close=code&reason=text        closes with that code right after the handshake (and echoes nothing)
+    ?vanish=1                      after the first message, drops the connection without a close frame
+    ?bad=masked|rsv|utf8|size|opcode|control
+                                   after the first message, sends a frame that breaks RFC 6455
+    ?silent=1                      answers no ping (a peer gone quiet)
+    ?flood=count&size=n            sends `count` binary messages of n bytes as fast as the socket takes them;
+                                   /stats?tag=… says how many went out
+    ?tag=name                      names the connection for /stats
+    ?accept=wrong                  answers 101 with a wrong Sec-WebSocket-Accept
+    ?extension=x                   answers 101 choosing an extension no one offered
+    /refuse?status=403             answers a plain HTTP response with a JSON body (no upgrade)
+    /auth                          the echo for `Authorization: Bearer fresh`, else 401 with WWW-Authenticate
+    /cookie                        the echo for a `session=…` cookie, else 403
+    /redirect?to=URL&status=302    a redirect to URL
+    GET /stats?tag=name&at_least=k {"sent": messages a flood sent, "received": messages received, "closed": code};
+                                   waits (at most 30 s) until `sent` is at least k
+
+Started by LocalServer (`--host`, `--port`, `--exit-with-stdin`).
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+LOCK = threading.Condition()
+STATS = {}
+
+
+class ProtocolError(Exception):
+    pass
+
+
+def frame(opcode, payload=b"", fin=True, rsv=0, masked=False):
+    head = bytes([(0x80 if fin else 0) | rsv | opcode])
+    mask_bit = 0x80 if masked else 0
+    length = len(payload)
+    if length < 126:
+        head += bytes([mask_bit | length])
+    elif length < 65536:
+        head += bytes([mask_bit | 126]) + struct.pack("!H", length)
+    else:
+        head += bytes([mask_bit | 127]) + struct.pack("!Q", length)
+    if masked:
+        key = os.urandom(4)
+        payload = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+        head += key
+    return head + payload
+
+
+class Connection:
+    def __init__(self, sock, reader):
+        self.sock = sock
+        self.reader = reader
+        self.send_lock = threading.Lock()
+
+    def exactly(self, count):
+        data = self.reader.read(count)
+        if len(data) < count:
+            raise ConnectionError("the client left")
+        return data
+
+    def read_frame(self):
+        first, second = self.exactly(2)
+        if not second & 0x80:
+            raise ProtocolError("unmasked client frame")
+        length = second & 0x7F
+        if length == 126:
+            length = struct.unpack("!H", self.exactly(2))[0]
+        elif length == 127:
+            length = struct.unpack("!Q", self.exactly(8))[0]
+        key = self.exactly(4)
+        data = bytearray(self.exactly(length))
+        for index in range(len(data)):
+            data[index] ^= key[index % 4]
+        return bool(first & 0x80), first & 0x0F, bytes(data)
+
+    def send(self, data):
+        with self.send_lock:
+            self.sock.sendall(data)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send_json(self, status, body, headers=()):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        query = {key: values[0] for key, values in parse_qs(url.query).items()}
+        if url.path == "/stats":
+            return self.stats(query)
+        if url.path == "/refuse":
+            return self.send_json(int(query.get("status", "403")), {"refused": True})
+        if url.path == "/redirect":
+            self.send_response(int(query.get("status", "302")))
+            self.send_header("Location", query["to"])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if url.path == "/auth" and self.headers.get("Authorization") != "Bearer fresh":
+            return self.send_json(401, {"error": "token"}, [("WWW-Authenticate", "Bearer")])
+        if url.path == "/cookie" and "session=" not in (self.headers.get("Cookie") or ""):
+            return self.send_json(403, {"error": "no session"})
+        if self.headers.get("Upgrade", "").lower() != "websocket" or "Sec-WebSocket-Key" not in self.headers:
+            return self.send_json(426, {"error": "upgrade required"})
+        self.upgrade(query)
+
+    def upgrade(self, query):
+        key = self.headers["Sec-WebSocket-Key"]
+        accept = base64.b64encode(hashlib.sha1((key + GUID).encode()).digest()).decode()
+        if query.get("accept") == "wrong":
+            accept = base64.b64encode(hashlib.sha1(b"wrong").digest()).decode()
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept)
+        offered = [p.strip() for p in (self.headers.get("Sec-WebSocket-Protocol") or "").split(",") if p.strip()]
+        allowed = query.get("protocols", "").split(",")
+        chosen = next((p for p in offered if p in allowed), None)
+        if chosen:
+            self.send_header("Sec-WebSocket-Protocol", chosen)
+        if "extension" in query:
+            self.send_header("Sec-WebSocket-Extensions", query["extension"])
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        connection = Connection(self.connection, self.rfile)
+        tag = query.get("tag", "")
+        try:
+            self.session(connection, query, tag)
+        except (ConnectionError, OSError, ProtocolError):
+            pass
+
+    def session(self, connection, query, tag):
+        if query.get("greet") == "headers":
+            headers = {name: value for name, value in self.headers.items()}
+            connection.send(frame(0x1, json.dumps(headers).encode()))
+        if "close" in query:
+            payload = struct.pack("!H", int(query["close"])) + query.get("reason", "").encode()
+            connection.send(frame(0x8, payload))
+            self.wait_for_close(connection)
+            return
+        if "flood" in query:
+            threading.Thread(target=self.flood, args=(connection, query, tag), daemon=True).start()
+        fragment = int(query.get("fragment", "0"))
+        received = 0
+        message, message_opcode = b"", None
+        while True:
+            fin, opcode, payload = connection.read_frame()
+            if opcode == 0x9:
+                if not query.get("silent"):
+                    connection.send(frame(0xA, payload))
+                continue
+            if opcode == 0xA:
+                continue
+            if opcode == 0x8:
+                self.record(tag, closed=struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005)
+                connection.send(frame(0x8, payload[:2]))
+                return
+            if opcode != 0x0:
+                message_opcode = opcode
+            message += payload
+            if not fin:
+                continue
+            received += 1
+            self.record(tag, received=received)
+            if query.get("vanish"):
+                connection.sock.shutdown(socket.SHUT_RDWR)
+                return
+            if "bad" in query:
+                connection.send(self.bad_frame(query["bad"]))
+                self.wait_for_close(connection)
+                return
+            self.echo(connection, message_opcode, message, fragment)
+            message, message_opcode = b"", None
+
+    def echo(self, connection, opcode, message, fragment):
+        if fragment <= 0 or len(message) <= fragment:
+            connection.send(frame(opcode, message))
+            return
+        pieces = [message[i:i + fragment] for i in range(0, len(message), fragment)]
+        out = b""
+        for index, piece in enumerate(pieces):
+            last = index == len(pieces) - 1
+            out += frame(opcode if index == 0 else 0x0, piece, fin=last)
+            if not last:
+                out += frame(0x9, b"between")
+        connection.send(out)
+
+    @staticmethod
+    def bad_frame(kind):
+        if kind == "masked":
+            return frame(0x1, b"masked", masked=True)
+        if kind == "rsv":
+            return frame(0x1, b"reserved", rsv=0x20)
+        if kind == "utf8":
+            return frame(0x1, b"\xc3\x28 not UTF-8")
+        if kind == "size":
+            return frame(0x2, b"\0" * 70000)
+        if kind == "opcode":
+            return frame(0x3, b"")
+        if kind == "control":
+            return frame(0x9, b"\0" * 126)
+        raise ValueError(kind)
+
+    def wait_for_close(self, connection):
+        while True:
+            _, opcode, payload = connection.read_frame()
+            if opcode == 0x8:
+                connection.send(frame(0x8, payload[:2]))
+                return
+
+    def flood(self, connection, query, tag):
+        payload = b"\x2a" * int(query.get("size", "65536"))
+        try:
+            for sent in range(1, int(query["flood"]) + 1):
+                connection.send(frame(0x2, payload))
+                self.record(tag, sent=sent)
+        except OSError:
+            pass
+
+    @staticmethod
+    def record(tag, **values):
+        with LOCK:
+            STATS.setdefault(tag, {"sent": 0, "received": 0, "closed": None}).update(values)
+            LOCK.notify_all()
+
+    def stats(self, query):
+        tag = query.get("tag", "")
+        at_least = int(query.get("at_least", "0"))
+        deadline = time.monotonic() + 30
+        with LOCK:
+            while STATS.get(tag, {}).get("sent", 0) < at_least and time.monotonic() < deadline:
+                LOCK.wait(deadline - time.monotonic())
+            body = dict(STATS.get(tag, {"sent": 0, "received": 0, "closed": None}))
+        self.send_json(200, body)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--exit-with-stdin", action="store_true")
+    arguments = parser.parse_args()
+    server = Server((arguments.host, arguments.port), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"websocket server listening on http://{arguments.host}:{server.server_address[1]}", flush=True)
+    if arguments.exit_with_stdin:
+        sys.stdin.read()
+    else:
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
