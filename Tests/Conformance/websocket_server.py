@@ -23,8 +23,10 @@ same code. What each path adds, with query parameters:
     /auth                          the echo for `Authorization: Bearer fresh`, else 401 with WWW-Authenticate
     /cookie                        the echo for a `session=…` cookie, else 403
     /redirect?to=URL&status=302    a redirect to URL
-    GET /stats?tag=name&at_least=k {"sent": messages a flood sent, "received": messages received, "closed": code};
-                                   waits (at most 30 s) until `sent` is at least k
+    GET /stats?tag=name&at_least=k&closed=1
+                                   {"sent": messages a flood sent, "received": messages received, "closed": code};
+                                   waits (at most 30 s) until `sent` is at least k, and with `closed` until the
+                                   connection's close frame (or its end, as 1006) has arrived
 
 Started by LocalServer (`--host`, `--port`, `--exit-with-stdin`).
 """
@@ -156,11 +158,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
         connection = Connection(self.connection, self.rfile)
-        tag = query.get("tag", "")
+        tag = connection.tag = query.get("tag", "")
         try:
             self.session(connection, query, tag)
         except (ConnectionError, OSError, ProtocolError):
             pass
+        with LOCK:
+            if STATS.get(tag, {}).get("closed") is None:
+                self.record(tag, closed=1006)
 
     def session(self, connection, query, tag):
         if query.get("greet") == "headers":
@@ -238,6 +243,7 @@ class Handler(BaseHTTPRequestHandler):
         while True:
             _, opcode, payload = connection.read_frame()
             if opcode == 0x8:
+                self.record(connection.tag, closed=struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005)
                 connection.send(frame(0x8, payload[:2]))
                 return
 
@@ -252,7 +258,7 @@ class Handler(BaseHTTPRequestHandler):
 
     @staticmethod
     def record(tag, **values):
-        with LOCK:
+        with LOCK:  # a Condition's lock is re-entrant
             STATS.setdefault(tag, {"sent": 0, "received": 0, "closed": None}).update(values)
             LOCK.notify_all()
 
@@ -261,7 +267,10 @@ class Handler(BaseHTTPRequestHandler):
         at_least = int(query.get("at_least", "0"))
         deadline = time.monotonic() + 30
         with LOCK:
-            while STATS.get(tag, {}).get("sent", 0) < at_least and time.monotonic() < deadline:
+            def waiting():
+                stats = STATS.get(tag, {})
+                return stats.get("sent", 0) < at_least or (query.get("closed") and stats.get("closed") is None)
+            while waiting() and time.monotonic() < deadline:
                 LOCK.wait(deadline - time.monotonic())
             body = dict(STATS.get(tag, {"sent": 0, "received": 0, "closed": None}))
         self.send_json(200, body)

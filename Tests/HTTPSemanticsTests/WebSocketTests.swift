@@ -41,9 +41,11 @@ struct WebSocketTests {
         return try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, path)), options: options)
     }
 
-    /// What the server saw of connection `tag`; waits until it has sent at least `sent` messages.
-    func stats(_ tag: String, sent: Int = 0) async throws -> Stats {
-        let url = try #require(URL(string: "\(try await Self.server.value.baseURL)/stats?tag=\(tag)&at_least=\(sent)"))
+    /// What the server saw of connection `tag`; waits until it has sent at least `sent` messages, and with `closed`
+    /// until the connection has closed.
+    func stats(_ tag: String, sent: Int = 0, closed: Bool = false) async throws -> Stats {
+        let query = "tag=\(tag)&at_least=\(sent)" + (closed ? "&closed=1" : "")
+        let url = try #require(URL(string: "\(try await Self.server.value.baseURL)/stats?\(query)"))
         let response = try await Self.transport.get().send(HTTPRequest(method: .get, url: url), progress: { _ in })
         return try JSONDecoder().decode(Stats.self, from: try await response.body.collect(upTo: 1 << 16))
     }
@@ -67,5 +69,224 @@ struct WebSocketTests {
         }
         await socket.close()
         #expect(socket.closure == WebSocketClosure(code: .normalClosure))
+    }
+
+    @Test("a message the server sends in fragments with pings between them arrives whole; each ping is answered")
+    func fragmentsWithPingsBetween() async throws {
+        let recorder = EventRecorder()
+        let socket = try await open("/echo?fragment=1000", on: try await client(listener: recorder))
+        let text = String(repeating: "ü", count: 5_000)  // 10 000 bytes: ten fragments, a character cut in each
+        try await socket.send(text)
+        #expect(try await next(socket) == .text(text))
+        await socket.close()
+        let pongs = recorder.kinds.filter { $0 == .webSocketControlFrame(.pongSent, bytes: 7) }
+        #expect(pongs.count == 9)
+        #expect(recorder.kinds.contains(.webSocketOpened(subprotocol: nil)))
+        #expect(recorder.kinds.contains(.webSocketMessageSent(isText: true, bytes: 10_000)))
+        #expect(recorder.kinds.contains(.webSocketMessageReceived(isText: true, bytes: 10_000)))
+        #expect(recorder.kinds.last == .callEnded(status: 101))
+    }
+
+    @Test("the server picks a subprotocol among those offered; one it was not offered fails the handshake")
+    func subprotocols() async throws {
+        let chat = try await open("/echo?protocols=chat.v2", options: WebSocketOptions(subprotocols: ["chat.v3", "chat.v2"]))
+        #expect(chat.subprotocol == "chat.v2")
+        await chat.close()
+        let none = try await open("/echo?protocols=other", options: WebSocketOptions(subprotocols: ["chat.v3"]))
+        #expect(none.subprotocol == nil)
+        await none.close()
+    }
+
+    @Test(
+        "a 101 that is not RFC 6455's fails typed, its connection closed",
+        arguments: ["accept=wrong", "extension=permessage-foo"])
+    func invalidHandshake(_ query: String) async throws {
+        let transport = try CurlClient()
+        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
+        await #expect {
+            _ = try await open("/echo?\(query)", on: client)
+        } throws: { error in
+            guard case RestingError.webSocketFailed(let failure) = error else { return false }
+            return failure.kind == .handshakeInvalid
+        }
+        #expect(transport.upgrades.count == 0)
+    }
+
+    @Test("a refused upgrade is the HTTP error of any call: status, headers and body")
+    func refusedUpgrade() async throws {
+        await #expect {
+            _ = try await open("/refuse?status=403")
+        } throws: { error in
+            guard case RestingError.httpError(let refusal) = error else { return false }
+            return refusal.status == 403 && refusal.body == Data(#"{"refused": true}"#.utf8)
+                && refusal.headers["Content-Type"] == "application/json"
+        }
+    }
+
+    @Test("the server's close ends the messages; the closure has its code and reason")
+    func serverCloses() async throws {
+        let socket = try await open("/echo?close=4001&reason=bye%20now")
+        for try await _ in socket { Issue.record("no message was sent") }
+        #expect(socket.closure == WebSocketClosure(code: WebSocketCloseCode(rawValue: 4001), reason: "bye now"))
+        await #expect(throws: RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))) {
+            try await socket.send("too late")
+        }
+    }
+
+    @Test("the client's close reaches the server with its code, and the server's answer ends the close")
+    func clientCloses() async throws {
+        let socket = try await open("/echo?tag=client-close")
+        try await socket.send("hello")
+        _ = try await next(socket)
+        await socket.close(code: WebSocketCloseCode(rawValue: 4321), reason: "done")
+        #expect(socket.closure == WebSocketClosure(code: WebSocketCloseCode(rawValue: 4321)))
+        #expect(try await stats("client-close", closed: true).closed == 4321)
+    }
+
+    @Test(
+        "a server that breaks RFC 6455 fails the socket typed, and is told why with the close code",
+        arguments: [
+            ("masked", WebSocketFailure.Kind.protocolViolation, 1002), ("rsv", .protocolViolation, 1002),
+            ("opcode", .protocolViolation, 1002), ("control", .protocolViolation, 1002), ("utf8", .invalidText, 1007),
+            ("size", .messageTooLarge, 1009),
+        ])
+    func protocolViolations(_ bad: String, _ kind: WebSocketFailure.Kind, _ code: Int) async throws {
+        let tag = "bad-\(bad)"
+        let socket = try await open("/echo?bad=\(bad)&tag=\(tag)", options: WebSocketOptions(maximumMessageSize: 65_536))
+        try await socket.send("go")
+        await #expect {
+            for try await _ in socket {}
+        } throws: { error in
+            guard case RestingError.webSocketFailed(let failure) = error else { return false }
+            return failure.kind == kind
+        }
+        #expect(try await stats(tag, closed: true).closed == code)
+    }
+
+    @Test("a server that vanishes without a close frame fails the socket as a lost connection")
+    func vanishingPeer() async throws {
+        let socket = try await open("/echo?vanish=1")
+        try await socket.send("go")
+        await #expect {
+            for try await _ in socket {}
+        } throws: { error in
+            guard case RestingError.webSocketFailed(let failure) = error else { return false }
+            return failure.kind == .connectionLost
+        }
+        #expect(socket.closure == nil)
+    }
+
+    @Test("a peer that answers no ping fails the socket once the keep-alive's timeout passes")
+    func deadPeer() async throws {
+        let options = WebSocketOptions(keepAlive: .init(interval: .milliseconds(50), timeout: .milliseconds(200)))
+        let socket = try await open("/echo?silent=1", options: options)
+        await #expect {
+            for try await _ in socket {}
+        } throws: { error in
+            guard case RestingError.webSocketFailed(let failure) = error else { return false }
+            return failure.kind == .pingTimeout
+        }
+    }
+
+    @Test("a peer that answers pings keeps a socket with a keep-alive open")
+    func livePeer() async throws {
+        let recorder = EventRecorder()
+        let options = WebSocketOptions(keepAlive: .init(interval: .milliseconds(20), timeout: .seconds(5)))
+        let socket = try await open("/echo", options: options, on: try await client(listener: recorder))
+        // Three pongs answered: the socket is still open and echoes.
+        while recorder.kinds.filter({ $0 == .webSocketControlFrame(.pongReceived, bytes: 0) }).count < 3 {
+            try await socket.send("tick")
+            #expect(try await next(socket) == .text("tick"))
+        }
+        await socket.close()
+        #expect(socket.closure == WebSocketClosure(code: .normalClosure))
+    }
+
+    @Test("sends from many tasks at once go out whole, one after the other")
+    func concurrentSends() async throws {
+        let socket = try await open("/echo")
+        let messages = (0..<50).map { String(repeating: Character(UnicodeScalar(65 + $0 % 26)!), count: 10_000 + $0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for message in messages { group.addTask { try await socket.send(message) } }
+            try await group.waitForAll()
+        }
+        var received: [String] = []
+        for _ in messages {
+            guard case .text(let text) = try await next(socket) else { break }
+            received.append(text)
+        }
+        #expect(received.sorted() == messages.sorted())
+        await socket.close()
+    }
+
+    @Test("a reader that does not read stops the socket: the server cannot send it all until the reader catches up")
+    func slowReader() async throws {
+        let count = 400
+        let socket = try await open(
+            "/echo?flood=\(count)&size=65536&tag=slow-reader", options: WebSocketOptions(receiveBufferSize: 65_536))
+        // The server has sent what the buffers between hold, and waits: 26 MiB do not fit in them.
+        let stalled = try await stats("slow-reader", sent: 1)
+        #expect(stalled.sent < count)
+        var read = 0
+        for try await message in socket {
+            #expect(message.byteCount == 65_536)
+            read += 1
+            if read == count { break }
+        }
+        #expect(try await stats("slow-reader", sent: count).sent == count)
+        await socket.close()
+    }
+
+    @Test("cancelAll() closes an open socket with 1001: the reader gets .cancelled, the server a close frame")
+    func cancelAllClosesTheSocket() async throws {
+        let client = try await client()
+        let socket = try await open("/echo?tag=cancel-all", on: client)
+        try await socket.send("hello")
+        _ = try await next(socket)
+        client.cancelAll()
+        await #expect(throws: RestingError.cancelled) {
+            for try await _ in socket {}
+        }
+        #expect(try await stats("cancel-all", closed: true).closed == 1001)
+    }
+
+    @Test("cancelling the reading task closes the socket with 1001")
+    func cancelledReaderClosesTheSocket() async throws {
+        let socket = try await open("/echo?tag=cancel-reader")
+        let reader = Task { for try await _ in socket {} }
+        reader.cancel()
+        await #expect(throws: RestingError.cancelled) { try await reader.value }
+        #expect(try await stats("cancel-reader", closed: true).closed == 1001)
+    }
+
+    @Test("shutting the client down closes its open sockets, and then returns")
+    func shutdownClosesTheSocket() async throws {
+        let client = try await client()
+        let socket = try await open("/echo?tag=shutdown", on: client)
+        await client.shutdown(gracePeriod: .zero)
+        await #expect(throws: RestingError.cancelled) {
+            for try await _ in socket {}
+        }
+        #expect(try await stats("shutdown", closed: true).closed == 1001)
+    }
+
+    @Test("the transport's shutdown closes upgraded connections once its grace period has passed")
+    func transportShutdown() async throws {
+        let transport = try CurlClient()
+        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
+        let socket = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
+        await transport.shutdown(gracePeriod: .milliseconds(10))
+        #expect(transport.upgrades.count == 0)
+        await #expect(throws: RestingError.self) {
+            for try await _ in socket {}
+        }
+    }
+
+    @Test("URLSessionClient refuses the upgrade typed: it hands no connection over")
+    func urlSessionIsUnsupported() async throws {
+        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: URLSessionClient())
+        await #expect(throws: RestingError.unsupported(feature: "WebSocket (a connection upgrade)", transport: "URLSessionClient")) {
+            _ = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
+        }
     }
 }

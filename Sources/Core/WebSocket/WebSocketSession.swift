@@ -18,8 +18,8 @@ final class WebSocketSession: Sendable {
 
     private struct State {
         var lifecycle = WebSocketLifecycle()
-        /// A keep-alive ping is out and no pong has come since.
-        var awaitingPong = false
+        /// When the keep-alive ping still unanswered went out.
+        var awaitingPongSince: ContinuousClock.Instant?
         var reader: Task<Void, Never>?
         var keepAlive: Task<Void, Never>?
         /// Waiting for the peer's close frame after this side's.
@@ -236,7 +236,7 @@ final class WebSocketSession: Sendable {
             events?.report(.webSocketControlFrame(.pongSent, bytes: payload.count))
         case .pong(let payload):
             events?.report(.webSocketControlFrame(.pongReceived, bytes: payload.count))
-            state.withLock { $0.awaitingPong = false }
+            state.withLock { $0.awaitingPongSince = nil }
         case .close(let closure):
             guard let answer = state.withLock({ $0.lifecycle.peerClosed(closure) }) else {
                 over(connectionEnded: false)
@@ -251,21 +251,24 @@ final class WebSocketSession: Sendable {
         return true
     }
 
-    /// Pings every interval, failing the socket when a ping goes unanswered past the timeout.
+    /// Pings every interval while the last ping was answered; fails the socket when one stays unanswered past the
+    /// timeout.
     private func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
-        while !Task.isCancelled {
-            do {
+        do {
+            while true {
                 try await Task.sleep(for: keepAlive.interval)
-                state.withLock { $0.awaitingPong = true }
+                if let since = state.withLock({ $0.awaitingPongSince }) {
+                    try await Task.sleep(until: since + keepAlive.timeout)
+                    if state.withLock({ $0.awaitingPongSince }) != nil {
+                        return fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
+                    }
+                    continue
+                }
+                state.withLock { $0.awaitingPongSince = .now }
                 try await ping(Data())
-                try await Task.sleep(for: keepAlive.timeout)
-            } catch {
-                return
             }
-            if state.withLock({ $0.awaitingPong }) {
-                fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
-                return
-            }
+        } catch {
+            return  // cancelled with the socket's end, or the socket closed under the ping
         }
     }
 
