@@ -289,4 +289,68 @@ struct WebSocketTests {
             _ = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
         }
     }
+
+    // MARK: The handshake is a call
+
+    /// A token that is stale until refreshed.
+    struct RotatingToken: CredentialProvider {
+        let refreshes = Locked(0)
+        func credential() async throws -> String { "Bearer stale" }
+        func refreshedCredential(after rejected: String) async throws -> String {
+            refreshes.withLock { $0 += 1 }
+            return "Bearer fresh"
+        }
+    }
+
+    /// Adds a `traceparent`, as the tracing integration does, on every hop.
+    struct TraceContext: RestingInterceptor {
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+            var request = request
+            request.headers.replaceOrAdd(name: "traceparent", value: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+            return try await execution(request)
+        }
+    }
+
+    /// The handshake's headers as the server saw them (the `greet=headers` message).
+    func handshakeHeaders(_ socket: WebSocket) async throws -> [String: String] {
+        guard case .text(let json) = try await next(socket) else { throw RestingError.cancelled }
+        return try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+    }
+
+    @Test("a handshake answered 401 is refreshed by the auth interceptor and sent again, like any call")
+    func tokenRefreshedOn401() async throws {
+        let token = RotatingToken()
+        let client = try await client(interceptors: [AuthInterceptor(provider: token)])
+        let socket = try await open("/auth?greet=headers", on: client)
+        #expect(try await handshakeHeaders(socket)["Authorization"] == "Bearer fresh")
+        #expect(token.refreshes.withLock { $0 } == 1)
+        await socket.close()
+    }
+
+    @Test("the cookie jar's cookie and a network interceptor's traceparent go with the handshake")
+    func cookieAndTraceContext() async throws {
+        let jar = InMemoryCookieJar()
+        let baseURL = try #require(URL(string: try await Self.server.value.baseURL))
+        try await jar.receive(setCookieFields: ["session=abc; Path=/"], from: baseURL)
+        let client = try await client(interceptors: [CookieInterceptor(jar: jar)], networkInterceptors: [TraceContext()])
+        let socket = try await open("/cookie?greet=headers", on: client)
+        let headers = try await handshakeHeaders(socket)
+        #expect(headers["Cookie"] == "session=abc")
+        #expect(headers["traceparent"] == "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        #expect(headers["Sec-WebSocket-Version"] == "13")
+        await socket.close()
+    }
+
+    @Test("a handshake redirected to another origin is followed without its credential")
+    func crossOriginRedirectDropsTheCredential() async throws {
+        let other = try await Self.otherServer.value.baseURL
+        let target = "\(other)/echo?greet=headers".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let client = try await client(interceptors: [AuthInterceptor.bearer(token: "secret")])
+        let socket = try await open("/redirect?status=307&to=\(target)", on: client)
+        let headers = try await handshakeHeaders(socket)
+        #expect(headers["Authorization"] == nil)
+        #expect(headers["Upgrade"] == "websocket")
+        #expect(headers["Host"] == String(other.dropFirst("http://".count)))
+        await socket.close()
+    }
 }
