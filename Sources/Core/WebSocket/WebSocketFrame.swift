@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// One RFC 6455 frame (§5.2), as it is read from or written to the wire.
-struct WebSocketFrame: Sendable, Equatable {
+package struct WebSocketFrame: Sendable, Equatable {
     /// What a frame carries.
-    enum Opcode: UInt8, Sendable {
+    package enum Opcode: UInt8, Sendable {
         case continuation = 0x0
         case text = 0x1
         case binary = 0x2
@@ -16,21 +16,28 @@ struct WebSocketFrame: Sendable, Equatable {
         case pong = 0xA
 
         /// Close, ping and pong: at most 125 bytes, never fragmented, allowed between a message's fragments.
-        var isControl: Bool { rawValue & 0x8 != 0 }
+        package var isControl: Bool { rawValue & 0x8 != 0 }
     }
 
     /// Whether this is a message's last frame.
-    var isFinal: Bool
+    package var isFinal: Bool
     /// RSV1: the message is compressed (permessage-deflate, RFC 7692), on its first frame only.
-    var isCompressed: Bool = false
-    var opcode: Opcode
-    var payload: Data
+    package var isCompressed: Bool = false
+    package var opcode: Opcode
+    package var payload: Data
+
+    package init(isFinal: Bool, isCompressed: Bool = false, opcode: Opcode, payload: Data) {
+        self.isFinal = isFinal
+        self.isCompressed = isCompressed
+        self.opcode = opcode
+        self.payload = payload
+    }
 
     /// The largest payload a control frame may have.
     static let maximumControlPayload = 125
 
     /// The frame's bytes, masked with `maskingKey` as a client must (§5.3), or unmasked when `nil` (as a server).
-    func encoded(maskingKey: UInt32?) -> Data {
+    package func encoded(maskingKey: UInt32?) -> Data {
         var bytes = Data()
         bytes.reserveCapacity(payload.count + 14)
         bytes.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)

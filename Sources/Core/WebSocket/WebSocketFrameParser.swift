@@ -14,7 +14,7 @@ import Foundation
 /// parser.append(bytesFromTheSocket)
 /// while let frame = try parser.nextFrame() { … }
 /// ```
-struct WebSocketFrameParser: Sendable {
+package struct WebSocketFrameParser: Sendable {
     /// The largest payload accepted.
     let maximumFrameSize: Int
     /// Whether RSV1 may be set (permessage-deflate was negotiated).
@@ -24,15 +24,15 @@ struct WebSocketFrameParser: Sendable {
     /// Where the next frame starts in `buffer`.
     private var start = 0
 
-    init(maximumFrameSize: Int, allowsCompression: Bool = false) {
+    package init(maximumFrameSize: Int, allowsCompression: Bool = false) {
         self.maximumFrameSize = maximumFrameSize
         self.allowsCompression = allowsCompression
     }
 
     /// Bytes received and not yet part of a returned frame.
-    var bufferedCount: Int { buffer.count - start }
+    package var bufferedCount: Int { buffer.count - start }
 
-    mutating func append(_ bytes: Data) {
+    package mutating func append(_ bytes: Data) {
         // Dropped from the front only when that moves less than it frees: reading a 16 MiB frame in 16 KiB pieces
         // must not copy the 16 MiB a thousand times.
         if start > 0, start >= buffer.count - start {
@@ -43,7 +43,7 @@ struct WebSocketFrameParser: Sendable {
     }
 
     /// The next whole frame, or `nil` until more bytes arrive.
-    mutating func nextFrame() throws(WebSocketFailure) -> WebSocketFrame? {
+    package mutating func nextFrame() throws(WebSocketFailure) -> WebSocketFrame? {
         let available = buffer.count - start
         guard available >= 2 else { return nil }
         let first = buffer[start]

@@ -6,9 +6,9 @@ import Foundation
 
 /// Puts a peer's frames back together into messages (RFC 6455 §5.4), with control frames taken out from between
 /// the fragments as they come; checks text as UTF-8 fragment by fragment and a message's size as it grows.
-struct WebSocketMessageAssembler: Sendable {
+package struct WebSocketMessageAssembler: Sendable {
     /// What a frame amounts to.
-    enum Incoming: Sendable, Equatable {
+    package enum Incoming: Sendable, Equatable {
         /// A message is whole.
         case message(WebSocketMessage)
         case ping(Data)
@@ -23,10 +23,10 @@ struct WebSocketMessageAssembler: Sendable {
     /// The message being assembled.
     private var partial: (isText: Bool, bytes: Data, text: UTF8Validator)?
 
-    init(maximumMessageSize: Int) { self.maximumMessageSize = maximumMessageSize }
+    package init(maximumMessageSize: Int) { self.maximumMessageSize = maximumMessageSize }
 
     /// What `frame` completes, or `nil` when it is a fragment of a message still arriving.
-    mutating func take(_ frame: WebSocketFrame) throws(WebSocketFailure) -> Incoming? {
+    package mutating func take(_ frame: WebSocketFrame) throws(WebSocketFailure) -> Incoming? {
         switch frame.opcode {
         case .ping: return .ping(frame.payload)
         case .pong: return .pong(frame.payload)
