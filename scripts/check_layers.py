@@ -46,6 +46,7 @@ FLOORS = [
     ("Cache", "the RFC 9111 cache interceptor and its stores"),
     ("Cookies", "the RFC 6265 cookie jar and its interceptor"),
     ("Client", "RestingClient and a call's owner: its stages in order, its endings (decoded, streamed)"),
+    ("WebSocket", "RFC 6455: frames, messages, the handshake as a call's ending, the socket's session"),
     ("Resilience", "deadlines, circuit breakers, hedged requests, rate limits, adaptive concurrency limits"),
     ("Download", "downloads to disk with resume"),
     ("JSONRPC", "JSON-RPC 2.0 over RestingClient"),

@@ -353,4 +353,25 @@ struct WebSocketTests {
         #expect(headers["Host"] == String(other.dropFirst("http://".count)))
         await socket.close()
     }
+
+    @Test("a cache, de-duplication and hedging leave handshakes alone: two sockets opened together are two connections")
+    func linksThatWouldShareOrRepeatACallStandAside() async throws {
+        let transport = try CurlClient()
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: transport,
+            interceptors: [
+                HTTPCacheInterceptor(store: MemoryCacheStore()), DeduplicationInterceptor(),
+                HedgingInterceptor(delay: .fixed(.zero), maximumHedges: 2),
+            ])
+        async let first = open("/echo", on: client)
+        async let second = open("/echo", on: client)
+        let sockets = try await [first, second]
+        #expect(transport.upgrades.count == 2)
+        for (index, socket) in sockets.enumerated() {
+            try await socket.send("socket \(index)")
+            #expect(try await next(socket) == .text("socket \(index)"))
+            await socket.close()
+        }
+        #expect(transport.upgrades.count == 0)
+    }
 }

@@ -90,7 +90,9 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
 
     /// Answers from the cache when it may, revalidates when it must, and stores what the network returns.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
-        guard request.method == .get, request.downloadTarget == nil, !request.headers.contains("Last-Event-ID") else {
+        guard request.method == .get, request.downloadTarget == nil, request.upgrade == nil,
+            !request.headers.contains("Last-Event-ID")
+        else {
             let response = try await execution(request)
             if !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) {
                 await invalidate(after: response, to: request)
