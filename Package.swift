@@ -65,12 +65,14 @@ let package = Package(
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
         .target(name: "RestingMultipart", path: "Sources/Multipart"),
-        .target(name: "RestingCore", dependencies: ["RestingMultipart"], path: "Sources/Core"),
+        .target(name: "RestingCore", dependencies: ["RestingMultipart", "CZlib"], path: "Sources/Core"),
         // What only transport authors need, out of what an app sees.
         .target(name: "RestingTransportKit", dependencies: ["RestingCore"], path: "Sources/TransportKit"),
         .target(
             name: "RestingURLSession", dependencies: ["RestingCore", "RestingTransportKit"],
             path: "Sources/TransportURLSession"),
+        // zlib, for WebSocket's permessage-deflate; a C shim because its stream initialisers are macros.
+        .target(name: "CZlib", path: "Sources/CZlib"),
         // libcurl (Debian: libcurl4-openssl-dev); a C shim because curl_easy_setopt is variadic.
         .target(name: "CCurl", path: "Sources/CCurl"),
         .target(
@@ -131,7 +133,10 @@ let package = Package(
             name: "RestingTransportConformance",
             dependencies: ["RestingCore", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/Conformance",
-            exclude: ["auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py", "websocket_server.py"],
+            exclude: [
+                "auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py",
+                "websocket_server.py",
+            ],
             resources: [.copy("conformance_server.py")]),
         // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s
         // runner (`make fuzz`), and their saved inputs replayed by FuzzRegressionTests in `make test`.

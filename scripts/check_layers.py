@@ -7,7 +7,8 @@ uses which (from the names each folder declares) and checks that the tables in t
 Documentation/RestingCore.docc/Architecture.md between the markers `<!-- floors:begin -->` and
 `<!-- floors:end -->` say exactly that; `--print` prints the table to paste.
 
-Run by `make test` after the build (it needs RestingMultipart's module in .build/debug/Modules).
+Run by `make test` after the build (it needs RestingMultipart's module in .build/debug/Modules; CZlib's module map is
+in its sources).
 """
 import collections
 import concurrent.futures
@@ -104,6 +105,7 @@ def typecheck(floor_index):
     command = [
         "swiftc", "-typecheck", "-parse-as-library", "-swift-version", "6", "-module-name", "RestingCore",
         "-package-name", package_name(), "-I", os.path.join(ROOT, ".build", "debug", "Modules"),
+        "-I", os.path.join(ROOT, "Sources", "CZlib", "include"),
     ] + files
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode == 0:

@@ -22,7 +22,8 @@ install_python_peers() {
 case "$(uname -s)" in
 Linux)
     # squid: a real proxy the proxy-authentication tests go through (Basic and Digest).
-    packages=(python3 python3-pip libcurl4-openssl-dev openssl curl squid)
+    # zlib1g-dev: the header of the zlib libcurl links, for WebSocket's permessage-deflate.
+    packages=(python3 python3-pip libcurl4-openssl-dev zlib1g-dev openssl curl squid)
     [ "${1:-}" = "bench" ] && packages+=(time)
     missing=()
     for package in "${packages[@]}"; do

@@ -11,12 +11,16 @@ same code. What each path adds, with query parameters:
     ?greet=headers                 first sends one text message: the handshake's headers as JSON (name: value)
     ?close=code&reason=text        closes with that code right after the handshake (and echoes nothing)
     ?vanish=1                      after the first message, drops the connection without a close frame
-    ?bad=masked|rsv|utf8|size|opcode|control
+    ?bad=masked|rsv|utf8|size|opcode|control|bomb
                                    after the first message, sends a frame that breaks RFC 6455
     ?silent=1                      answers no ping (a peer gone quiet)
     ?flood=count&size=n            sends `count` binary messages of n bytes as fast as the socket takes them;
                                    /stats?tag=… says how many went out
     ?tag=name                      names the connection for /stats
+    ?deflate=0                     declines permessage-deflate (by default it agrees when offered, keeping the
+                                   context-takeover parameters the client asked for, and compresses every message)
+    ?deflate_params=p              agrees to permessage-deflate with parameters `p` as they are (a window, or
+                                   something not offered)
     ?accept=wrong                  answers 101 with a wrong Sec-WebSocket-Accept
     ?extension=x                   answers 101 choosing an extension no one offered
     /refuse?status=403             answers a plain HTTP response with a JSON body (no upgrade)
@@ -40,6 +44,7 @@ import struct
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -74,6 +79,20 @@ class Connection:
         self.sock = sock
         self.reader = reader
         self.send_lock = threading.Lock()
+        self.deflate = None  # (client_no_context_takeover, server_no_context_takeover) once agreed
+        self.compressor = None
+        self.decompressor = None
+
+    def compress(self, payload):
+        if self.compressor is None or self.deflate[1]:
+            self.compressor = zlib.compressobj(wbits=-15)
+        data = self.compressor.compress(payload) + self.compressor.flush(zlib.Z_SYNC_FLUSH)
+        return data[:-4]
+
+    def decompress(self, payload):
+        if self.decompressor is None or self.deflate[0]:
+            self.decompressor = zlib.decompressobj(wbits=-15)
+        return self.decompressor.decompress(payload + b"\x00\x00\xff\xff")
 
     def exactly(self, count):
         data = self.reader.read(count)
@@ -94,7 +113,7 @@ class Connection:
         data = bytearray(self.exactly(length))
         for index in range(len(data)):
             data[index] ^= key[index % 4]
-        return bool(first & 0x80), first & 0x0F, bytes(data)
+        return bool(first & 0x80), first & 0x0F, bytes(data), bool(first & 0x40)
 
     def send(self, data):
         with self.send_lock:
@@ -154,10 +173,22 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Sec-WebSocket-Protocol", chosen)
         if "extension" in query:
             self.send_header("Sec-WebSocket-Extensions", query["extension"])
+        offer = [p.strip() for p in (self.headers.get("Sec-WebSocket-Extensions") or "").split(";")]
+        deflate = None
+        if offer[0] == "permessage-deflate" and query.get("deflate") != "0":
+            deflate = ("client_no_context_takeover" in offer, "server_no_context_takeover" in offer)
+            agreed = query.get("deflate_params") or "; ".join(
+                ["permessage-deflate"] + [name for name, on in
+                                          zip(["client_no_context_takeover", "server_no_context_takeover"], deflate)
+                                          if on])
+            if not agreed.startswith("permessage-deflate"):
+                agreed = "permessage-deflate; " + agreed
+            self.send_header("Sec-WebSocket-Extensions", agreed)
         self.end_headers()
         self.wfile.flush()
         self.close_connection = True
         connection = Connection(self.connection, self.rfile)
+        connection.deflate = deflate
         tag = connection.tag = query.get("tag", "")
         try:
             self.session(connection, query, tag)
@@ -180,9 +211,9 @@ class Handler(BaseHTTPRequestHandler):
             threading.Thread(target=self.flood, args=(connection, query, tag), daemon=True).start()
         fragment = int(query.get("fragment", "0"))
         received = 0
-        message, message_opcode = b"", None
+        message, message_opcode, compressed = b"", None, False
         while True:
-            fin, opcode, payload = connection.read_frame()
+            fin, opcode, payload, rsv1 = connection.read_frame()
             if opcode == 0x9:
                 if not query.get("silent"):
                     connection.send(frame(0xA, payload))
@@ -194,10 +225,12 @@ class Handler(BaseHTTPRequestHandler):
                 connection.send(frame(0x8, payload[:2]))
                 return
             if opcode != 0x0:
-                message_opcode = opcode
+                message_opcode, compressed = opcode, rsv1
             message += payload
             if not fin:
                 continue
+            if compressed:
+                message = connection.decompress(message)
             received += 1
             self.record(tag, received=received)
             if query.get("vanish"):
@@ -208,17 +241,20 @@ class Handler(BaseHTTPRequestHandler):
                 self.wait_for_close(connection)
                 return
             self.echo(connection, message_opcode, message, fragment)
-            message, message_opcode = b"", None
+            message, message_opcode, compressed = b"", None, False
 
     def echo(self, connection, opcode, message, fragment):
+        rsv = 0
+        if connection.deflate is not None:
+            message, rsv = connection.compress(message), 0x40
         if fragment <= 0 or len(message) <= fragment:
-            connection.send(frame(opcode, message))
+            connection.send(frame(opcode, message, rsv=rsv))
             return
         pieces = [message[i:i + fragment] for i in range(0, len(message), fragment)]
         out = b""
         for index, piece in enumerate(pieces):
             last = index == len(pieces) - 1
-            out += frame(opcode if index == 0 else 0x0, piece, fin=last)
+            out += frame(opcode if index == 0 else 0x0, piece, fin=last, rsv=rsv if index == 0 else 0)
             if not last:
                 out += frame(0x9, b"between")
         connection.send(out)
@@ -237,11 +273,14 @@ class Handler(BaseHTTPRequestHandler):
             return frame(0x3, b"")
         if kind == "control":
             return frame(0x9, b"\0" * 126)
+        if kind == "bomb":  # 16 MiB of zeros in about 16 KiB
+            compressor = zlib.compressobj(wbits=-15)
+            return frame(0x2, (compressor.compress(b"\0" * (16 << 20)) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4], rsv=0x40)
         raise ValueError(kind)
 
     def wait_for_close(self, connection):
         while True:
-            _, opcode, payload = connection.read_frame()
+            _, opcode, payload, _ = connection.read_frame()
             if opcode == 0x8:
                 self.record(connection.tag, closed=struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 1005)
                 connection.send(frame(0x8, payload[:2]))

@@ -27,7 +27,8 @@ extension FuzzTarget {
                 }
             }
             for chunk in chunks {
-                if case .failure(let failure) = Result(catching: { () throws(WebSocketFailure) in try consume(chunk) }) {
+                if case .failure(let failure) = Result(catching: { () throws(WebSocketFailure) in try consume(chunk) })
+                {
                     return (frames, incoming, failure)
                 }
             }
@@ -42,6 +43,29 @@ extension FuzzTarget {
         if rewritten != input.prefix(rewritten.count) { violation("a frame does not write back to its bytes") }
         for case .message(let message) in whole.incoming where message.byteCount > limit {
             violation("a \(message.byteCount)-byte message past the \(limit)-byte limit")
+        }
+    }
+
+    /// permessage-deflate: any bytes as a compressed message inflate without a crash and never past the limit; any
+    /// bytes deflated (in pieces the input picks, context kept between them) inflate back to themselves.
+    static let webSocketDeflate = FuzzTarget(name: "websocket-deflate") { input, violation in
+        let limit = 4096
+        let agreed = PerMessageDeflate()
+        var hostile = WebSocketMessageAssembler(maximumMessageSize: limit, deflate: agreed)
+        if case .message(let message)? = try? hostile.take(
+            WebSocketFrame(isFinal: true, isCompressed: true, opcode: .binary, payload: input)),
+            message.byteCount > limit
+        {
+            violation("\(message.byteCount) bytes inflated past the \(limit)-byte limit")
+        }
+        guard let deflater = MessageDeflater(resetsEachMessage: false) else { return violation("no deflater") }
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: 1 << 20, deflate: agreed)
+        for piece in input.cutAtPointsItPicks() {
+            guard let compressed = deflater.compress(piece) else { return violation("deflate failed") }
+            let frame = WebSocketFrame(isFinal: true, isCompressed: true, opcode: .binary, payload: compressed)
+            guard case .message(.binary(let inflated))? = try? assembler.take(frame), inflated == piece else {
+                return violation("\(piece.count) bytes did not come back from deflate")
+            }
         }
     }
 }

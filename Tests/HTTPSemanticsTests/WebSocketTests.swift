@@ -2,8 +2,8 @@ import Foundation
 import RestingCore
 import RestingCurl
 import RestingServerHarness
-import RestingTesting
 import RestingTestSupport
+import RestingTesting
 import RestingURLSession
 import Testing
 
@@ -38,7 +38,8 @@ struct WebSocketTests {
         _ path: String, options: WebSocketOptions = WebSocketOptions(), on client: RestingClient? = nil
     ) async throws -> WebSocket {
         let client = if let client { client } else { try await self.client() }
-        return try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, path)), options: options)
+        return try await client.webSocket(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, path)), options: options)
     }
 
     /// What the server saw of connection `tag`; waits until it has sent at least `sent` messages, and with `closed`
@@ -56,9 +57,30 @@ struct WebSocketTests {
         return try #require(try await iterator.next())
     }
 
-    @Test("text and binary messages from 0 bytes to 1 MiB come back whole, across every length encoding")
-    func echo() async throws {
-        let socket = try await open("/echo")
+    /// The ways of compressing each echo test runs with: none offered, offered and declined, agreed, and agreed with
+    /// no context kept between messages.
+    enum Compression: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case notOffered, declined, deflate, deflateWithoutContextTakeover
+
+        var testDescription: String { rawValue }
+        var options: WebSocketOptions {
+            switch self {
+            case .notOffered: WebSocketOptions(compression: nil)
+            case .declined, .deflate: WebSocketOptions(compression: .init(minimumSize: 0))
+            case .deflateWithoutContextTakeover:
+                WebSocketOptions(compression: .init(minimumSize: 0, noContextTakeover: true))
+            }
+        }
+        var query: String { self == .declined ? "deflate=0" : "deflate=1" }
+        var agreed: Bool { self == .deflate || self == .deflateWithoutContextTakeover }
+    }
+
+    @Test(
+        "text and binary messages from 0 bytes to 1 MiB come back whole, across every length encoding",
+        arguments: Compression.allCases)
+    func echo(_ compression: Compression) async throws {
+        let socket = try await open("/echo?\(compression.query)", options: compression.options)
+        #expect(socket.isCompressed == compression.agreed)
         for size in [0, 1, 125, 126, 65_535, 65_536, 1 << 20] {
             let text = String(repeating: "é", count: size / 2)
             try await socket.send(text)
@@ -74,7 +96,9 @@ struct WebSocketTests {
     @Test("a message the server sends in fragments with pings between them arrives whole; each ping is answered")
     func fragmentsWithPingsBetween() async throws {
         let recorder = EventRecorder()
-        let socket = try await open("/echo?fragment=1000", on: try await client(listener: recorder))
+        let socket = try await open(
+            "/echo?fragment=1000", options: WebSocketOptions(compression: nil), on: try await client(listener: recorder)
+        )
         let text = String(repeating: "ü", count: 5_000)  // 10 000 bytes: ten fragments, a character cut in each
         try await socket.send(text)
         #expect(try await next(socket) == .text(text))
@@ -89,7 +113,8 @@ struct WebSocketTests {
 
     @Test("the server picks a subprotocol among those offered; one it was not offered fails the handshake")
     func subprotocols() async throws {
-        let chat = try await open("/echo?protocols=chat.v2", options: WebSocketOptions(subprotocols: ["chat.v3", "chat.v2"]))
+        let chat = try await open(
+            "/echo?protocols=chat.v2", options: WebSocketOptions(subprotocols: ["chat.v3", "chat.v2"]))
         #expect(chat.subprotocol == "chat.v2")
         await chat.close()
         let none = try await open("/echo?protocols=other", options: WebSocketOptions(subprotocols: ["chat.v3"]))
@@ -99,7 +124,11 @@ struct WebSocketTests {
 
     @Test(
         "a 101 that is not RFC 6455's fails typed, its connection closed",
-        arguments: ["accept=wrong", "extension=permessage-foo"])
+        arguments: [
+            "accept=wrong", "extension=permessage-foo&deflate=0", "deflate_params=client_max_window_bits=10",
+            "deflate_params=server_max_window_bits=16", "deflate_params=mystery",
+            "deflate_params=x-webkit-deflate-frame",
+        ])
     func invalidHandshake(_ query: String) async throws {
         let transport = try CurlClient()
         let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
@@ -128,7 +157,9 @@ struct WebSocketTests {
         let socket = try await open("/echo?close=4001&reason=bye%20now")
         for try await _ in socket { Issue.record("no message was sent") }
         #expect(socket.closure == WebSocketClosure(code: WebSocketCloseCode(rawValue: 4001), reason: "bye now"))
-        await #expect(throws: RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))) {
+        await #expect(
+            throws: RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))
+        ) {
             try await socket.send("too late")
         }
     }
@@ -148,11 +179,12 @@ struct WebSocketTests {
         arguments: [
             ("masked", WebSocketFailure.Kind.protocolViolation, 1002), ("rsv", .protocolViolation, 1002),
             ("opcode", .protocolViolation, 1002), ("control", .protocolViolation, 1002), ("utf8", .invalidText, 1007),
-            ("size", .messageTooLarge, 1009),
+            ("size", .messageTooLarge, 1009), ("bomb", .messageTooLarge, 1009),
         ])
     func protocolViolations(_ bad: String, _ kind: WebSocketFailure.Kind, _ code: Int) async throws {
         let tag = "bad-\(bad)"
-        let socket = try await open("/echo?bad=\(bad)&tag=\(tag)", options: WebSocketOptions(maximumMessageSize: 65_536))
+        let socket = try await open(
+            "/echo?bad=\(bad)&tag=\(tag)", options: WebSocketOptions(maximumMessageSize: 65_536))
         try await socket.send("go")
         await #expect {
             for try await _ in socket {}
@@ -285,7 +317,9 @@ struct WebSocketTests {
     @Test("URLSessionClient refuses the upgrade typed: it hands no connection over")
     func urlSessionIsUnsupported() async throws {
         let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: URLSessionClient())
-        await #expect(throws: RestingError.unsupported(feature: "WebSocket (a connection upgrade)", transport: "URLSessionClient")) {
+        await #expect(
+            throws: RestingError.unsupported(feature: "WebSocket (a connection upgrade)", transport: "URLSessionClient")
+        ) {
             _ = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
         }
     }
@@ -306,7 +340,8 @@ struct WebSocketTests {
     struct TraceContext: RestingInterceptor {
         func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
             var request = request
-            request.headers.replaceOrAdd(name: "traceparent", value: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+            request.headers.replaceOrAdd(
+                name: "traceparent", value: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
             return try await execution(request)
         }
     }
@@ -332,7 +367,8 @@ struct WebSocketTests {
         let jar = InMemoryCookieJar()
         let baseURL = try #require(URL(string: try await Self.server.value.baseURL))
         try await jar.receive(setCookieFields: ["session=abc; Path=/"], from: baseURL)
-        let client = try await client(interceptors: [CookieInterceptor(jar: jar)], networkInterceptors: [TraceContext()])
+        let client = try await client(
+            interceptors: [CookieInterceptor(jar: jar)], networkInterceptors: [TraceContext()])
         let socket = try await open("/cookie?greet=headers", on: client)
         let headers = try await handshakeHeaders(socket)
         #expect(headers["Cookie"] == "session=abc")
@@ -373,5 +409,17 @@ struct WebSocketTests {
             await socket.close()
         }
         #expect(transport.upgrades.count == 0)
+    }
+
+    @Test("a compressed fragmented message with pings between its fragments inflates whole; a server window is agreed")
+    func compressedFragments() async throws {
+        let socket = try await open(
+            "/echo?fragment=100&deflate_params=server_max_window_bits=10",
+            options: WebSocketOptions(compression: .init(minimumSize: 0)))
+        #expect(socket.isCompressed)
+        let text = (0..<2_000).map { "line \($0): \(String(repeating: "ü", count: $0 % 17))\n" }.joined()
+        try await socket.send(text)
+        #expect(try await next(socket) == .text(text))
+        await socket.close()
     }
 }

@@ -33,12 +33,12 @@ public final class WebSocket: Sendable {
     let session: WebSocketSession
 
     init(
-        connection: any UpgradedConnection, options: WebSocketOptions, subprotocol: String?, registry: CallRegistry,
-        events: CallEventReporter?
+        connection: any UpgradedConnection, options: WebSocketOptions, subprotocol: String?,
+        deflate: PerMessageDeflate?, registry: CallRegistry, events: CallEventReporter?
     ) {
         let settle = Locked<UInt64?>(nil)
         session = WebSocketSession(
-            connection: connection, options: options, subprotocol: subprotocol, events: events,
+            connection: connection, options: options, subprotocol: subprotocol, deflate: deflate, events: events,
             onEnd: { if let id = settle.withLock({ $0 }) { registry.settle(id) } })
         // Counted among the client's calls until it closes: `cancelAll()` and shutdown reach it.
         let session = session
@@ -51,6 +51,9 @@ public final class WebSocket: Sendable {
     }
 
     deinit { session.cancel() }
+
+    /// Whether the server agreed to compress messages (permessage-deflate, ``WebSocketOptions/compression``).
+    public var isCompressed: Bool { session.deflate != nil }
 
     /// The subprotocol the server chose among ``WebSocketOptions/subprotocols``; `nil` when it chose none.
     public var subprotocol: String? { session.subprotocol }

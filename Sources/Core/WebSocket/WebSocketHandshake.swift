@@ -44,6 +44,11 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
         request.headers.replaceOrAdd(name: "Connection", value: "Upgrade")
         request.headers.replaceOrAdd(name: "Sec-WebSocket-Key", value: key)
         request.headers.replaceOrAdd(name: "Sec-WebSocket-Version", value: "13")
+        if let compression = options.compression {
+            request.headers.replaceOrAdd(
+                name: "Sec-WebSocket-Extensions",
+                value: PerMessageDeflate.offer(noContextTakeover: compression.noContextTakeover))
+        }
         if !options.subprotocols.isEmpty {
             request.headers.replaceOrAdd(
                 name: "Sec-WebSocket-Protocol", value: options.subprotocols.joined(separator: ", "))
@@ -60,26 +65,33 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
     ) async throws -> WebSocket {
         // A 2xx passes the client's check before this ending's: it is no more an upgrade than a 404.
         guard response.status == 101 else {
-            throw call.client.statusCheck(for: call.request.endpoint).failure(for: HTTPError(try await response.buffered()))
+            throw call.client.statusCheck(for: call.request.endpoint).failure(
+                for: HTTPError(try await response.buffered()))
         }
         guard let connection = response.body.upgradedConnection else {
             throw RestingError.unsupported(
                 feature: "WebSocket (the 101 came without its connection)", transport: "this transport")
         }
-        let subprotocol: String?
+        let agreed: Agreement
         do {
-            subprotocol = try validate(response)
+            agreed = try validate(response)
         } catch {
             connection.close()
             throw RestingError.webSocketFailed(error)
         }
         return WebSocket(
-            connection: connection, options: options, subprotocol: subprotocol, registry: call.client.calls,
-            events: events)
+            connection: connection, options: options, subprotocol: agreed.subprotocol, deflate: agreed.deflate,
+            registry: call.client.calls, events: events)
     }
 
-    /// Checks the `101` against §4.1's list; the subprotocol the server chose.
-    func validate(_ response: HTTPDataResponse) throws(WebSocketFailure) -> String? {
+    /// What the server chose among what was offered.
+    struct Agreement {
+        var subprotocol: String?
+        var deflate: PerMessageDeflate?
+    }
+
+    /// Checks the `101` against §4.1's list; what the server chose.
+    func validate(_ response: HTTPDataResponse) throws(WebSocketFailure) -> Agreement {
         guard response.headers["Upgrade"]?.lowercased() == "websocket" else {
             throw WebSocketFailure(.handshakeInvalid, "the 101 has no 'Upgrade: websocket'")
         }
@@ -91,13 +103,14 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
         guard response.headers["Sec-WebSocket-Accept"] == Self.accept(for: key) else {
             throw WebSocketFailure(.handshakeInvalid, "the 101's Sec-WebSocket-Accept does not answer the key sent")
         }
-        if let extensions = response.headers["Sec-WebSocket-Extensions"], !extensions.isEmpty {
-            throw WebSocketFailure(.handshakeInvalid, "the server chose an extension that was not offered")
+        let extensions = response.headers.values(for: "Sec-WebSocket-Extensions").joined(separator: ", ")
+        let deflate = try PerMessageDeflate.agreed(in: extensions, offered: options.compression != nil)
+        guard let chosen = response.headers["Sec-WebSocket-Protocol"] else {
+            return Agreement(subprotocol: nil, deflate: deflate)
         }
-        guard let chosen = response.headers["Sec-WebSocket-Protocol"] else { return nil }
         guard options.subprotocols.contains(chosen) else {
             throw WebSocketFailure(.handshakeInvalid, "the server chose a subprotocol that was not offered")
         }
-        return chosen
+        return Agreement(subprotocol: chosen, deflate: deflate)
     }
 }

@@ -17,13 +17,20 @@ package struct WebSocketMessageAssembler: Sendable {
         case close(WebSocketClosure)
     }
 
-    /// The largest message accepted, all its fragments together.
+    /// The largest message accepted, all its fragments together (after decompression).
     let maximumMessageSize: Int
+    /// permessage-deflate, when the handshake agreed to it.
+    let deflate: PerMessageDeflate?
+    /// Made at the first compressed message.
+    private var inflater: MessageInflater?
 
     /// The message being assembled.
-    private var partial: (isText: Bool, bytes: Data, text: UTF8Validator)?
+    private var partial: (isText: Bool, isCompressed: Bool, bytes: Data, text: UTF8Validator)?
 
-    package init(maximumMessageSize: Int) { self.maximumMessageSize = maximumMessageSize }
+    package init(maximumMessageSize: Int, deflate: PerMessageDeflate? = nil) {
+        self.maximumMessageSize = maximumMessageSize
+        self.deflate = deflate
+    }
 
     /// What `frame` completes, or `nil` when it is a fragment of a message still arriving.
     package mutating func take(_ frame: WebSocketFrame) throws(WebSocketFailure) -> Incoming? {
@@ -35,7 +42,7 @@ package struct WebSocketMessageAssembler: Sendable {
             guard partial == nil else {
                 throw WebSocketFailure(.protocolViolation, "a new message began before the last one ended")
             }
-            partial = (frame.opcode == .text, Data(), UTF8Validator())
+            partial = (frame.opcode == .text, frame.isCompressed, Data(), UTF8Validator())
         case .continuation:
             guard partial != nil else {
                 throw WebSocketFailure(.protocolViolation, "a continuation frame continues no message")
@@ -43,14 +50,21 @@ package struct WebSocketMessageAssembler: Sendable {
         }
         guard var message = partial else { return nil }
         partial = nil
-        guard message.bytes.count + frame.payload.count <= maximumMessageSize else {
-            throw WebSocketFailure(
-                .messageTooLarge, "a message grew past the \(maximumMessageSize)-byte limit")
+        let before = message.bytes.count
+        if message.isCompressed {
+            let inflater: MessageInflater
+            if let existing = self.inflater { inflater = existing } else { inflater = try makeInflater() }
+            try inflater.inflate(frame.payload, into: &message.bytes, limit: maximumMessageSize)
+            if frame.isFinal { try inflater.finishMessage(into: &message.bytes, limit: maximumMessageSize) }
+        } else {
+            guard message.bytes.count + frame.payload.count <= maximumMessageSize else {
+                throw WebSocketFailure(.messageTooLarge, "a message grew past the \(maximumMessageSize)-byte limit")
+            }
+            if message.bytes.isEmpty { message.bytes = frame.payload } else { message.bytes.append(frame.payload) }
         }
-        if message.isText, !message.text.take(frame.payload) {
+        if message.isText, !message.text.take(message.bytes[(message.bytes.startIndex + before)...]) {
             throw WebSocketFailure(.invalidText, "a text message is not UTF-8")
         }
-        if message.bytes.isEmpty { message.bytes = frame.payload } else { message.bytes.append(frame.payload) }
         guard frame.isFinal else {
             partial = message
             return nil
@@ -58,6 +72,14 @@ package struct WebSocketMessageAssembler: Sendable {
         guard message.isText else { return .message(.binary(message.bytes)) }
         guard message.text.isComplete else { throw WebSocketFailure(.invalidText, "a text message ends mid-character") }
         return .message(.text(String(decoding: message.bytes, as: UTF8.self)))
+    }
+
+    private mutating func makeInflater() throws(WebSocketFailure) -> MessageInflater {
+        guard let inflater = MessageInflater(resetsEachMessage: deflate?.serverNoContextTakeover ?? false) else {
+            throw WebSocketFailure(.protocolViolation, "zlib could not start an inflater")
+        }
+        self.inflater = inflater
+        return inflater
     }
 
     /// The code and reason of a close frame's payload (§5.5.1): none (1005), or two bytes of code and UTF-8.

@@ -18,6 +18,9 @@ public struct WebSocketOptions: Sendable, Equatable {
     /// Pings sent to keep the connection alive and to find a dead peer; `nil` (the default, as OkHttp and
     /// URLSession) sends none.
     public var keepAlive: KeepAlive?
+    /// permessage-deflate (RFC 7692), offered in the handshake; `nil` offers none. On by default, as in OkHttp and
+    /// URLSession: the server decides, and a server that declines sends and receives messages as they are.
+    public var compression: Compression?
     /// How long ``WebSocket/close(code:reason:)`` waits for the peer's close frame before closing the connection
     /// anyway. 5 seconds by default.
     public var closeTimeout: Duration
@@ -35,15 +38,32 @@ public struct WebSocketOptions: Sendable, Equatable {
         }
     }
 
+    /// How messages are compressed once a server agrees to permessage-deflate.
+    public struct Compression: Sendable, Equatable {
+        /// Messages smaller than this go out as they are (deflating a few bytes costs more than it saves). 1 KiB
+        /// by default, as OkHttp.
+        public var minimumSize: Int
+        /// Asks both sides to compress each message alone (`client_no_context_takeover`,
+        /// `server_no_context_takeover`): a worse ratio, and no compression context kept between messages.
+        public var noContextTakeover: Bool
+
+        /// Compression of messages from `minimumSize` bytes, with contexts kept unless `noContextTakeover`.
+        public init(minimumSize: Int = 1024, noContextTakeover: Bool = false) {
+            self.minimumSize = max(0, minimumSize)
+            self.noContextTakeover = noContextTakeover
+        }
+    }
+
     /// Options with the defaults above.
     public init(
         subprotocols: [String] = [], maximumMessageSize: Int = 16 << 20, receiveBufferSize: Int = 1 << 20,
-        keepAlive: KeepAlive? = nil, closeTimeout: Duration = .seconds(5)
+        keepAlive: KeepAlive? = nil, compression: Compression? = Compression(), closeTimeout: Duration = .seconds(5)
     ) {
         self.subprotocols = subprotocols
         self.maximumMessageSize = max(1, maximumMessageSize)
         self.receiveBufferSize = max(1, receiveBufferSize)
         self.keepAlive = keepAlive
+        self.compression = compression
         self.closeTimeout = closeTimeout
     }
 }

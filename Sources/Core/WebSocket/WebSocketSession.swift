@@ -12,12 +12,16 @@ final class WebSocketSession: Sendable {
     let connection: any UpgradedConnection
     let options: WebSocketOptions
     let subprotocol: String?
+    /// permessage-deflate, as agreed.
+    let deflate: PerMessageDeflate?
     let events: CallEventReporter?
     let inbox: WebSocketInbox
     private let gate = WebSocketSendGate()
 
     private struct State {
         var lifecycle = WebSocketLifecycle()
+        /// Compresses messages sent, once one is (permessage-deflate).
+        var deflater: MessageDeflater?
         /// When the keep-alive ping still unanswered went out.
         var awaitingPongSince: ContinuousClock.Instant?
         var reader: Task<Void, Never>?
@@ -32,11 +36,12 @@ final class WebSocketSession: Sendable {
 
     init(
         connection: any UpgradedConnection, options: WebSocketOptions, subprotocol: String?,
-        events: CallEventReporter?, onEnd: @escaping @Sendable () -> Void
+        deflate: PerMessageDeflate?, events: CallEventReporter?, onEnd: @escaping @Sendable () -> Void
     ) {
         self.connection = connection
         self.options = options
         self.subprotocol = subprotocol
+        self.deflate = deflate
         self.events = events
         inbox = WebSocketInbox(capacity: options.receiveBufferSize)
         state.withLock { $0.onEnd = onEnd }
@@ -65,7 +70,10 @@ final class WebSocketSession: Sendable {
             case .text(let text): (.text, Data(text.utf8))
             case .binary(let data): (.binary, data)
             }
-        try await write(WebSocketFrame(isFinal: true, opcode: opcode, payload: payload), onlyWhileOpen: true)
+        let compresses = deflate != nil && payload.count >= (options.compression?.minimumSize ?? .max)
+        try await write(
+            WebSocketFrame(isFinal: true, opcode: opcode, payload: payload), onlyWhileOpen: true,
+            compressing: compresses)
         events?.report(.webSocketMessageSent(isText: opcode == .text, bytes: payload.count))
     }
 
@@ -80,11 +88,17 @@ final class WebSocketSession: Sendable {
 
     /// Writes `frame` when its turn comes. Once a frame's first byte is out its write is finished whatever happens
     /// to the sender's task: half a frame would break the stream for every message after it.
-    private func write(_ frame: WebSocketFrame, onlyWhileOpen: Bool) async throws {
+    private func write(_ frame: WebSocketFrame, onlyWhileOpen: Bool, compressing: Bool = false) async throws {
         try await gate.enter()
         defer { gate.leave() }
         if onlyWhileOpen, !state.withLock({ $0.lifecycle.acceptsMessages }) {
             throw RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))
+        }
+        var frame = frame
+        // Compressed in the gate's turn: the deflater's context follows the order messages go out in.
+        if compressing, let compressed = deflater()?.compress(frame.payload) {
+            frame.payload = compressed
+            frame.isCompressed = true
         }
         let bytes = frame.encoded(maskingKey: UInt32.random(in: .min ... .max))
         do {
@@ -92,6 +106,16 @@ final class WebSocketSession: Sendable {
         } catch {
             fail(Self.restingError(error))
             throw Self.restingError(error)
+        }
+    }
+
+    /// The deflater, made at the first compressed message; only called in the send gate's turn.
+    private func deflater() -> MessageDeflater? {
+        state.withLock { state in
+            if state.deflater == nil, let deflate {
+                state.deflater = MessageDeflater(resetsEachMessage: deflate.clientNoContextTakeover)
+            }
+            return state.deflater
         }
     }
 
@@ -195,8 +219,9 @@ final class WebSocketSession: Sendable {
 
     /// Reads frames until the socket is over.
     private func read() async {
-        var parser = WebSocketFrameParser(maximumFrameSize: options.maximumMessageSize)
-        var assembler = WebSocketMessageAssembler(maximumMessageSize: options.maximumMessageSize)
+        var parser = WebSocketFrameParser(
+            maximumFrameSize: options.maximumMessageSize, allowsCompression: deflate != nil)
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: options.maximumMessageSize, deflate: deflate)
         do {
             while true {
                 guard let bytes = try await connection.read(maximumLength: 64 * 1024) else {
@@ -260,7 +285,8 @@ final class WebSocketSession: Sendable {
                 if let since = state.withLock({ $0.awaitingPongSince }) {
                     try await Task.sleep(until: since + keepAlive.timeout)
                     if state.withLock({ $0.awaitingPongSince }) != nil {
-                        return fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
+                        return fail(
+                            .webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
                     }
                     continue
                 }

@@ -53,7 +53,9 @@ final class CurlUpgradedConnection: UpgradedConnection, @unchecked Sendable {
                 }
                 guard let handle = state.handle else { return .failure(Self.closedError) }
                 var received = 0
-                let code = buffer.withUnsafeMutableBytes { curl_easy_recv(handle.raw, $0.baseAddress, $0.count, &received) }
+                let code = buffer.withUnsafeMutableBytes {
+                    curl_easy_recv(handle.raw, $0.baseAddress, $0.count, &received)
+                }
                 switch code {
                 case CURLE_OK: return .success(received == 0 ? nil : Data(buffer[0..<received]))
                 case CURLE_AGAIN: return nil

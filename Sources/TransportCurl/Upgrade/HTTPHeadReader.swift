@@ -64,7 +64,9 @@ struct HTTPHeadReader {
             guard let first = line.first, first != 32, first != 9 else {
                 throw UpgradeExchange.malformed("a folded or empty header line")
             }
-            guard let colon = line.firstIndex(of: 58) else { throw UpgradeExchange.malformed("a header line without ':'") }
+            guard let colon = line.firstIndex(of: 58) else {
+                throw UpgradeExchange.malformed("a header line without ':'")
+            }
             let name = String(decoding: line[..<colon], as: UTF8.self)
             let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingWhitespace
             headers.add(name: name, value: value)
@@ -89,7 +91,9 @@ enum HTTPBodyReader {
         }
         let announced = head.headers["Content-Length"].map { Int64($0.trimmingWhitespace) }
         if let announced {
-            guard let length = announced, length >= 0 else { throw UpgradeExchange.malformed("an invalid Content-Length") }
+            guard let length = announced, length >= 0 else {
+                throw UpgradeExchange.malformed("an invalid Content-Length")
+            }
             guard length <= limit else { throw RestingError.responseTooLarge(limit: limit) }
             var body = Data()
             while body.count < Int(length) {
@@ -119,7 +123,9 @@ enum HTTPBodyReader {
                     let line = wire[position..<end]
                     return line.last == 13 ? line.dropLast() : line
                 }
-                guard wire.count - position <= 8 * 1024 else { throw UpgradeExchange.malformed("a chunk line too long") }
+                guard wire.count - position <= 8 * 1024 else {
+                    throw UpgradeExchange.malformed("a chunk line too long")
+                }
                 guard let bytes = try await connection.read(maximumLength: 64 * 1024) else {
                     throw UpgradeExchange.malformed("the connection ended inside a chunked body")
                 }

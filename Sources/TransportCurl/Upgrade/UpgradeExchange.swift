@@ -26,7 +26,8 @@ enum UpgradeExchange {
             timeout,
             expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no upgrade answer within \(timeout)") }
         ) {
-            let connection = try await connect(request, configuration: configuration, poller: poller, upgrades: upgrades)
+            let connection = try await connect(
+                request, configuration: configuration, poller: poller, upgrades: upgrades)
             do {
                 try await connection.write(head(of: request))
                 return try await response(to: request, on: connection, limit: configuration.maximumResponseSize)
@@ -67,14 +68,18 @@ enum UpgradeExchange {
     /// `request`'s head, as HTTP/1.1 sends it.
     static func head(of request: HTTPRequest) -> Data {
         let url = request.url
-        var target = url.path.isEmpty ? "/" : (URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path)
+        var target =
+            url.path.isEmpty
+            ? "/" : (URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         var lines = ["\(request.method.rawValue) \(target) HTTP/1.1"]
         if request.headers["Host"] == nil {
             var host = url.host(percentEncoded: true) ?? ""
             if host.contains(":") { host = "[\(host)]" }
-            let isDefaultPort = url.port == nil || (url.scheme == "http" && url.port == 80) || (url.scheme == "https" && url.port == 443)
+            let isDefaultPort =
+                url.port == nil || (url.scheme == "http" && url.port == 80)
+                || (url.scheme == "https" && url.port == 443)
             lines.append("Host: \(host)\(isDefaultPort ? "" : ":\(url.port ?? 0)")")
         }
         for field in request.headers { lines.append("\(field.name): \(field.value)") }
@@ -103,7 +108,8 @@ enum UpgradeExchange {
             }
             let body = try await HTTPBodyReader.read(head: head, from: connection, limit: limit)
             connection.close()
-            return HTTPDataResponse(status: head.status, headers: head.headers, body: ResponseBody(body), url: request.url)
+            return HTTPDataResponse(
+                status: head.status, headers: head.headers, body: ResponseBody(body), url: request.url)
         }
     }
 
@@ -118,7 +124,8 @@ enum UpgradeExchange {
 private final class ConnectAttempt: @unchecked Sendable {
     // @unchecked: `handle` is touched by the connecting thread only, until it resumes the waiter.
     private let handle: EasyHandle
-    private let waiter = Locked<(continuation: CheckedContinuation<CURLcode, any Error>?, isCancelled: Bool)>((nil, false))
+    private let waiter = Locked<(continuation: CheckedContinuation<CURLcode, any Error>?, isCancelled: Bool)>(
+        (nil, false))
 
     init(handle: EasyHandle) { self.handle = handle }
 
@@ -140,7 +147,8 @@ private final class ConnectAttempt: @unchecked Sendable {
                     }, context.toOpaque())
                 if started != 0 {
                     context.release()
-                    finish(.failure(CurlError.restingError(CURLE_FAILED_INIT, detail: "cannot start a connecting thread")))
+                    finish(
+                        .failure(CurlError.restingError(CURLE_FAILED_INIT, detail: "cannot start a connecting thread")))
                 }
             }
         } onCancel: {

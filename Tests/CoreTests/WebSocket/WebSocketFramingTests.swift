@@ -64,7 +64,9 @@ struct WebSocketFramingTests {
     func oversizedFrame() {
         var parser = WebSocketFrameParser(maximumFrameSize: 1_000)
         parser.append(Data([0x82, 0x7F, 0, 0, 0, 1, 0, 0, 0, 0]))  // 4 GiB announced, nothing sent
-        #expect(throws: WebSocketFailure(.messageTooLarge, "a 4294967296-byte frame is larger than the 1000-byte limit")) {
+        #expect(
+            throws: WebSocketFailure(.messageTooLarge, "a 4294967296-byte frame is larger than the 1000-byte limit")
+        ) {
             try parser.nextFrame()
         }
     }
@@ -73,8 +75,11 @@ struct WebSocketFramingTests {
     func reassembly() throws {
         var assembler = WebSocketMessageAssembler(maximumMessageSize: 100)
         #expect(try assembler.take(WebSocketFrame(isFinal: false, opcode: .text, payload: Data("hel".utf8))) == nil)
-        #expect(try assembler.take(WebSocketFrame(isFinal: true, opcode: .ping, payload: Data("p".utf8))) == .ping(Data("p".utf8)))
-        #expect(try assembler.take(WebSocketFrame(isFinal: false, opcode: .continuation, payload: Data("lo ".utf8))) == nil)
+        #expect(
+            try assembler.take(WebSocketFrame(isFinal: true, opcode: .ping, payload: Data("p".utf8)))
+                == .ping(Data("p".utf8)))
+        #expect(
+            try assembler.take(WebSocketFrame(isFinal: false, opcode: .continuation, payload: Data("lo ".utf8))) == nil)
         #expect(try assembler.take(WebSocketFrame(isFinal: true, opcode: .pong, payload: Data())) == .pong(Data()))
         #expect(
             try assembler.take(WebSocketFrame(isFinal: true, opcode: .continuation, payload: Data("you".utf8)))
@@ -104,7 +109,8 @@ struct WebSocketFramingTests {
         for cut in 0...text.count {
             var assembler = WebSocketMessageAssembler(maximumMessageSize: 100)
             _ = try assembler.take(WebSocketFrame(isFinal: false, opcode: .text, payload: Data(text[..<cut])))
-            let whole = try assembler.take(WebSocketFrame(isFinal: true, opcode: .continuation, payload: Data(text[cut...])))
+            let whole = try assembler.take(
+                WebSocketFrame(isFinal: true, opcode: .continuation, payload: Data(text[cut...])))
             #expect(whole == .message(.text("aé€𝄞z")))
         }
         var assembler = WebSocketMessageAssembler(maximumMessageSize: 100)
@@ -121,9 +127,12 @@ struct WebSocketFramingTests {
     @Test("the incremental check agrees with the standard library on every 1- and 2-byte sequence, and on the edges")
     func utf8Validator() {
         var samples: [[UInt8]] = (0...255).map { [UInt8($0)] }
-        for first in 0xC0...0xF5 { for second in stride(from: 0x70, through: 0xC0, by: 8) { samples.append([UInt8(first), UInt8(second)]) } }
+        for first in 0xC0...0xF5 {
+            for second in stride(from: 0x70, through: 0xC0, by: 8) { samples.append([UInt8(first), UInt8(second)]) }
+        }
         samples += [
-            [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBF], [0xF0, 0x90, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF],
+            [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBF], [0xF0, 0x90, 0x80, 0x80],
+            [0xF0, 0x8F, 0xBF, 0xBF],
             [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xE0, 0xA0, 0x80], [0xE0, 0x9F, 0xBF],
         ]
         for bytes in samples {
@@ -136,7 +145,8 @@ struct WebSocketFramingTests {
     @Test("close frames: none, a code, a code and a reason; a one-byte payload and unsendable codes are refused")
     func closeFrames() throws {
         #expect(try WebSocketMessageAssembler.closure(of: Data()) == WebSocketClosure(code: .noStatusReceived))
-        #expect(try WebSocketMessageAssembler.closure(of: Data([0x03, 0xE8])) == WebSocketClosure(code: .normalClosure))
+        #expect(
+            try WebSocketMessageAssembler.closure(of: Data([0x03, 0xE8])) == WebSocketClosure(code: .normalClosure))
         #expect(
             try WebSocketMessageAssembler.closure(of: Data([0x0F, 0xA1]) + Data("bye".utf8))
                 == WebSocketClosure(code: WebSocketCloseCode(rawValue: 4001), reason: "bye"))
@@ -157,7 +167,8 @@ struct WebSocketFramingTests {
     @Test("the handshake's accept value is RFC 6455's example, from SHA-1 (FIPS 180's vectors)")
     func handshakeAccept() {
         #expect(
-            WebSocketHandshake<Nothing, Nothing>.accept(for: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+            WebSocketHandshake<Nothing, Nothing>.accept(for: "dGhlIHNhbXBsZSBub25jZQ==")
+                == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
         let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
         #expect(hex(SHA1.digest(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
         #expect(hex(SHA1.digest([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")

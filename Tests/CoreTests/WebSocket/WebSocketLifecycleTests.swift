@@ -32,7 +32,10 @@ struct WebSocketLifecycleTests {
     func connectionEnds() {
         var open = WebSocketLifecycle()
         open.connectionEnded()
-        #expect(open.state == .failed(.webSocketFailed(WebSocketFailure(.connectionLost, "the connection ended without a close frame"))))
+        #expect(
+            open.state
+                == .failed(
+                    .webSocketFailed(WebSocketFailure(.connectionLost, "the connection ended without a close frame"))))
         var closing = WebSocketLifecycle()
         _ = closing.closeRequested(code: .normalClosure)
         closing.connectionEnded()
