@@ -30,6 +30,7 @@ Routes (JSON unless said otherwise):
     POST   /upload, PUT /upload/{name}, GET /uploads/{name}   uploads and downloads: see uploads.py
     GET    /stream/sse, /stream/ndjson, /stream/bytes   streamed responses (SSE with ids, cuts and
                                     Last-Event-ID resume; NDJSON; paced bytes): see streams.py
+    GET    /ws/echo                 a WebSocket answering `you said: <text>`: see websocket.py
     /session/..., /cookies/..., /hops/{n}, /cache/{key}, /cache-hits/{key}   a cookie session, redirect hops and
                                     cacheable resources with a hit counter: see semantics.py
 Errors are JSON objects {"error": message, "status": code}.
@@ -48,6 +49,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import semantics
 import streams
+import websocket
 import uploads
 
 MAX_BODY = 8 * 1024 * 1024  # request bodies this server reads into memory
@@ -225,6 +227,8 @@ class Handler(BaseHTTPRequestHandler):
             if uploads.route(self, parts, dict(parse_qsl(url.query)), self.server.uploads, self.server.max_upload):
                 return
             if streams.route(self, parts, dict(parse_qsl(url.query))):
+                return
+            if websocket.route(self, parts):
                 return
             body = self.read_body()
             if semantics.route(self, parts, dict(parse_qsl(url.query)), body):

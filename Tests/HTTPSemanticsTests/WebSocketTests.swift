@@ -212,12 +212,16 @@ struct WebSocketTests {
     func deadPeer() async throws {
         let options = WebSocketOptions(keepAlive: .init(interval: .milliseconds(50), timeout: .milliseconds(200)))
         let socket = try await open("/echo?silent=1", options: options)
-        await #expect {
-            for try await _ in socket {}
-        } throws: { error in
-            guard case RestingError.webSocketFailed(let failure) = error else { return false }
-            return failure.kind == .pingTimeout
+        var failure: WebSocketFailure?
+        // snippet: websocket-failures
+        do {
+            for try await message in socket { print(message) }
+            print("closed by the server with \(socket.closure?.code ?? .noStatusReceived)")
+        } catch RestingError.webSocketFailed(let reason) where reason.kind == .pingTimeout {
+            failure = reason  // the peer went quiet: open a new socket
         }
+        // end snippet
+        #expect(failure?.kind == .pingTimeout)
     }
 
     @Test("a peer that answers pings keeps a socket with a keep-alive open")
@@ -355,8 +359,14 @@ struct WebSocketTests {
     @Test("a handshake answered 401 is refreshed by the auth interceptor and sent again, like any call")
     func tokenRefreshedOn401() async throws {
         let token = RotatingToken()
-        let client = try await client(interceptors: [AuthInterceptor(provider: token)])
-        let socket = try await open("/auth?greet=headers", on: client)
+        let baseUrl = try await Self.server.value.baseURL
+        let httpClient = try Self.transport.get()
+        // snippet: websocket-through-the-chain
+        let client = RestingClient(
+            baseUrl: baseUrl, httpClient: httpClient, interceptors: [AuthInterceptor(provider: token)])
+        let live = Endpoint<Nothing, Nothing>(.get, "/auth?greet=headers")
+        let socket = try await client.webSocket(RestingRequest(endpoint: live))  // a 401 is refreshed, then sent again
+        // end snippet
         #expect(try await handshakeHeaders(socket)["Authorization"] == "Bearer fresh")
         #expect(token.refreshes.withLock { $0 } == 1)
         await socket.close()

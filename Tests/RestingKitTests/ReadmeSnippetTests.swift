@@ -10,7 +10,8 @@ struct ReadmeSnippetTests {
         "Tests/RestingKitTests/ReadmeSemanticsExamples.swift",
         "Tests/ConformanceTests/UserTransportConformanceTests.swift", "Tests/ConformanceTests/TransportKitTests.swift",
         "Tests/HTTPSemanticsTests/DigestAuthTests.swift", "Tests/HTTPSemanticsTests/CallEventTests.swift",
-        "Tests/HTTPSemanticsTests/ResilienceServerTests.swift",
+        "Tests/HTTPSemanticsTests/ResilienceServerTests.swift", "Tests/HTTPSemanticsTests/WebSocketTests.swift",
+        "Tests/RestingKitTests/ReadmeWebSocketExamples.swift",
         "Tests/CoreTests/Client/CallEventListenerTests.swift",
         "Tests/RestingKitTests/StorageClient.swift", "Tests/RestingKitTests/WholeAPIExamples.swift",
     ]

@@ -276,22 +276,26 @@ final class WebSocketSession: Sendable {
         return true
     }
 
-    /// Pings every interval while the last ping was answered; fails the socket when one stays unanswered past the
-    /// timeout.
+    /// Pings every interval, skipping a ping while the last one is unanswered, and fails the socket when one stays
+    /// unanswered past the timeout.
     private func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
+        var nextPing = ContinuousClock.now + keepAlive.interval
         do {
             while true {
-                try await Task.sleep(for: keepAlive.interval)
-                if let since = state.withLock({ $0.awaitingPongSince }) {
-                    try await Task.sleep(until: since + keepAlive.timeout)
-                    if state.withLock({ $0.awaitingPongSince }) != nil {
-                        return fail(
-                            .webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
-                    }
-                    continue
+                let unanswered = state.withLock { $0.awaitingPongSince }
+                try await Task.sleep(until: unanswered.map { min(nextPing, $0 + keepAlive.timeout) } ?? nextPing)
+                let now = ContinuousClock.now
+                if let since = state.withLock({ $0.awaitingPongSince }), now >= since + keepAlive.timeout {
+                    return fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
                 }
-                state.withLock { $0.awaitingPongSince = .now }
-                try await ping(Data())
+                guard now >= nextPing else { continue }
+                nextPing = now + keepAlive.interval
+                let sends = state.withLock { state in
+                    guard state.awaitingPongSince == nil else { return false }
+                    state.awaitingPongSince = now
+                    return true
+                }
+                if sends { try await ping(Data()) }
             }
         } catch {
             return  // cancelled with the socket's end, or the socket closed under the ping
