@@ -135,7 +135,7 @@ let package = Package(
             path: "Tests/Conformance",
             exclude: [
                 "auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py",
-                "websocket_server.py",
+                "websocket_server.py", "websocket_peers.py",
             ],
             resources: [.copy("conformance_server.py")]),
         // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s

@@ -11,12 +11,14 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
-# pproxy (PyPI): the SOCKS5 proxy the proxy-authentication tests go through. A Python whose packages the system
-# manages (PEP 668) takes it with --break-system-packages: it is a test peer, in no import path of the project.
+# PyPI peers of the tests: pproxy, the SOCKS5 proxy the proxy-authentication tests go through; websockets and aiohttp,
+# the WebSocket servers the WebSocket tests talk to. A Python whose packages the system manages (PEP 668) takes them
+# with --break-system-packages: they are test peers, in no import path of the project.
 install_python_peers() {
-    python3 -c "import pproxy" 2>/dev/null && return
-    echo "Installing pproxy with pip"
-    python3 -m pip install -q pproxy 2>/dev/null || python3 -m pip install -q --break-system-packages pproxy
+    python3 -c "import pproxy, websockets, aiohttp" 2>/dev/null && return
+    echo "Installing pproxy, websockets and aiohttp with pip"
+    python3 -m pip install -q pproxy websockets aiohttp 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages pproxy websockets aiohttp
 }
 
 case "$(uname -s)" in

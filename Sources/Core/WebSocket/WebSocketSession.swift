@@ -219,8 +219,10 @@ final class WebSocketSession: Sendable {
 
     /// Reads frames until the socket is over.
     private func read() async {
+        // A compressed frame of incompressible bytes is a little larger than the message it holds.
+        let compressedSlack = deflate == nil ? 0 : options.maximumMessageSize / 128 + 1024
         var parser = WebSocketFrameParser(
-            maximumFrameSize: options.maximumMessageSize, allowsCompression: deflate != nil)
+            maximumFrameSize: options.maximumMessageSize + compressedSlack, allowsCompression: deflate != nil)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: options.maximumMessageSize, deflate: deflate)
         do {
             while true {
