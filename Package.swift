@@ -135,9 +135,9 @@ let package = Package(
             path: "Tests/Conformance",
             exclude: [
                 "auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py",
-                "websocket_server.py", "websocket_peers.py",
+                "websocket_peers.py",
             ],
-            resources: [.copy("conformance_server.py")]),
+            resources: [.copy("conformance_server.py"), .copy("websocket_server.py")]),
         // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s
         // runner (`make fuzz`), and their saved inputs replayed by FuzzRegressionTests in `make test`.
         .target(

@@ -62,7 +62,10 @@ def read_frame(reader):
     if not head[1] & 0x80 or length > 16 << 20:
         raise ValueError("an unmasked or oversized client frame")
     key = reader.read(4)
-    payload = bytes(byte ^ key[index % 4] for index, byte in enumerate(reader.read(length)))
+    payload = reader.read(length)
+    mask = (key * (length // 4 + 1))[:length]
+    if length:
+        payload = (int.from_bytes(payload, "big") ^ int.from_bytes(mask, "big")).to_bytes(length, "big")
     return bool(head[0] & 0x80), head[0] & 0x0F, payload
 
 

@@ -116,6 +116,17 @@ extension TransportConformance {
         /// streamed, never among the headers; an upload's after its body, a forbidden one refused. Elsewhere an
         /// upload with trailers fails as unsupported.
         case trailers
+        /// ``webSocketMessages()``: WebSocket messages of 0 B to 16 MiB come back whole, compressed or not;
+        /// fragments with pings between them make one message; concurrent sends go out whole.
+        case webSocketMessages
+        /// ``webSocketClosing()``: The close handshake both ways, with its codes and reasons.
+        case webSocketClosing
+        /// ``webSocketHostilePeers()``: A refused upgrade, an invalid `101`, every RFC 6455 violation, a bomb, a
+        /// vanishing and a silent server each end in their typed error and close code.
+        case webSocketHostilePeers
+        /// ``webSocketBackPressure()``: A reader that does not read stops the socket; a server that does not read
+        /// makes `send` wait.
+        case webSocketBackPressure
 
         public var description: String { rawValue }
 
@@ -124,7 +135,8 @@ extension TransportConformance {
 
         private static let streaming: Set<Check> = [
             .streamsWithoutBuffering, .backPressure, .slowReader, .streamCancellation, .streamErrors, .streamShape,
-            .minimumRateSparesStreams, .duplex, .trailers,
+            .minimumRateSparesStreams, .duplex, .trailers, .webSocketMessages, .webSocketClosing,
+            .webSocketHostilePeers, .webSocketBackPressure,
         ]
     }
 
@@ -167,6 +179,10 @@ extension TransportConformance {
         case .minimumRateSparesStreams: try await minimumRateSparesStreams()
         case .duplex: try await duplex()
         case .trailers: try await trailers()
+        case .webSocketMessages: try await webSocketMessages()
+        case .webSocketClosing: try await webSocketClosing()
+        case .webSocketHostilePeers: try await webSocketHostilePeers()
+        case .webSocketBackPressure: try await webSocketBackPressure()
         }
     }
 

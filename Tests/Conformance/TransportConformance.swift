@@ -51,6 +51,9 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// body with trailers must fail as `.unsupported` (and ``survivesTrailers`` says whether a response with
         /// them can be received at all).
         public var handlesTrailers = true
+        /// A `101 Switching Protocols` hands the connection over (``/RestingCore/HTTPRequest/upgrade``), so WebSockets
+        /// work; without it, opening one must fail as `.unsupported`.
+        public var upgradesConnections = true
         /// Everything on: what a full HTTP/1.1 transport over sockets can do.
         public init() {}
     }

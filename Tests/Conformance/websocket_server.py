@@ -15,7 +15,9 @@ same code. What each path adds, with query parameters:
                                    after the first message, sends a frame that breaks RFC 6455
     ?silent=1                      answers no ping (a peer gone quiet)
     ?flood=count&size=n            sends `count` binary messages of n bytes as fast as the socket takes them;
-                                   /stats?tag=… says how many went out
+                                   /stats?tag=… says how many went out, and whether the socket was ever full for
+                                   half a second (`stalled`: the reader stopped reading)
+    ?stall=1                       reads nothing until GET /release?tag=…, then echoes as usual
     ?tag=name                      names the connection for /stats
     ?deflate=0                     declines permessage-deflate (by default it agrees when offered, keeping the
                                    context-takeover parameters the client asked for, and compresses every message)
@@ -27,10 +29,10 @@ same code. What each path adds, with query parameters:
     /auth                          the echo for `Authorization: Bearer fresh`, else 401 with WWW-Authenticate
     /cookie                        the echo for a `session=…` cookie, else 403
     /redirect?to=URL&status=302    a redirect to URL
-    GET /stats?tag=name&at_least=k&closed=1
-                                   {"sent": messages a flood sent, "received": messages received, "closed": code};
-                                   waits (at most 30 s) until `sent` is at least k, and with `closed` until the
-                                   connection's close frame (or its end, as 1006) has arrived
+    GET /stats?tag=name&at_least=k&closed=1&stalled=1
+                                   {"sent", "received", "closed": code, "stalled"}; waits (at most 30 s) until
+                                   `sent` is at least k, with `closed` until the connection's close frame (or its
+                                   end, as 1006) has arrived, with `stalled` until a flood found its socket full
 
 Started by LocalServer (`--host`, `--port`, `--exit-with-stdin`).
 """
@@ -39,6 +41,7 @@ import base64
 import hashlib
 import json
 import os
+import select
 import socket
 import struct
 import sys
@@ -69,9 +72,17 @@ def frame(opcode, payload=b"", fin=True, rsv=0, masked=False):
         head += bytes([mask_bit | 127]) + struct.pack("!Q", length)
     if masked:
         key = os.urandom(4)
-        payload = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+        payload = unmask(payload, key)
         head += key
     return head + payload
+
+
+def unmask(data, key):
+    """`data` XORed with the repeated 4-byte `key`, as one big integer (a byte at a time is far too slow here)."""
+    if not data:
+        return data
+    mask = (key * (len(data) // 4 + 1))[:len(data)]
+    return (int.from_bytes(data, "big") ^ int.from_bytes(mask, "big")).to_bytes(len(data), "big")
 
 
 class Connection:
@@ -110,10 +121,7 @@ class Connection:
         elif length == 127:
             length = struct.unpack("!Q", self.exactly(8))[0]
         key = self.exactly(4)
-        data = bytearray(self.exactly(length))
-        for index in range(len(data)):
-            data[index] ^= key[index % 4]
-        return bool(first & 0x80), first & 0x0F, bytes(data), bool(first & 0x40)
+        return bool(first & 0x80), first & 0x0F, unmask(self.exactly(length), key), bool(first & 0x40)
 
     def send(self, data):
         with self.send_lock:
@@ -141,6 +149,9 @@ class Handler(BaseHTTPRequestHandler):
         query = {key: values[0] for key, values in parse_qs(url.query).items()}
         if url.path == "/stats":
             return self.stats(query)
+        if url.path == "/release":
+            self.record(query.get("tag", ""), released=True)
+            return self.send_json(200, {"released": True})
         if url.path == "/refuse":
             return self.send_json(int(query.get("status", "403")), {"refused": True})
         if url.path == "/redirect":
@@ -199,6 +210,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.record(tag, closed=1006)
 
     def session(self, connection, query, tag):
+        if query.get("stall"):
+            with LOCK:
+                while not STATS.get(tag, {}).get("released"):
+                    LOCK.wait(30)
         if query.get("greet") == "headers":
             headers = {name: value for name, value in self.headers.items()}
             connection.send(frame(0x1, json.dumps(headers).encode()))
@@ -287,10 +302,17 @@ class Handler(BaseHTTPRequestHandler):
                 return
 
     def flood(self, connection, query, tag):
-        payload = b"\x2a" * int(query.get("size", "65536"))
+        data = frame(0x2, b"\x2a" * int(query.get("size", "65536")))
         try:
             for sent in range(1, int(query["flood"]) + 1):
-                connection.send(frame(0x2, payload))
+                with connection.send_lock:
+                    view = memoryview(data)
+                    while view:
+                        _, writable, _ = select.select([], [connection.sock], [], 0.5)
+                        if not writable:
+                            self.record(tag, stalled=True)
+                            continue
+                        view = view[connection.sock.send(view):]
                 self.record(tag, sent=sent)
         except OSError:
             pass
@@ -298,7 +320,7 @@ class Handler(BaseHTTPRequestHandler):
     @staticmethod
     def record(tag, **values):
         with LOCK:  # a Condition's lock is re-entrant
-            STATS.setdefault(tag, {"sent": 0, "received": 0, "closed": None}).update(values)
+            STATS.setdefault(tag, {}).update(values)
             LOCK.notify_all()
 
     def stats(self, query):
@@ -308,10 +330,12 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             def waiting():
                 stats = STATS.get(tag, {})
-                return stats.get("sent", 0) < at_least or (query.get("closed") and stats.get("closed") is None)
+                return (stats.get("sent", 0) < at_least or (query.get("closed") and stats.get("closed") is None)
+                        or (query.get("stalled") and not stats.get("stalled")))
             while waiting() and time.monotonic() < deadline:
                 LOCK.wait(deadline - time.monotonic())
-            body = dict(STATS.get(tag, {"sent": 0, "received": 0, "closed": None}))
+            body = {"sent": 0, "received": 0, "closed": None, "stalled": False}
+            body.update((k, v) for k, v in STATS.get(tag, {}).items() if k in body)
         self.send_json(200, body)
 
 

@@ -36,6 +36,8 @@ enum Transports {
         capabilities.fullDuplex = false
         // FoundationNetworking sends no trailer section, and traps on a response with one.
         capabilities.handlesTrailers = false
+        // URLSession hands no connection over after a 101.
+        capabilities.upgradesConnections = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
             // FoundationNetworking has no separate connect timeout: its request timeout (whole seconds) bounds both.
@@ -198,4 +200,30 @@ struct StreamingConformanceTests {
 
     @Test("trailers both ways where the transport has them, refused as unsupported elsewhere", arguments: names)
     func trailers(_ name: String) async throws { try await suite(name).trailers() }
+}
+
+/// WebSockets, on the transports with a wire: `CurlClient` upgrades connections; `URLSessionClient` must refuse.
+@Suite("Transport conformance: WebSockets", .timeLimit(.minutes(5)))
+struct WebSocketConformanceTests {
+    static let names = ["CurlClient", "URLSessionClient"]
+
+    private func suite(_ name: String) async throws -> TransportConformance {
+        name == "CurlClient" ? try await Transports.curl() : try await Transports.urlSession()
+    }
+
+    @Test(
+        "messages of 0 B to 16 MiB, compressed or not, fragmented with pings between, sent concurrently",
+        arguments: names)
+    func webSocketMessages(_ name: String) async throws { try await suite(name).webSocketMessages() }
+
+    @Test("the close handshake both ways, with codes and reasons", arguments: names)
+    func webSocketClosing(_ name: String) async throws { try await suite(name).webSocketClosing() }
+
+    @Test(
+        "a refused or invalid upgrade, every protocol violation, a bomb, a vanishing or silent server", arguments: names
+    )
+    func webSocketHostilePeers(_ name: String) async throws { try await suite(name).webSocketHostilePeers() }
+
+    @Test("back-pressure both ways: a reader that does not read, a server that does not read", arguments: names)
+    func webSocketBackPressure(_ name: String) async throws { try await suite(name).webSocketBackPressure() }
 }

@@ -14,8 +14,10 @@ struct WebSocketPeerTests {
         var testDescription: String { rawValue }
         var deflates: Bool { self == .websockets || self == .aiohttp }
         var arguments: [String] {
-            ["--peer", self == .websockets || self == .websocketsWithoutDeflate ? "websockets" : "aiohttp",
-             "--deflate", deflates ? "on" : "off"]
+            [
+                "--peer", self == .websockets || self == .websocketsWithoutDeflate ? "websockets" : "aiohttp",
+                "--deflate", deflates ? "on" : "off",
+            ]
         }
 
         static let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/websocket_peers.py")

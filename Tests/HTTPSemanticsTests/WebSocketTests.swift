@@ -7,9 +7,9 @@ import RestingTesting
 import RestingURLSession
 import Testing
 
-/// WebSockets on `CurlClient` against `websocket_server.py` (RFC 6455 in Python's standard library): messages both
-/// ways, the close handshake both ways, a peer that breaks the protocol, vanishes or goes quiet, a reader that does
-/// not read, and the handshake as a call through the chain.
+/// WebSockets on `CurlClient` against the conformance kit's `websocket_server.py`, for what the kit's WebSocket checks
+/// (which both transports run in ConformanceTests) do not cover: the handshake as a call through the chain, the
+/// events, keep-alive, subprotocols, and every way a socket is cancelled or shut down.
 @Suite("WebSocket on CurlClient")
 struct WebSocketTests {
     static let server = Task { try await LocalServer.start(script: script) }
@@ -57,42 +57,6 @@ struct WebSocketTests {
         return try #require(try await iterator.next())
     }
 
-    /// The ways of compressing each echo test runs with: none offered, offered and declined, agreed, and agreed with
-    /// no context kept between messages.
-    enum Compression: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case notOffered, declined, deflate, deflateWithoutContextTakeover
-
-        var testDescription: String { rawValue }
-        var options: WebSocketOptions {
-            switch self {
-            case .notOffered: WebSocketOptions(compression: nil)
-            case .declined, .deflate: WebSocketOptions(compression: .init(minimumSize: 0))
-            case .deflateWithoutContextTakeover:
-                WebSocketOptions(compression: .init(minimumSize: 0, noContextTakeover: true))
-            }
-        }
-        var query: String { self == .declined ? "deflate=0" : "deflate=1" }
-        var agreed: Bool { self == .deflate || self == .deflateWithoutContextTakeover }
-    }
-
-    @Test(
-        "text and binary messages from 0 bytes to 1 MiB come back whole, across every length encoding",
-        arguments: Compression.allCases)
-    func echo(_ compression: Compression) async throws {
-        let socket = try await open("/echo?\(compression.query)", options: compression.options)
-        #expect(socket.isCompressed == compression.agreed)
-        for size in [0, 1, 125, 126, 65_535, 65_536, 1 << 20] {
-            let text = String(repeating: "é", count: size / 2)
-            try await socket.send(text)
-            #expect(try await next(socket) == .text(text))
-            let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-            try await socket.send(bytes)
-            #expect(try await next(socket) == .binary(bytes))
-        }
-        await socket.close()
-        #expect(socket.closure == WebSocketClosure(code: .normalClosure))
-    }
-
     @Test("a message the server sends in fragments with pings between them arrives whole; each ping is answered")
     func fragmentsWithPingsBetween() async throws {
         let recorder = EventRecorder()
@@ -120,92 +84,6 @@ struct WebSocketTests {
         let none = try await open("/echo?protocols=other", options: WebSocketOptions(subprotocols: ["chat.v3"]))
         #expect(none.subprotocol == nil)
         await none.close()
-    }
-
-    @Test(
-        "a 101 that is not RFC 6455's fails typed, its connection closed",
-        arguments: [
-            "accept=wrong", "extension=permessage-foo&deflate=0", "deflate_params=client_max_window_bits=10",
-            "deflate_params=server_max_window_bits=16", "deflate_params=mystery",
-            "deflate_params=x-webkit-deflate-frame",
-        ])
-    func invalidHandshake(_ query: String) async throws {
-        let transport = try CurlClient()
-        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
-        await #expect {
-            _ = try await open("/echo?\(query)", on: client)
-        } throws: { error in
-            guard case RestingError.webSocketFailed(let failure) = error else { return false }
-            return failure.kind == .handshakeInvalid
-        }
-        #expect(transport.upgrades.count == 0)
-    }
-
-    @Test("a refused upgrade is the HTTP error of any call: status, headers and body")
-    func refusedUpgrade() async throws {
-        await #expect {
-            _ = try await open("/refuse?status=403")
-        } throws: { error in
-            guard case RestingError.httpError(let refusal) = error else { return false }
-            return refusal.status == 403 && refusal.body == Data(#"{"refused": true}"#.utf8)
-                && refusal.headers["Content-Type"] == "application/json"
-        }
-    }
-
-    @Test("the server's close ends the messages; the closure has its code and reason")
-    func serverCloses() async throws {
-        let socket = try await open("/echo?close=4001&reason=bye%20now")
-        for try await _ in socket { Issue.record("no message was sent") }
-        #expect(socket.closure == WebSocketClosure(code: WebSocketCloseCode(rawValue: 4001), reason: "bye now"))
-        await #expect(
-            throws: RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))
-        ) {
-            try await socket.send("too late")
-        }
-    }
-
-    @Test("the client's close reaches the server with its code, and the server's answer ends the close")
-    func clientCloses() async throws {
-        let socket = try await open("/echo?tag=client-close")
-        try await socket.send("hello")
-        _ = try await next(socket)
-        await socket.close(code: WebSocketCloseCode(rawValue: 4321), reason: "done")
-        #expect(socket.closure == WebSocketClosure(code: WebSocketCloseCode(rawValue: 4321)))
-        #expect(try await stats("client-close", closed: true).closed == 4321)
-    }
-
-    @Test(
-        "a server that breaks RFC 6455 fails the socket typed, and is told why with the close code",
-        arguments: [
-            ("masked", WebSocketFailure.Kind.protocolViolation, 1002), ("rsv", .protocolViolation, 1002),
-            ("opcode", .protocolViolation, 1002), ("control", .protocolViolation, 1002), ("utf8", .invalidText, 1007),
-            ("size", .messageTooLarge, 1009), ("bomb", .messageTooLarge, 1009),
-        ])
-    func protocolViolations(_ bad: String, _ kind: WebSocketFailure.Kind, _ code: Int) async throws {
-        let tag = "bad-\(bad)"
-        let socket = try await open(
-            "/echo?bad=\(bad)&tag=\(tag)", options: WebSocketOptions(maximumMessageSize: 65_536))
-        try await socket.send("go")
-        await #expect {
-            for try await _ in socket {}
-        } throws: { error in
-            guard case RestingError.webSocketFailed(let failure) = error else { return false }
-            return failure.kind == kind
-        }
-        #expect(try await stats(tag, closed: true).closed == code)
-    }
-
-    @Test("a server that vanishes without a close frame fails the socket as a lost connection")
-    func vanishingPeer() async throws {
-        let socket = try await open("/echo?vanish=1")
-        try await socket.send("go")
-        await #expect {
-            for try await _ in socket {}
-        } throws: { error in
-            guard case RestingError.webSocketFailed(let failure) = error else { return false }
-            return failure.kind == .connectionLost
-        }
-        #expect(socket.closure == nil)
     }
 
     @Test("a peer that answers no ping fails the socket once the keep-alive's timeout passes")
@@ -236,41 +114,6 @@ struct WebSocketTests {
         }
         await socket.close()
         #expect(socket.closure == WebSocketClosure(code: .normalClosure))
-    }
-
-    @Test("sends from many tasks at once go out whole, one after the other")
-    func concurrentSends() async throws {
-        let socket = try await open("/echo")
-        let messages = (0..<50).map { String(repeating: Character(UnicodeScalar(65 + $0 % 26)!), count: 10_000 + $0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for message in messages { group.addTask { try await socket.send(message) } }
-            try await group.waitForAll()
-        }
-        var received: [String] = []
-        for _ in messages {
-            guard case .text(let text) = try await next(socket) else { break }
-            received.append(text)
-        }
-        #expect(received.sorted() == messages.sorted())
-        await socket.close()
-    }
-
-    @Test("a reader that does not read stops the socket: the server cannot send it all until the reader catches up")
-    func slowReader() async throws {
-        let count = 400
-        let socket = try await open(
-            "/echo?flood=\(count)&size=65536&tag=slow-reader", options: WebSocketOptions(receiveBufferSize: 65_536))
-        // The server has sent what the buffers between hold, and waits: 26 MiB do not fit in them.
-        let stalled = try await stats("slow-reader", sent: 1)
-        #expect(stalled.sent < count)
-        var read = 0
-        for try await message in socket {
-            #expect(message.byteCount == 65_536)
-            read += 1
-            if read == count { break }
-        }
-        #expect(try await stats("slow-reader", sent: count).sent == count)
-        await socket.close()
     }
 
     @Test("cancelAll() closes an open socket with 1001: the reader gets .cancelled, the server a close frame")
@@ -326,6 +169,14 @@ struct WebSocketTests {
         ) {
             _ = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
         }
+    }
+
+    @Test("a 101 that is not RFC 6455's closes the connection the transport handed over")
+    func invalidHandshakeClosesTheConnection() async throws {
+        let transport = try CurlClient()
+        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
+        await #expect(throws: RestingError.self) { _ = try await open("/echo?accept=wrong", on: client) }
+        #expect(transport.upgrades.count == 0)
     }
 
     // MARK: The handshake is a call
@@ -421,15 +272,4 @@ struct WebSocketTests {
         #expect(transport.upgrades.count == 0)
     }
 
-    @Test("a compressed fragmented message with pings between its fragments inflates whole; a server window is agreed")
-    func compressedFragments() async throws {
-        let socket = try await open(
-            "/echo?fragment=100&deflate_params=server_max_window_bits=10",
-            options: WebSocketOptions(compression: .init(minimumSize: 0)))
-        #expect(socket.isCompressed)
-        let text = (0..<2_000).map { "line \($0): \(String(repeating: "ü", count: $0 % 17))\n" }.joined()
-        try await socket.send(text)
-        #expect(try await next(socket) == .text(text))
-        await socket.close()
-    }
 }
