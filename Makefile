@@ -103,12 +103,13 @@ soak: deps
 
 # Benchmarks against nginx on loopback (installs nginx): small requests (Benchmarks/bench.py), then large
 # uploads and downloads with peak RSS (Benchmarks/streaming.py), then the memory of 10,000 open event streams
-# (Benchmarks/stream_open.py).
+# (Benchmarks/stream_open.py), then WebSockets against a C floor (Benchmarks/websocket.py).
 bench:
 	@scripts/install-deps.sh bench
 	python3 Benchmarks/bench.py
 	python3 Benchmarks/streaming.py
 	python3 Benchmarks/stream_open.py
+	python3 Benchmarks/websocket.py
 
 # The tool packages keep their own .build folders; SwiftPM can miss a file added to this package inside an old one.
 clean:

@@ -26,7 +26,8 @@ Linux)
     # squid: a real proxy the proxy-authentication tests go through (Basic and Digest).
     # zlib1g-dev: the header of the zlib libcurl links, for WebSocket's permessage-deflate.
     packages=(python3 python3-pip libcurl4-openssl-dev zlib1g-dev openssl curl squid)
-    [ "${1:-}" = "bench" ] && packages+=(time)
+    # libssl-dev: the SHA-1 of the C WebSocket server the WebSocket benchmark runs against.
+    [ "${1:-}" = "bench" ] && packages+=(time libssl-dev)
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -85,7 +85,7 @@ enum OpenStreams {
         if clean != count { exit(1) }
     }
 
-    private static func raiseOpenFileLimit() {
+    static func raiseOpenFileLimit() {
         #if canImport(Glibc)
         let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         #else
@@ -98,7 +98,7 @@ enum OpenStreams {
     }
 
     /// The second field of /proc/self/statm (resident pages), in KiB.
-    private static func residentKiB() -> Int {
+    static func residentKiB() -> Int {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
         let fields = statm.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }

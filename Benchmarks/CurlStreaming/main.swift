@@ -16,6 +16,11 @@ if arguments.count == 4, arguments[1] == "stream-open", let count = Int(argument
     try await OpenStreams.run(base: arguments[2], count: count)
     exit(0)
 }
+if arguments.count == 4, WebSocketBench.modes.contains(arguments[1]), let count = Int(arguments[3]) {
+    // RestingCurlStreamingBenchmark ws-echo|ws-echo-1m|ws-open BASE_URL COUNT: see WebSocketBench.
+    try await WebSocketBench.run(arguments[1], base: arguments[2], count: count)
+    exit(0)
+}
 guard arguments.count >= 3, StreamingTransfer.actions.contains(arguments[1]) else {
     print("usage: RestingCurlStreamingBenchmark upload-raw|upload-multipart|download|stream URL [FILE | COUNT DIR]")
     exit(2)

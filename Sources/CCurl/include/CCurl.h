@@ -4,6 +4,9 @@
 #define RESTINGKIT_CCURL_H
 
 #include <curl/curl.h>
+#ifdef __linux__
+#include <sys/epoll.h>  // the socket poller of upgraded connections (Glibc's module leaves it out)
+#endif
 
 typedef size_t (*rk_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
 typedef int (*rk_seek_callback)(void *userdata, curl_off_t offset, int origin);

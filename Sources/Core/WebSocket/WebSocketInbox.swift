@@ -61,43 +61,23 @@ final class WebSocketInbox: Sendable {
     /// The next message; `nil` once the peer has closed and every message is taken; throws the socket's failure,
     /// or ``RestingError/cancelled`` when the calling task is cancelled while it waits.
     func next() async throws -> WebSocketMessage? {
-        enum Outcome {
-            case message(WebSocketMessage, producer: CheckedContinuation<Void, Never>?)
-            case ended(Result<Void, RestingError>)
-            case wait
-        }
+        // A message already kept is taken without suspending: a reader behind the socket never waits.
+        if let kept = takeKept() { return try kept.get() }
         let id = state.withLock { state in
             defer { state.nextReaderID += 1 }
             return state.nextReaderID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let outcome = state.withLock { state -> Outcome in
-                    if state.head < state.messages.count {
-                        let message = state.messages[state.head]
-                        state.head += 1
-                        state.bytes -= message.byteCount
-                        if state.head == state.messages.count {
-                            state.messages.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        var producer: CheckedContinuation<Void, Never>?
-                        if state.hasRoom { swap(&producer, &state.producer) }
-                        return .message(message, producer: producer)
-                    }
-                    if let ending = state.ending { return .ended(ending) }
-                    if Task.isCancelled { return .ended(.failure(.cancelled)) }
+                typealias Outcome = (Result<WebSocketMessage?, RestingError>?, CheckedContinuation<Void, Never>?)
+                let (kept, producer) = state.withLock { state -> Outcome in
+                    if let kept = take(from: &state) { return (kept, takeProducerIfRoom(from: &state)) }
+                    if Task.isCancelled { return (.failure(.cancelled), nil) }
                     state.readers.append((id, continuation))
-                    return .wait
+                    return (nil, nil)
                 }
-                switch outcome {
-                case .message(let message, let producer):
-                    producer?.resume()
-                    continuation.resume(returning: message)
-                case .ended(.success): continuation.resume(returning: nil)
-                case .ended(.failure(let error)): continuation.resume(throwing: error)
-                case .wait: break
-                }
+                producer?.resume()
+                if let kept { continuation.resume(with: kept.mapError { $0 as any Error }) }
             }
         } onCancel: {
             let reader = state.withLock { state in
@@ -105,6 +85,39 @@ final class WebSocketInbox: Sendable {
             }
             reader?.resume(throwing: RestingError.cancelled)
         }
+    }
+
+    /// The next kept message, or the end once none is kept; `nil` while the reader must wait.
+    private func takeKept() -> Result<WebSocketMessage?, RestingError>? {
+        let (kept, producer) = state.withLock {
+            state -> (Result<WebSocketMessage?, RestingError>?, CheckedContinuation<Void, Never>?) in
+            (take(from: &state), takeProducerIfRoom(from: &state))
+        }
+        producer?.resume()
+        return kept
+    }
+
+    /// The reading loop waiting for room, once there is room.
+    private func takeProducerIfRoom(from state: inout State) -> CheckedContinuation<Void, Never>? {
+        guard state.hasRoom, let producer = state.producer else { return nil }
+        state.producer = nil
+        return producer
+    }
+
+    /// The next kept message, or the end once none is kept, inside the lock.
+    private func take(from state: inout State) -> Result<WebSocketMessage?, RestingError>? {
+        if state.head < state.messages.count {
+            let message = state.messages[state.head]
+            state.head += 1
+            state.bytes -= message.byteCount
+            if state.head == state.messages.count {
+                state.messages.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+            return .success(message)
+        }
+        guard let ending = state.ending else { return nil }
+        return ending.map { nil }
     }
 
     /// Ends the messages (the first ending counts): readers waiting get it now, others once they have taken what

@@ -11,10 +11,16 @@ final class WebSocketSendGate: Sendable {
 
     /// Waits for the turn; ``RestingError/cancelled`` if the task is cancelled first. Call ``leave()`` after.
     func enter() async throws {
-        let id = state.withLock { state in
+        // The common case, a free gate, takes the turn without suspending.
+        let (entered, id) = state.withLock { state in
             defer { state.nextID += 1 }
-            return state.nextID
+            guard state.isBusy || !state.waiting.isEmpty else {
+                state.isBusy = true
+                return (true, state.nextID)
+            }
+            return (false, state.nextID)
         }
+        if entered { return try Task.checkCancellation(leaving: self) }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let enters = state.withLock { state in
@@ -50,5 +56,14 @@ final class WebSocketSendGate: Sendable {
             return state.waiting.removeFirst().continuation
         }
         next?.resume()
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Throws ``RestingError/cancelled`` — after handing `gate`'s turn on — when the current task is cancelled.
+    fileprivate static func checkCancellation(leaving gate: WebSocketSendGate) throws {
+        guard isCancelled else { return }
+        gate.leave()
+        throw RestingError.cancelled
     }
 }

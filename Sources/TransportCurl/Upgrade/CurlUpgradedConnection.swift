@@ -42,30 +42,38 @@ final class CurlUpgradedConnection: UpgradedConnection, @unchecked Sendable {
     }
 
     func read(maximumLength: Int) async throws -> Data? {
-        var buffer = [UInt8](repeating: 0, count: max(1, maximumLength))
         while true {
             try Task.checkCancellation()
-            let outcome = lock.withLock { state -> Result<Data?, RestingError>? in
-                if !state.pending.isEmpty {
-                    let taken = state.pending.prefix(maximumLength)
-                    state.pending.removeFirst(taken.count)
-                    return .success(Data(taken))
-                }
-                guard let handle = state.handle else { return .failure(Self.closedError) }
-                var received = 0
-                let code = buffer.withUnsafeMutableBytes {
-                    curl_easy_recv(handle.raw, $0.baseAddress, $0.count, &received)
-                }
-                switch code {
-                case CURLE_OK: return .success(received == 0 ? nil : Data(buffer[0..<received]))
-                case CURLE_AGAIN: return nil
-                default: return .failure(CurlError.restingError(code, detail: "reading the upgraded connection"))
-                }
-            }
-            switch outcome {
+            switch receive(maximumLength: maximumLength) {
             case .success(let bytes)?: return bytes
             case .failure(let error)?: throw error
             case nil: try await poller.wait(until: .readable, socket: socket)
+            }
+        }
+    }
+
+    /// What one non-blocking read gives: bytes, the end (`.success(nil)`), a failure, or `nil` for "again". Apart
+    /// from ``read(maximumLength:)`` so that no buffer is held across its wait: ten thousand idle sockets would hold
+    /// ten thousand buffers.
+    private func receive(maximumLength: Int) -> Result<Data?, RestingError>? {
+        lock.withLock { state -> Result<Data?, RestingError>? in
+            if !state.pending.isEmpty {
+                let taken = state.pending.prefix(maximumLength)
+                state.pending.removeFirst(taken.count)
+                return .success(Data(taken))
+            }
+            guard let handle = state.handle else { return .failure(Self.closedError) }
+            // Into scratch memory, not zeroed, and only what arrived is copied out: a read of a few bytes must not cost
+            // 64 KiB of memset, nor keep 64 KiB of capacity.
+            return withUnsafeTemporaryAllocation(byteCount: max(1, maximumLength), alignment: 1) { buffer in
+                var received = 0
+                let code = curl_easy_recv(handle.raw, buffer.baseAddress, buffer.count, &received)
+                switch code {
+                case CURLE_OK:
+                    return .success(received > 0 ? Data(UnsafeRawBufferPointer(rebasing: buffer[0..<received])) : nil)
+                case CURLE_AGAIN: return nil
+                default: return .failure(CurlError.restingError(code, detail: "reading the upgraded connection"))
+                }
             }
         }
     }

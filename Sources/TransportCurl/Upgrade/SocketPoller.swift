@@ -9,9 +9,10 @@ import Musl
 import Darwin
 #endif
 
-/// One thread that waits, with `poll(2)`, until the sockets of upgraded connections can be read or written, and
-/// resumes the tasks waiting for them: ten thousand idle WebSockets cost ten thousand registrations at most, and no
-/// thread each. A wait is cancellable; ``stop()`` ends the thread once nothing waits.
+/// One thread that waits until the sockets of upgraded connections can be read or written, and resumes the tasks
+/// waiting for them: ten thousand idle WebSockets cost ten thousand registrations, and no thread each. On Linux it is
+/// `epoll` with one-shot registrations that each waiter arms itself; elsewhere `poll(2)` over the waiters' sockets,
+/// interrupted to see a new one. A wait is cancellable; ``stop()`` ends the thread.
 final class SocketPoller: Sendable {
     /// What a task waits for.
     enum Readiness: Sendable {
@@ -32,26 +33,46 @@ final class SocketPoller: Sendable {
         var nextID: UInt64 = 0
         var isStarted = false
         var isStopped = false
+        /// The sockets the epoll instance knows (Linux).
+        var registered: Set<Int32> = []
     }
 
     private let state = Locked(State())
-    /// Writing a byte to `wake[1]` interrupts the thread's `poll`, so that it sees a new waiter or a stop.
+    /// Writing a byte to `wake[1]` interrupts the thread's wait, so that it sees a stop (and, with `poll`, a new
+    /// waiter).
     private let wake: (read: Int32, write: Int32)
+    #if os(Linux)
+    /// One-shot registrations: a waiter arms its socket from its own thread, and the thread is woken only by the
+    /// socket — no interruption, no list rebuilt, however many sockets wait.
+    private let epoll: Int32
+    #endif
 
     init() throws(RestingError) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            throw .transportFailed(
-                TransportError(
-                    kind: .other, code: Int(errno), domain: "errno", message: "cannot make the poller's wake pipe"))
-        }
+        guard pipe(&ends) == 0 else { throw Self.failure("cannot make the poller's wake pipe") }
         for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         wake = (ends[0], ends[1])
+        #if os(Linux)
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: UInt64.max))
+        guard epoll >= 0, epoll_ctl(epoll, EPOLL_CTL_ADD, wake.read, &event) == 0 else {
+            close(ends[0])
+            close(ends[1])
+            throw Self.failure("cannot make the poller's epoll instance")
+        }
+        #endif
     }
 
     deinit {
         close(wake.read)
         close(wake.write)
+        #if os(Linux)
+        close(epoll)
+        #endif
+    }
+
+    private static func failure(_ message: String) -> RestingError {
+        .transportFailed(TransportError(kind: .other, code: Int(errno), domain: "errno", message: message))
     }
 
     /// Waits until `socket` is ready as asked (or in error: the read or write that follows says which).
@@ -66,28 +87,42 @@ final class SocketPoller: Sendable {
                     if state.isStopped { return .failure(.shutDown) }
                     if Task.isCancelled { return .failure(.cancelled) }
                     state.waiters[id] = Waiter(socket: socket, readiness: readiness, continuation: continuation)
+                    arm(socket, in: &state)
                     defer { state.isStarted = true }
                     return .success(!state.isStarted)
                 }
                 switch outcome {
                 case .failure(let error): continuation.resume(throwing: error)
-                case .success(let start):
-                    if start { startThread() } else { interrupt() }
+                case .success(true): startThread()
+                case .success(false):
+                    #if !os(Linux)
+                    interrupt()
+                    #endif
                 }
             }
         } onCancel: {
-            resume(id, throwing: .cancelled)
+            let waiter = state.withLock { state in
+                let waiter = state.waiters.removeValue(forKey: id)
+                if let waiter { arm(waiter.socket, in: &state) }
+                return waiter
+            }
+            waiter?.continuation.resume(throwing: RestingError.cancelled)
         }
     }
 
-    /// Fails every wait on `socket` (its connection is closing) with `error`.
+    /// Fails every wait on `socket` (its connection is closing) with `error`, and forgets the socket.
     func abandon(_ socket: Int32, with error: RestingError) {
         let waiters = state.withLock { state in
             let ids = state.waiters.filter { $0.value.socket == socket }.map(\.key)
+            #if os(Linux)
+            if state.registered.remove(socket) != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil) }
+            #endif
             return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
         }
         for waiter in waiters { waiter.resume(throwing: error) }
+        #if !os(Linux)
         interrupt()
+        #endif
     }
 
     /// Ends the thread; waits still pending fail with ``RestingError/shutDown``.
@@ -101,10 +136,37 @@ final class SocketPoller: Sendable {
         interrupt()
     }
 
-    private func resume(_ id: UInt64, throwing error: RestingError) {
-        let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-        waiter?.continuation.resume(throwing: error)
-        interrupt()
+    /// Asks the OS to report `socket` once for what its waiters wait for (Linux; `poll` rebuilds its list instead).
+    private func arm(_ socket: Int32, in state: inout State) {
+        #if os(Linux)
+        var events: UInt32 = 0
+        for waiter in state.waiters.values where waiter.socket == socket {
+            events |= waiter.readiness == .readable ? EPOLLIN.rawValue : EPOLLOUT.rawValue
+        }
+        guard events != 0 else { return }
+        var event = epoll_event(
+            events: events | EPOLLONESHOT.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(u64: UInt64(socket)))
+        // A socket closed since it was registered left the epoll set with it: its number may be another's now.
+        if !state.registered.contains(socket) || epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0 {
+            if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0 {
+                _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event)
+            }
+            state.registered.insert(socket)
+        }
+        #endif
+    }
+
+    /// Resumes the waiters `socket`'s readiness (`readable`, `writable`) lets go, and arms it again for the others.
+    private func ready(_ socket: Int32, readable: Bool, writable: Bool) {
+        let waiters = state.withLock { state in
+            let ids = state.waiters.filter { id, waiter in
+                waiter.socket == socket && (waiter.readiness == .readable ? readable : writable)
+            }.map(\.key)
+            let resumed = ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+            arm(socket, in: &state)
+            return resumed
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     private func interrupt() {
@@ -124,17 +186,34 @@ final class SocketPoller: Sendable {
         }
     }
 
-    /// The thread: polls the waited-for sockets and the wake pipe until stopped.
+    /// The thread: waits for the sockets and the wake pipe until stopped.
     private func run() {
+        #if os(Linux)
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        while true {
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
+            if state.withLock({ $0.isStopped }) { return }
+            guard count > 0 else { continue }
+            for event in events[0..<Int(count)] {
+                guard event.data.u64 != UInt64.max else {
+                    var drain = [UInt8](repeating: 0, count: 64)
+                    while read(wake.read, &drain, drain.count) > 0 {}
+                    continue
+                }
+                let problem = event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0
+                ready(
+                    Int32(truncatingIfNeeded: event.data.u64),
+                    readable: problem || event.events & EPOLLIN.rawValue != 0,
+                    writable: problem || event.events & EPOLLOUT.rawValue != 0)
+            }
+        }
+        #else
         var descriptors: [pollfd] = []
-        var ids: [UInt64] = []
         while true {
             descriptors.removeAll(keepingCapacity: true)
-            ids.removeAll(keepingCapacity: true)
             descriptors.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
             let isStopped = state.withLock { state in
-                for (id, waiter) in state.waiters {
-                    ids.append(id)
+                for waiter in state.waiters.values {
                     descriptors.append(pollfd(fd: waiter.socket, events: waiter.readiness.events, revents: 0))
                 }
                 return state.isStopped
@@ -146,10 +225,13 @@ final class SocketPoller: Sendable {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wake.read, &drain, drain.count) > 0 {}
             }
-            let ready = zip(ids, descriptors.dropFirst()).filter { $0.1.revents != 0 }.map(\.0)
-            guard !ready.isEmpty else { continue }
-            let waiters = state.withLock { state in ready.compactMap { state.waiters.removeValue(forKey: $0) } }
-            for waiter in waiters { waiter.continuation.resume() }
+            for descriptor in descriptors.dropFirst() where descriptor.revents != 0 {
+                let problem = descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
+                ready(
+                    descriptor.fd, readable: problem || descriptor.revents & Int16(POLLIN) != 0,
+                    writable: problem || descriptor.revents & Int16(POLLOUT) != 0)
+            }
         }
+        #endif
     }
 }

@@ -47,6 +47,9 @@ enum UpgradeExchange {
         try handle.set(CURLOPT_URL, request.url.absoluteString, "URL")
         try handle.set(CURLOPT_CONNECT_ONLY, 1, "connect only")
         try handle.set(CURLOPT_NOPROGRESS, 1, "no progress")
+        // RestingKit reads the connection into buffers of its own: libcurl's receive buffer would idle with every
+        // socket (16 KiB each by default).
+        try handle.set(CURLOPT_BUFFERSIZE, 1024, "receive buffer")
         // Through a proxy, the connection is a tunnel (CONNECT), whatever the scheme: the upgrade is end to end.
         try handle.set(CURLOPT_HTTPPROXYTUNNEL, 1, "proxy tunnel")
         let attempt = ConnectAttempt(handle: handle)
