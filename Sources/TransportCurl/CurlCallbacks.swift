@@ -19,6 +19,9 @@ let headerCallback: rk_data_callback = { bytes, size, count, userdata in
     return transfer.receiveHeader(bytes, size * count)
 }
 
+/// Takes and drops what a connect-only handle's proxy answers to its CONNECT (an upgrade's tunnel): nothing reads it.
+let discardCallback: rk_data_callback = { _, size, count, _ in size * count }
+
 let readCallback: rk_data_callback = { bytes, size, count, userdata in
     guard let bytes, let transfer = transfer(userdata) else { return Int(CURL_READFUNC_ABORT) }
     return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: bytes, count: size * count))

@@ -51,7 +51,7 @@ public final class CurlClient: HTTPClient {
 
     deinit {
         drivers.stop()
-        poller.stop()
+        poller.orphan()
     }
 
     /// The threads that drive libcurl, as one `TaskExecutor`. Tasks that prefer it — `Task(executorPreference:)`,

@@ -34,7 +34,7 @@ same code. What each path adds, with query parameters:
                                    `sent` is at least k, with `closed` until the connection's close frame (or its
                                    end, as 1006) has arrived, with `stalled` until a flood found its socket full
 
-Started by LocalServer (`--host`, `--port`, `--exit-with-stdin`).
+Started by LocalServer (`--host`, `--port`, `--exit-with-stdin`); `--tls-cert` and `--tls-key` serve wss (HTTPS).
 """
 import argparse
 import base64
@@ -43,6 +43,7 @@ import json
 import os
 import select
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -342,6 +343,14 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
+    tls = None  # an ssl.SSLContext when serving wss
+
+    def get_request(self):
+        connection, address = super().get_request()
+        if self.tls:
+            # The handshake happens in the handler's thread, so a failing client blocks no one else.
+            connection = self.tls.wrap_socket(connection, server_side=True, do_handshake_on_connect=False)
+        return connection, address
 
     def handle_error(self, request, client_address):
         if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
@@ -353,10 +362,16 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--exit-with-stdin", action="store_true")
+    parser.add_argument("--tls-cert", help="serve wss with this certificate (PEM)")
+    parser.add_argument("--tls-key", help="the certificate's private key (PEM)")
     arguments = parser.parse_args()
     server = Server((arguments.host, arguments.port), Handler)
+    if arguments.tls_cert:
+        server.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.tls.load_cert_chain(arguments.tls_cert, arguments.tls_key)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"websocket server listening on http://{arguments.host}:{server.server_address[1]}", flush=True)
+    scheme = "https" if arguments.tls_cert else "http"
+    print(f"websocket server listening on {scheme}://{arguments.host}:{server.server_address[1]}", flush=True)
     if arguments.exit_with_stdin:
         sys.stdin.read()
     else:

@@ -161,6 +161,16 @@ struct WebSocketTests {
         }
     }
 
+    @Test("a socket outlives the last reference to its client and its transport, and closes cleanly after")
+    func outlivesItsTransport() async throws {
+        let socket = try await RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: try CurlClient())
+            .webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
+        try await socket.send("still here")
+        #expect(try await next(socket) == .text("still here"))
+        await socket.close()
+        #expect(socket.closure == WebSocketClosure(code: .normalClosure))
+    }
+
     @Test("URLSessionClient refuses the upgrade typed: it hands no connection over")
     func urlSessionIsUnsupported() async throws {
         let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: URLSessionClient())

@@ -17,8 +17,20 @@ extension RestingClient {
     public func webSocket<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, options: WebSocketOptions = WebSocketOptions()
     ) async throws -> WebSocket {
-        try await inCallingTask { events in
-            try await Call(self, request).respond(WebSocketHandshake(options: options), .unobserved(events: events))
+        // A `ws(s)` base URL is converted as the `http(s)` it stands for (RFC 6455 §3).
+        let baseUrl = Self.httpEquivalent(of: self.baseUrl)
+        return try await inCallingTask { events in
+            try await Call(self, request, baseUrl: baseUrl).respond(
+                WebSocketHandshake(options: options), .unobserved(events: events))
         }
+    }
+
+    /// `url` with `ws:` as `http:` and `wss:` as `https:`; any other URL as it is.
+    static func httpEquivalent(of url: String) -> String {
+        for (webSocket, http) in [("wss://", "https://"), ("ws://", "http://")]
+        where url.lowercased().hasPrefix(webSocket) {
+            return http + url.dropFirst(webSocket.count)
+        }
+        return url
     }
 }

@@ -32,6 +32,7 @@ final class CurlUpgradedConnection: UpgradedConnection, @unchecked Sendable {
         self.socket = socket
         self.poller = poller
         self.onClose = onClose
+        poller.attach()
     }
 
     deinit { close() }
@@ -108,6 +109,7 @@ final class CurlUpgradedConnection: UpgradedConnection, @unchecked Sendable {
         poller.abandon(socket, with: Self.closedError)
         // The handle's cleanup closes the socket (with TLS's close_notify first).
         _ = consume handle
+        poller.detach()
         onClose()
     }
 

@@ -35,6 +35,10 @@ final class SocketPoller: Sendable {
         var isStopped = false
         /// The sockets the epoll instance knows (Linux).
         var registered: Set<Int32> = []
+        /// Connections that use the poller: it outlives its client while one is open.
+        var connections = 0
+        /// The client is gone: the thread ends with the last connection.
+        var isOrphaned = false
     }
 
     private let state = Locked(State())
@@ -123,6 +127,28 @@ final class SocketPoller: Sendable {
         #if !os(Linux)
         interrupt()
         #endif
+    }
+
+    /// A connection starts using the poller.
+    func attach() { state.withLock { $0.connections += 1 } }
+
+    /// A connection is done with the poller: the last one of an orphaned poller ends its thread.
+    func detach() {
+        let ends = state.withLock { state in
+            state.connections -= 1
+            return state.isOrphaned && state.connections == 0
+        }
+        if ends { stop() }
+    }
+
+    /// The client that made the poller is gone: the thread ends once no connection uses it (at once if none does),
+    /// so that a WebSocket outlives the last reference to its transport.
+    func orphan() {
+        let ends = state.withLock { state in
+            state.isOrphaned = true
+            return state.connections == 0
+        }
+        if ends { stop() }
     }
 
     /// Ends the thread; waits still pending fail with ``RestingError/shutDown``.

@@ -50,8 +50,11 @@ enum UpgradeExchange {
         // RestingKit reads the connection into buffers of its own: libcurl's receive buffer would idle with every
         // socket (16 KiB each by default).
         try handle.set(CURLOPT_BUFFERSIZE, 1024, "receive buffer")
-        // Through a proxy, the connection is a tunnel (CONNECT), whatever the scheme: the upgrade is end to end.
+        // Through a proxy, the connection is a tunnel (CONNECT), whatever the scheme: the upgrade is end to end. The
+        // proxy's answer to the CONNECT goes to callbacks that need a transfer: this handle has none.
         try handle.set(CURLOPT_HTTPPROXYTUNNEL, 1, "proxy tunnel")
+        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, discardCallback), "headers")
+        try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, discardCallback), "body")
         let attempt = ConnectAttempt(handle: handle)
         let code = try await attempt.run()
         guard code == CURLE_OK else { throw CurlError.restingError(code, detail: handle.errorDetail) }
