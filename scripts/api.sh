@@ -37,12 +37,12 @@ for module in "${MODULES[@]}"; do
     checked=$((checked + 1))
     mkdir -p "$work/$module"
     swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules_dir" \
-        -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap -Xcc -fmodule-map-file=Sources/CZlib/include/module.modulemap \
         -minimum-access-level public -output-dir "$work/$module" >/dev/null
     python3 scripts/api_listing.py "$work/$module" >"$work/$module.txt"
     if [ "$mode" = record ] && $linux; then
         swift-api-digester -dump-sdk -module "$module" -target "$triple" -I "$modules_dir" \
-            -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap \
+            -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap -Xcc -fmodule-map-file=Sources/CZlib/include/module.modulemap \
             -avoid-location -avoid-tool-args -o "$work/$module.json" 2>/dev/null
     fi
     if [ "$mode" = record ]; then
@@ -56,7 +56,7 @@ for module in "${MODULES[@]}"; do
         cat "$work/$module.diff" >&2
         if $linux; then
             swift-api-digester -diagnose-sdk -module "$module" -target "$triple" -I "$modules_dir" \
-                -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap \
+                -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap -Xcc -fmodule-map-file=Sources/CZlib/include/module.modulemap \
                 -baseline-path "api/linux/$module.json" 2>&1 | grep -v -e '^/\*' -e '^$' | sed 's/^/api: breaks callers: /' >&2 || true
         fi
         failed=1

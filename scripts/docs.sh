@@ -25,6 +25,7 @@ for module in "${MODULES[@]}"; do
     mkdir -p "$GRAPHS/$module"
     swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules_dir" \
         -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CZlib/include/module.modulemap \
         -minimum-access-level public -output-dir "$GRAPHS/$module" >/dev/null
 done
 python3 scripts/check_docs.py "$GRAPHS"

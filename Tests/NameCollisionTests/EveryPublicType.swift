@@ -30,6 +30,7 @@ enum EveryPublicType {
     typealias ConcurrencyModeLookup = ConcurrencyMode
     typealias ConnectionOptionsLookup = ConnectionOptions
     typealias ConnectionRouteLookup = ConnectionRoute
+    typealias ConnectionUpgradeLookup = ConnectionUpgrade
     typealias CookieInterceptorLookup = CookieInterceptor
     typealias CookieJarLookup = CookieJar
     typealias CookieLookup = Cookie
@@ -147,10 +148,17 @@ enum EveryPublicType {
     typealias TransferProgressLookup = TransferProgress
     typealias TransportDefaultsLookup = TransportDefaults
     typealias TransportErrorLookup = TransportError
+    typealias UpgradedConnectionLookup = UpgradedConnection
     typealias URLQueryEncoderLookup = URLQueryEncoder
     typealias URLSessionClientLookup = URLSessionClient
     typealias ValidationInterceptorLookup = ValidationInterceptor
     typealias VirtualClockLookup = VirtualClock
+    typealias WebSocketCloseCodeLookup = WebSocketCloseCode
+    typealias WebSocketClosureLookup = WebSocketClosure
+    typealias WebSocketFailureLookup = WebSocketFailure
+    typealias WebSocketLookup = WebSocket
+    typealias WebSocketMessageLookup = WebSocketMessage
+    typealias WebSocketOptionsLookup = WebSocketOptions
 
     #if Logging
     typealias SwiftLogInterceptorLookup = SwiftLogInterceptor

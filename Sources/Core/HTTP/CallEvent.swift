@@ -101,9 +101,13 @@ public struct CallEvent: Sendable, CustomStringConvertible {
 
     /// A WebSocket control frame, as ``Kind/webSocketControlFrame(_:bytes:)`` reports it.
     public enum WebSocketControlFrame: String, Sendable, Equatable {
+        /// This side sent a ping (``WebSocket/ping(_:)``, or a keep-alive's).
         case pingSent
+        /// The peer sent a ping (answered at once).
         case pingReceived
+        /// This side answered a ping.
         case pongSent
+        /// The peer answered a ping (or sent a pong of its own).
         case pongReceived
     }
 

@@ -28,7 +28,9 @@ public struct WebSocketOptions: Sendable, Equatable {
     /// A ping every `interval`; a pong must answer each within `timeout`, or the socket fails with
     /// ``WebSocketFailure/Kind/pingTimeout``.
     public struct KeepAlive: Sendable, Equatable {
+        /// How often a ping goes out (none while the last is unanswered).
         public var interval: Duration
+        /// How long a pong may take.
         public var timeout: Duration
 
         /// Pings every `interval`, each answered within `timeout`.
