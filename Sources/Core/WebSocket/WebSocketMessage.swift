@@ -20,6 +20,12 @@ public enum WebSocketMessage: Sendable, Equatable {
     /// A binary message.
     case binary(Data)
 
+    /// Whether it is a text message.
+    var isText: Bool {
+        if case .text = self { return true }
+        return false
+    }
+
     /// The message's size on the wire before any compression: its UTF-8 bytes, or its bytes.
     public var byteCount: Int {
         switch self {

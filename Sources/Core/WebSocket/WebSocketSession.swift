@@ -74,7 +74,7 @@ final class WebSocketSession: Sendable {
         try await write(
             WebSocketFrame(isFinal: true, opcode: opcode, payload: payload), onlyWhileOpen: true,
             compressing: compresses)
-        events?.report(.webSocketMessageSent(isText: opcode == .text, bytes: payload.count))
+        events?.report(.webSocketMessageSent(isText: message.isText, bytes: payload.count))
     }
 
     /// Sends a ping with `payload` (at most 125 bytes).
@@ -250,9 +250,7 @@ final class WebSocketSession: Sendable {
     private func handle(_ incoming: WebSocketMessageAssembler.Incoming) async throws -> Bool {
         switch incoming {
         case .message(let message):
-            events?.report(
-                .webSocketMessageReceived(
-                    isText: { if case .text = message { true } else { false } }(), bytes: message.byteCount))
+            events?.report(.webSocketMessageReceived(isText: message.isText, bytes: message.byteCount))
             // After this side's close the peer may still send; nobody waits for it.
             guard state.withLock({ $0.lifecycle.acceptsMessages }) else { return true }
             _ = await inbox.put(message)

@@ -14,8 +14,8 @@ import Foundation
 /// Reads and writes never block a thread: when libcurl says "again", the task waits on the ``SocketPoller`` for the
 /// socket. One lock keeps the reading and the writing task off the handle at the same moment (a TLS session is not
 /// safe for both at once); it is held only for one non-blocking call.
-final class CurlUpgradedConnection: UpgradedConnection, @unchecked Sendable {
-    // @unchecked: `handle` is used only under `lock`, and released by `close()` under it.
+final class CurlUpgradedConnection: UpgradedConnection {
+    /// `handle` is used only under the lock, one non-blocking call at a time, and released by `close()`.
     private struct State {
         var handle: EasyHandle?
         /// Bytes read past the handshake's head, handed out first.

@@ -74,10 +74,8 @@ enum UpgradeExchange {
     /// `request`'s head, as HTTP/1.1 sends it.
     static func head(of request: HTTPRequest) -> Data {
         let url = request.url
-        var target =
-            url.path.isEmpty
-            ? "/" : (URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path)
-        if target.isEmpty { target = "/" }
+        let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
+        var target = path.isEmpty ? "/" : path
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         var lines = ["\(request.method.rawValue) \(target) HTTP/1.1"]
         if request.headers["Host"] == nil {
