@@ -1,4 +1,5 @@
 """What the benchmark scripts share: running commands, free ports, and an nginx of their own on loopback."""
+import os
 import socket
 import subprocess
 import time
@@ -13,6 +14,26 @@ def free_port():
 
 def run(command, env=None):
     return subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def build_release(product):
+    """Builds `product` of the Benchmarks package in release mode."""
+    print("Building (release)…", flush=True)
+    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product", product],
+                   cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+@contextmanager
+def serving(command):
+    """Runs a server that prints its base URL as the last word of its first line and stops when its stdin closes;
+    yields that URL."""
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        yield server.stdout.readline().split()[-1]
+    finally:
+        server.stdin.close()
+        server.wait()
 
 
 NGINX_MAIN = """

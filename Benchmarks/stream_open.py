@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import sys
 
-from benchlib import run
+from benchlib import build_release, run, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -27,21 +27,13 @@ CLIENTS = {"c": ["/tmp/restingkit-stream-open"],
 
 def measure(command):
     """One run against a fresh server: (opened, clean, KiB per call, descriptors)."""
-    server = subprocess.Popen([sys.executable, f"{ROOT}/Benchmarks/sse_server.py"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        base = server.stdout.readline().split()[-1]
+    with serving([sys.executable, f"{ROOT}/Benchmarks/sse_server.py"]) as base:
         opened, clean, kib, descriptors = run(command + [base, str(STREAMS)]).split()
         return int(opened), int(clean), float(kib), int(descriptors)
-    finally:
-        server.stdin.close()
-        server.wait()
 
 
 def main():
-    print("Building (release)…", flush=True)
-    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product",
-                    "RestingCurlStreamingBenchmark"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    build_release("RestingCurlStreamingBenchmark")
     subprocess.run(["cc", "-O2", "-o", "/tmp/restingkit-stream-open", f"{ROOT}/Benchmarks/c/stream_open.c", "-lcurl"],
                    check=True)
     results = {name: [] for name in CLIENTS}

@@ -22,7 +22,7 @@ import statistics
 import subprocess
 import sys
 
-from benchlib import run
+from benchlib import build_release, run, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
@@ -36,20 +36,13 @@ WORKLOADS = {"echo": MESSAGES, "echo-1m": max(1, MESSAGES // 40), "open": SOCKET
 
 def measure(client, workload):
     """One run against a fresh server: the client's figure."""
-    server = subprocess.Popen([SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        base = server.stdout.readline().split()[-1]
+    with serving([SERVER]) as base:
         mode = workload if client == "c" else f"ws-{workload}"
         return float(run(CLIENTS[client] + [mode, base, str(WORKLOADS[workload])]).split()[-1])
-    finally:
-        server.stdin.close()
-        server.wait()
 
 
 def main():
-    print("Building (release)…", flush=True)
-    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product",
-                    "RestingCurlStreamingBenchmark"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    build_release("RestingCurlStreamingBenchmark")
     subprocess.run(["cc", "-O2", "-o", SERVER, f"{ROOT}/Benchmarks/c/ws_echo_server.c", "-lcrypto", "-lpthread"],
                    check=True)
     subprocess.run(["cc", "-O2", "-o", CLIENT, f"{ROOT}/Benchmarks/c/ws_client.c", "-lcurl"], check=True)
