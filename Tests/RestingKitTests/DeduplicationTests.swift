@@ -22,7 +22,7 @@ struct DeduplicationTests {
         func arrive() {
             count += 1
             guard count >= expected else { return }
-            waiting.forEach { $0.resume() }
+            for waiter in waiting { waiter.resume() }
             waiting.removeAll()
         }
 

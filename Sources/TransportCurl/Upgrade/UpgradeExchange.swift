@@ -22,19 +22,26 @@ enum UpgradeExchange {
         _ request: HTTPRequest, configuration: CurlConfiguration, poller: SocketPoller, upgrades: OpenUpgrades
     ) async throws -> HTTPDataResponse {
         let timeout = request.timeout ?? configuration.totalTimeout ?? configuration.connectTimeout * 2
-        return try await withDeadline(
-            timeout,
-            expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no upgrade answer within \(timeout)") }
-        ) {
-            let connection = try await connect(
-                request, configuration: configuration, poller: poller, upgrades: upgrades)
-            do {
-                try await connection.write(head(of: request))
-                return try await response(to: request, on: connection, limit: configuration.maximumResponseSize)
-            } catch {
-                connection.close()
-                throw error is CancellationError ? RestingError.cancelled : error
-            }
+        let expired: @Sendable () -> RestingError = {
+            CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no upgrade answer within \(timeout)")
+        }
+        return try await withDeadline(timeout, expired: expired) {
+            try await exchange(request, configuration: configuration, poller: poller, upgrades: upgrades)
+        }
+    }
+
+    /// The connection, the request head out, the answer in: ``perform(_:configuration:poller:upgrades:)`` without its
+    /// deadline.
+    private static func exchange(
+        _ request: HTTPRequest, configuration: CurlConfiguration, poller: SocketPoller, upgrades: OpenUpgrades
+    ) async throws -> HTTPDataResponse {
+        let connection = try await connect(request, configuration: configuration, poller: poller, upgrades: upgrades)
+        do {
+            try await connection.write(head(of: request))
+            return try await response(to: request, on: connection, limit: configuration.maximumResponseSize)
+        } catch {
+            connection.close()
+            throw error is CancellationError ? RestingError.cancelled : error
         }
     }
 
