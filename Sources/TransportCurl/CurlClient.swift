@@ -31,7 +31,8 @@ public final class CurlClient: HTTPClient {
     package let drivers: CurlDriverPool
     package let census = TransferCensus()
     /// Waits for the sockets of upgraded connections (WebSockets), on a thread started at the first wait.
-    private let poller: SocketPoller
+    /// Made at the first upgrade: a client that never opens a WebSocket holds no descriptor for it.
+    private let poller = Locked<SocketPoller?>(nil)
     /// The upgraded connections still open, which shutdown waits for.
     package let upgrades = OpenUpgrades()
     /// Set by ``shutdown(gracePeriod:)``: new sends fail from then on.
@@ -46,12 +47,11 @@ public final class CurlClient: HTTPClient {
         CurlGlobal.initialize()
         _ = try EasyHandle.make(for: configuration)
         drivers = try CurlDriverPool(configuration: configuration)
-        poller = try SocketPoller()
     }
 
     deinit {
         drivers.stop()
-        poller.orphan()
+        poller.withLock { $0 }?.orphan()
     }
 
     /// The threads that drive libcurl, as one `TaskExecutor`. Tasks that prefer it — `Task(executorPreference:)`,
@@ -74,7 +74,7 @@ public final class CurlClient: HTTPClient {
         guard !isShutDown.load(ordering: .relaxed) else { throw RestingError.shutDown }
         if request.upgrade != nil {
             return try await UpgradeExchange.perform(
-                request, configuration: configuration, poller: poller, upgrades: upgrades)
+                request, configuration: configuration, poller: try socketPoller(), upgrades: upgrades)
         }
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
@@ -95,6 +95,16 @@ public final class CurlClient: HTTPClient {
             operation: { try await self.transfer(request, progress: progress) })
     }
 
+    /// The poller of upgraded connections, made now if it was not.
+    private func socketPoller() throws -> SocketPoller {
+        try poller.withLock { poller in
+            if let poller { return poller }
+            let made = try SocketPoller()
+            poller = made
+            return made
+        }
+    }
+
     /// Whether ``shutdown(gracePeriod:)`` has begun (for tests).
     package var isShuttingDown: Bool { isShutDown.load(ordering: .relaxed) }
 
@@ -113,7 +123,7 @@ public final class CurlClient: HTTPClient {
         await drivers.whenAllStopped()
         await upgrades.whenAllClosed()
         deadline.cancel()
-        poller.stop()
+        poller.withLock { $0 }?.stop()
     }
 
     /// Runs `body` with a new client, and shuts the client down when `body` returns or throws, as AsyncHTTPClient's
