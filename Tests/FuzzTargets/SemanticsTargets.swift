@@ -76,7 +76,8 @@ extension FuzzTarget {
             let isWildcard =
                 labels.first == "*" && labels.count > 1 && labels.dropFirst().allSatisfy { !$0.contains("*") }
             let name = isWildcard ? "x." + labels.dropFirst().joined(separator: ".") : rule
-            guard isWildcard || !rule.contains("*"), !text.contains("!" + name) else { continue }
+            // Exceptions are matched without case, as rules are: `!wWw.ck` lifts the rule `www.ck`.
+            guard isWildcard || !rule.contains("*"), !text.lowercased().contains("!" + name) else { continue }
             if !list.isPublicSuffix(name) {
                 violation("the rule \(rule.debugDescription) does not make \(name.debugDescription) a suffix")
             }
