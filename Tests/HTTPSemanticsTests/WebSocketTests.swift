@@ -10,7 +10,7 @@ import Testing
 /// WebSockets on `CurlClient` against the conformance kit's `websocket_server.py`, for what the kit's WebSocket checks
 /// (which both transports run in ConformanceTests) do not cover: the handshake as a call through the chain, the
 /// events, keep-alive, subprotocols, and every way a socket is cancelled or shut down.
-@Suite("WebSocket on CurlClient")
+@Suite("WebSocket on CurlClient", .timeLimit(.minutes(2)))
 struct WebSocketTests {
     static let server = Task { try await LocalServer.start(script: script) }
     static let otherServer = Task { try await LocalServer.start(script: script) }
@@ -169,6 +169,54 @@ struct WebSocketTests {
         #expect(try await next(socket) == .text("still here"))
         await socket.close()
         #expect(socket.closure == WebSocketClosure(code: .normalClosure))
+    }
+
+    /// Closes `socket` from inside its interceptor's call: a kill switch.
+    struct ClosingInterceptor: RestingInterceptor {
+        let socket: Locked<WebSocket?>
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+            if let socket = socket.withLock({ $0 }) { await socket.close(code: .goingAway, reason: "kill switch") }
+            return try await execution(request)
+        }
+    }
+
+    @Test("open, send, read and close on the transport's executor; close from inside another call's interceptor")
+    func lifecycleFromEveryContext() async throws {
+        let transport = try CurlClient()
+        let target = Locked<WebSocket?>(nil)
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: transport,
+            interceptors: [ClosingInterceptor(socket: target)])
+        let endpoint = Endpoint<Nothing, Nothing>(.get, "/echo")
+        try await Task(executorPreference: transport.executor) {
+            let socket = try await client.webSocket(RestingRequest(endpoint: endpoint))
+            try await socket.send("on the driver")
+            var messages = socket.makeAsyncIterator()
+            #expect(try await messages.next() == .text("on the driver"))
+            await socket.close()
+            #expect(socket.closure == WebSocketClosure(code: .normalClosure))
+        }.value
+        let socket = try await client.webSocket(RestingRequest(endpoint: endpoint))
+        target.withLock { $0 = socket }
+        // The next handshake's interceptor closes the first socket before its own call goes on.
+        let second = try await client.webSocket(RestingRequest(endpoint: endpoint))
+        #expect(socket.closure != nil)
+        target.withLock { $0 = nil }
+        await second.close()
+    }
+
+    @Test("CurlClient.shutdown awaited on its own executor with a socket open returns, and the socket ends")
+    func shutdownFromTheTransportsExecutor() async throws {
+        let transport = try CurlClient()
+        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
+        let socket = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
+        await Task(executorPreference: transport.executor) {
+            await transport.shutdown(gracePeriod: .milliseconds(10))
+        }.value
+        await #expect(throws: RestingError.self) {
+            for try await _ in socket {}
+        }
+        #expect(transport.upgrades.count == 0)
     }
 
     @Test("URLSessionClient refuses the upgrade typed: it hands no connection over")
