@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// One call of a ``RestingClient``: the stages every call passes, in order — ``respond(_:_:)`` is the function to read
-/// first — and the request they start from. What `perform`, `send`, a streamed call, a download and a poll round do
-/// differently is their ``CallEnding``; pages and offline replays are `perform` from another base URL, reconnections a
-/// streamed call's stages again.
+/// first — and the request they start from. What `perform`, `send`, a streamed call, a download, a poll round and a
+/// WebSocket handshake do differently is their ``CallEnding``; pages and offline replays are `perform` from another
+/// base URL, reconnections a streamed call's stages again.
 ///
 /// Around ``respond(_:_:)``, ``RestingClient/run(_:events:_:)`` holds the call's slot of the concurrency limit and its
 /// registration for ``RestingClient/cancelAll()``, and reports its failure; `perform` runs it in a promise's task
