@@ -59,9 +59,8 @@ def main():
               f"{median[(client, 'open')]:>12.1f}")
     print()
 
-    def ratio(workload, inverse=False):
-        pairs = zip(results[("curl", workload)], results[("c", workload)])
-        return statistics.median((c / curl) if inverse else (curl / c) for curl, c in pairs)
+    def ratio(workload):
+        return statistics.median(curl / c for curl, c in zip(results[("curl", workload)], results[("c", workload)]))
 
     for client in CLIENTS:
         print(f"RESULT {client}_ws_echo_msgs_per_s {median[(client, 'echo')]:.0f}")

@@ -17,7 +17,8 @@ extension RestingClient {
     public func webSocket<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, options: WebSocketOptions = WebSocketOptions()
     ) async throws -> WebSocket {
-        // A `ws(s)` base URL is converted as the `http(s)` it stands for (RFC 6455 §3).
+        // A `ws(s)` base URL is converted as the `http(s)` it stands for (RFC 6455 §3): cookies, credentials and the
+        // transport then see the origin they know.
         let baseUrl = Self.httpEquivalent(of: self.baseUrl)
         return try await inCallingTask { events in
             try await Call(self, request, baseUrl: baseUrl).respond(

@@ -28,17 +28,6 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
         guard request.method == .get else {
             throw RestingError.encodingFailed(reason: "a WebSocket handshake is a GET, not a \(request.method)")
         }
-        // `ws:` and `wss:` are `http:` and `https:` for the handshake (RFC 6455 §3), so that cookies, credentials
-        // and the transport see the origin they know.
-        if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
-            let scheme = components.scheme?.lowercased(), scheme == "ws" || scheme == "wss"
-        {
-            components.scheme = scheme == "ws" ? "http" : "https"
-            if let url = components.url {
-                request.url = url
-                request.credentialOrigin = Origin(url)
-            }
-        }
         request.upgrade = .webSocket
         request.headers.replaceOrAdd(name: "Upgrade", value: "websocket")
         request.headers.replaceOrAdd(name: "Connection", value: "Upgrade")

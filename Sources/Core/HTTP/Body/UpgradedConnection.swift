@@ -12,9 +12,11 @@ import Foundation
 /// - ``read(maximumLength:)`` reads the socket only when asked — a reader that does not ask stops the socket, and the
 ///   peer's TCP window closes: that is the back-pressure. It returns the bytes that came with the 101 first.
 /// - ``write(_:)`` returns once every byte is handed to the network, waiting while the network is slow: a sender that
-///   outpaces the network waits instead of queueing without bound. Writes are not interleaved.
-/// - Both throw ``RestingError/cancelled`` when their task is cancelled, and ``RestingError/transportFailed(_:)``
-///   (`.connectionReset`) when the connection broke.
+///   outpaces the network waits instead of queueing without bound. RestingKit calls it once at a time. Once begun it
+///   does not stop for its task's cancellation — half a frame would break every message after it —; only
+///   ``close()`` ends it.
+/// - A read throws ``RestingError/cancelled`` when its task is cancelled; both throw
+///   ``RestingError/transportFailed(_:)`` (`.connectionReset`) when the connection broke.
 /// - ``close()`` closes the socket at once (a TLS close first, where there is one); reads and writes waiting then
 ///   fail, and so does every later one. Dropping the last reference closes it too.
 public protocol UpgradedConnection: AnyObject, Sendable {
