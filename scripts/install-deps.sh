@@ -11,19 +11,20 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
-# PyPI peers of the tests: pproxy, the SOCKS5 proxy the proxy-authentication tests go through; websockets and aiohttp,
-# the WebSocket servers the WebSocket tests talk to. A Python whose packages the system manages (PEP 668) takes them
+# PyPI peers of the tests: pproxy and mitmproxy, proxies the proxy-authentication tests go through; websockets and
+# aiohttp, the WebSocket servers the WebSocket tests talk to. A Python whose packages the system manages (PEP 668) takes them
 # with --break-system-packages: they are test peers, in no import path of the project.
 install_python_peers() {
-    python3 -c "import pproxy, websockets, aiohttp" 2>/dev/null && return
-    echo "Installing pproxy, websockets and aiohttp with pip"
-    python3 -m pip install -q pproxy websockets aiohttp 2>/dev/null \
-        || python3 -m pip install -q --break-system-packages pproxy websockets aiohttp
+    local peers=(pproxy mitmproxy websockets aiohttp)
+    python3 -c "import pproxy, mitmproxy, websockets, aiohttp" 2>/dev/null && return
+    echo "Installing ${peers[*]} with pip"
+    python3 -m pip install -q "${peers[@]}" 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages "${peers[@]}"
 }
 
 case "$(uname -s)" in
 Linux)
-    # squid: a real proxy the proxy-authentication tests go through (Basic and Digest).
+    # squid: a real proxy the proxy-authentication tests go through (Basic, Digest and NTLM).
     # zlib1g-dev: the header of the zlib libcurl links, for WebSocket's permessage-deflate.
     packages=(python3 python3-pip libcurl4-openssl-dev zlib1g-dev openssl curl squid)
     # libssl-dev: the SHA-1 of the C WebSocket server the WebSocket benchmark runs against.

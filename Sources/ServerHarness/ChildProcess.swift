@@ -52,10 +52,13 @@ public final class ChildProcess: Sendable {
         var exited: Int32?
     }
 
-    /// Starts `executable` (a path) with `arguments` and this process's environment. Its standard output is
-    /// readable with ``readLine()`` and ``readToEnd()``; with `pipingInput`, its standard input is a pipe that
-    /// ``closeInput()`` closes (otherwise it inherits this process's). Standard error is inherited.
-    public init(_ executable: String, _ arguments: [String], pipingInput: Bool = false) throws {
+    /// Starts `executable` (a path) with `arguments` and `environment` (by default, this process's). Its standard
+    /// output is readable with ``readLine()`` and ``readToEnd()``; with `pipingInput`, its standard input is a pipe
+    /// that ``closeInput()`` closes (otherwise it inherits this process's). Standard error is inherited.
+    public init(
+        _ executable: String, _ arguments: [String], pipingInput: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         let outputPipe = try Self.pipe()
         let inputPipe = pipingInput ? try Self.pipe() : nil
         defer {
@@ -83,7 +86,7 @@ public final class ChildProcess: Sendable {
         Self.resetSignals(&attributes)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0)=\($1)") } + [nil]
+        let environment = environment.map { strdup("\($0)=\($1)") } + [nil]
         defer { for string in argv + environment { free(string) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)

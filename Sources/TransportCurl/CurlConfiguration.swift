@@ -90,12 +90,13 @@ extension CurlConfiguration {
     public enum Proxy: Sendable, CustomStringConvertible, CustomReflectable {
         /// Direct connections, whatever the environment says.
         case none
-        /// libcurl's reading of `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`.
+        /// The variables curl reads, with curl's rules: `http_proxy` (lower case only), `https_proxy`, `all_proxy` and
+        /// `no_proxy`, read by libcurl for each transfer.
         case environment
         /// One proxy except for the hosts in `noProxy` (names, `.suffix`es, addresses and, with libcurl 7.86 or
         /// later, CIDR ranges): `http://` and `https://` (TLS to the proxy, trusting ``TLS/caFile`` or
-        /// ``TLS/caPEM`` too), `socks4a://`, `socks5://` (names resolved here) and `socks5h://` (names resolved by
-        /// the proxy).
+        /// ``TLS/caPEM`` too), `socks4://` and `socks5://` (names resolved here), `socks4a://` and `socks5h://`
+        /// (names resolved by the proxy).
         case url(String, noProxy: [String] = [])
 
         public var description: String {

@@ -14,6 +14,9 @@ enum CurlError {
             kind = .connectionFailed
         case CURLE_OPERATION_TIMEDOUT:
             kind = .timedOut
+        // A SOCKS proxy's refusal (its credentials or user id refused, the origin unreachable from it).
+        case CURLE_PROXY:
+            kind = .proxyRefused
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_ISSUER_ERROR,
             CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_USE_SSL_FAILED,

@@ -5,7 +5,8 @@
     Proxy-Authorization removed, as every proxy does with a hop-by-hop field), CONNECT host:port is tunnelled; either
     only with a Proxy-Authorization that answers the 407's challenge (Basic, or RFC 7616 Digest with MD5 and
     qop=auth, checked with hashlib).
---mode socks5: a SOCKS5 proxy (RFC 1928) requiring username/password authentication (RFC 1929).
+--mode socks: a SOCKS5 proxy (RFC 1928) requiring username/password authentication (RFC 1929), which also takes
+    SOCKS4 and SOCKS4a requests whose user id is the user (SOCKS4 has no password).
 
 Only loopback origins are served. GET /_proxy/log (asked directly, not through the proxy) returns what it saw as
 JSON: the 407s it sent, the schemes of the credentials it accepted, and for SOCKS the address type and host of each
@@ -158,7 +159,7 @@ def serve_log(stream):
                  b"Connection: close\r\n\r\n%s" % (len(body), body))
 
 
-class SOCKS5Proxy(socketserver.StreamRequestHandler):
+class SOCKSProxy(socketserver.StreamRequestHandler):
     def handle(self):
         first = self.rfile.read(1)
         if first == b"G":
@@ -166,6 +167,8 @@ class SOCKS5Proxy(socketserver.StreamRequestHandler):
             while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
                 pass
             return serve_log(self.wfile)
+        if first == b"\x04":
+            return self.socks4()
         version, (count,) = first[0] if first else 0, self.rfile.read(1)
         methods = self.rfile.read(count)
         if version != 5 or 2 not in methods:
@@ -196,6 +199,34 @@ class SOCKS5Proxy(socketserver.StreamRequestHandler):
         self.wfile.write(b"\x05\x00\x00\x01" + socket.inet_aton("127.0.0.1") + struct.pack("!H", port))
         tunnel(self.connection, upstream)
 
+    def socks4(self):
+        """SOCKS4, and SOCKS4a when the address is 0.0.0.x (x > 0): the name follows the user id."""
+        command, port = struct.unpack("!BH", self.rfile.read(3))
+        address = self.rfile.read(4)
+        user = self.read_null_terminated()
+        if address[:3] == bytes(3) and address[3] != 0:
+            host, address_type = self.read_null_terminated(), "domain"
+        else:
+            host, address_type = socket.inet_ntoa(address), "ipv4"
+        if user != self.server.user:
+            return self.wfile.write(b"\x00\x5d" + bytes(6))
+        record("accepted", "SOCKS4")
+        record("socks", {"type": address_type, "host": host, "port": port})
+        upstream = open_loopback("127.0.0.1" if host.endswith(".test") else host, port) if command == 1 else None
+        if upstream is None:
+            return self.wfile.write(b"\x00\x5b" + bytes(6))
+        self.wfile.write(b"\x00\x5a" + struct.pack("!H", port) + socket.inet_aton("127.0.0.1"))
+        tunnel(self.connection, upstream)
+
+    def read_null_terminated(self, limit=255):
+        value = b""
+        while len(value) <= limit:
+            byte = self.rfile.read(1)
+            if byte in (b"", b"\x00"):
+                break
+            value += byte
+        return value.decode(errors="replace")
+
 
 class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
@@ -206,13 +237,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--mode", choices=["basic", "digest", "socks5"], required=True)
+    parser.add_argument("--mode", choices=["basic", "digest", "socks"], required=True)
     parser.add_argument("--user", default="proxyuser")
     parser.add_argument("--password", default="proxy-secret")
     parser.add_argument("--exit-with-stdin", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    server = Server((args.host, args.port), SOCKS5Proxy if args.mode == "socks5" else HTTPProxy)
+    server = Server((args.host, args.port), SOCKSProxy if args.mode == "socks" else HTTPProxy)
     server.mode, server.user, server.password = args.mode, args.user, args.password
     host, port = server.server_address[:2]
     print(f"auth_proxy listening on http://{host}:{port}", flush=True)

@@ -109,11 +109,13 @@ struct ProxyAuthenticationTests {
         #expect(try await Self.log(of: proxy).accepted.isEmpty)
     }
 
-    @Test("through SOCKS5h the proxy resolves the name; through SOCKS5 the client does (here by a host override)")
+    @Test("through SOCKS5h and SOCKS4a the proxy resolves the name; through SOCKS5 and SOCKS4 the client does")
     func socks() async throws {
-        let proxy = try await Self.proxy("socks5")
+        // The origin's name is left to the proxy or resolved here by a host override; SOCKS4's user id is the user name.
+        let proxy = try await Self.proxy("socks")
         let name = "origin.test"
-        for scheme in ["socks5h", "socks5"] {
+        let schemes = ["socks5h", "socks5", "socks4a", "socks4"]
+        for scheme in schemes {
             let transport = try Self.client(through: "\(scheme)://127.0.0.1:\(proxy.port)") { configuration in
                 configuration.connections.hostOverrides = [
                     HostOverride(host: name, port: origin.port, addresses: ["127.0.0.1"])
@@ -122,12 +124,29 @@ struct ProxyAuthenticationTests {
             let response = try await transport.send(
                 HTTPRequest(method: .get, url: try #require(URL(string: "http://\(name):\(origin.port)/echo")))
             ) { _ in }
-            #expect(response.status == 200)
+            #expect(response.status == 200, "\(scheme)")
         }
         let log = try await Self.log(of: proxy)
-        #expect(log.socks.map(\.type) == ["domain", "ipv4"])
-        #expect(log.socks.map(\.host) == [name, "127.0.0.1"])
-        #expect(log.accepted == ["SOCKS5", "SOCKS5"])
+        #expect(log.socks.map(\.type) == ["domain", "ipv4", "domain", "ipv4"])
+        #expect(log.socks.map(\.host) == [name, "127.0.0.1", name, "127.0.0.1"])
+        #expect(log.accepted == ["SOCKS5", "SOCKS5", "SOCKS4", "SOCKS4"])
+    }
+
+    @Test("a SOCKS4 proxy that refuses the user id ends the call with a typed failure, before anything is sent")
+    func socks4Refused() async throws {
+        let proxy = try await Self.proxy("socks")
+        let transport = try Self.client(
+            through: "socks4a://127.0.0.1:\(proxy.port)",
+            credentials: CurlConfiguration.ProxyCredentials(username: "someone-else", password: ""))
+        do {
+            _ = try await transport.send(
+                HTTPRequest(method: .get, url: try #require(URL(string: "http://origin.test:\(origin.port)/echo")))
+            ) { _ in }
+            Issue.record("a refused SOCKS4 request cannot reach the origin")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .proxyRefused, "\(failure)")
+        }
+        #expect(try await Self.log(of: proxy).accepted.isEmpty)
     }
 
     @Test("hosts in noProxy — a name, a .suffix, a CIDR range — bypass a proxy that would refuse them")
@@ -152,15 +171,16 @@ struct ProxyAuthenticationTests {
     }
 
     @Test(
-        "real proxies — squid with Basic and with Digest, pproxy's SOCKS5h — carry forwarded and tunnelled calls",
-        arguments: ["squid-basic", "squid-digest", "pproxy-socks5"])
+        "real proxies — squid with Basic (over TLS too), with Digest, pproxy's SOCKS5h — carry forwarded and tunnelled calls",
+        arguments: ["squid-basic", "squid-basic-tls", "squid-digest", "pproxy-socks5"])
     func realPeers(peer: String) async throws {
         let fixtures = try await TLSFixtures.shared.value
         let secureOrigin = try await fixtures.server()
+        let tlsArguments = ["--tls-cert", fixtures.path("server.pem"), "--tls-key", fixtures.path("server.key")]
         let proxy = try await LocalServer.start(
             script: LocalServer.repository.appendingPathComponent("Tests/Conformance/proxy_peers.py"),
-            arguments: ["--peer", peer])
-        let scheme = peer.hasPrefix("pproxy") ? "socks5h" : "http"
+            arguments: ["--peer", peer] + (peer.hasSuffix("-tls") ? tlsArguments : []))
+        let scheme = peer.hasPrefix("pproxy") ? "socks5h" : peer.hasSuffix("-tls") ? "https" : "http"
         let transport = try Self.client(through: "\(scheme)://127.0.0.1:\(proxy.port)") {
             $0.tls.caFile = fixtures.path("ca.pem")
         }
@@ -173,15 +193,83 @@ struct ProxyAuthenticationTests {
         }
         let wrong = try Self.client(
             through: "\(scheme)://127.0.0.1:\(proxy.port)",
-            credentials: CurlConfiguration.ProxyCredentials(username: "proxyuser", password: "wrong"))
+            credentials: CurlConfiguration.ProxyCredentials(username: "proxyuser", password: "wrong")
+        ) { $0.tls.caFile = fixtures.path("ca.pem") }
         do {
             let response = try await wrong.send(
                 HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo")))
             ) { _ in }
             #expect(response.status == 407, "a forwarded call gets the proxy's refusal as its response")
         } catch RestingError.transportFailed(let failure) {
-            #expect(scheme == "socks5h", "only SOCKS refuses without an HTTP status: \(failure)")
+            #expect(
+                scheme == "socks5h" && failure.kind == .proxyRefused, "only SOCKS refuses without a status: \(failure)")
         }
+    }
+
+    @Test(
+        "squid asking for NTLM: the client answers its challenge (NTLM only, no Basic offered); without credentials, 407"
+    )
+    func ntlmThroughSquid() async throws {
+        let proxy = try await LocalServer.start(
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/proxy_peers.py"),
+            arguments: ["--peer", "squid-ntlm"])
+        let fixtures = try await TLSFixtures.shared.value
+        let secureOrigin = try await fixtures.server()
+        let transport = try Self.client(through: "http://127.0.0.1:\(proxy.port)") {
+            $0.tls.caFile = fixtures.path("ca.pem")
+        }
+        for url in ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"] {
+            let response = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) {
+                _ in
+            }
+            #expect(response.status == 200, "\(url)")
+            #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") }, "\(url)")
+        }
+        let anonymous = try Self.client(through: "http://127.0.0.1:\(proxy.port)", credentials: nil)
+        let refused = try await anonymous.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo")))
+        ) { _ in }
+        #expect(refused.status == 407)
+        #expect(refused.headers["Proxy-Authenticate"] == "NTLM")
+    }
+
+    @Test(
+        "mitmproxy inspecting TLS with --proxyauth: Basic from its 407; only its own authority vouches for the origin")
+    func mitmproxyInspectingTLS() async throws {
+        let fixtures = try await TLSFixtures.shared.value
+        let secureOrigin = try await fixtures.server()
+        let confdir = FileManager.default.temporaryDirectory.appendingPathComponent("mitmproxy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: confdir) }
+        let proxy = try await LocalServer.start(
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/proxy_peers.py"),
+            arguments: ["--peer", "mitmproxy", "--confdir", confdir.path, "--upstream-ca", fixtures.path("ca.pem")])
+        let proxyURL = "http://127.0.0.1:\(proxy.port)"
+        let inspectingAuthority = confdir.appendingPathComponent("mitmproxy-ca-cert.pem").path
+        let transport = try Self.client(through: proxyURL) { $0.tls.caFile = inspectingAuthority }
+        for url in ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"] {
+            let response = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) {
+                _ in
+            }
+            #expect(response.status == 200, "\(url)")
+            #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") }, "\(url)")
+        }
+        // The certificate the client sees is the proxy's, not the origin's: the origin's own authority cannot vouch.
+        let trustingOrigin = try Self.client(through: proxyURL) { $0.tls.caFile = fixtures.path("ca.pem") }
+        do {
+            _ = try await trustingOrigin.send(
+                HTTPRequest(method: .get, url: try #require(URL(string: "https://127.0.0.1:\(secureOrigin.port)/echo")))
+            ) { _ in }
+            Issue.record("a certificate the inspecting proxy made cannot pass for the origin's")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .tlsFailed, "\(failure)")
+        }
+        let wrong = try Self.client(
+            through: proxyURL, credentials: CurlConfiguration.ProxyCredentials(username: "proxyuser", password: "wrong")
+        )
+        let refused = try await wrong.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo")))
+        ) { _ in }
+        #expect(refused.status == 407)
     }
 
     @Test("a request's own proxy route: through a proxy the client does not use, or direct past the client's")

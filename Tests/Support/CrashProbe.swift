@@ -1,11 +1,12 @@
 import Foundation
 import RestingServerHarness
 
-/// The CrashProbe executable (the package in Tests/CrashProbe, which `make test` builds first), for the crash tests
-/// of the durable stores.
-enum Probe {
+/// The CrashProbe executable (the package in Tests/CrashProbe, which `make test` builds first): a process apart from
+/// the tests, which the crash tests of the durable stores kill, and which the proxy-environment tests start with
+/// variables of their own (setting them in the test process would reroute every other test's calls).
+public enum Probe {
     /// Whether this test process runs under AddressSanitizer or ThreadSanitizer (their runtimes are linked in).
-    static let underSanitizer = ["__asan_init", "__tsan_init"].contains { (name: String) in
+    public static let underSanitizer = ["__asan_init", "__tsan_init"].contains { (name: String) in
         #if canImport(Glibc)
         let scope: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
         #else
@@ -14,18 +15,22 @@ enum Probe {
         return dlsym(scope, name) != nil
     }
 
-    static var executable: URL {
+    /// Where `make probe` builds it.
+    public static var executable: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("CrashProbe/.build/debug/CrashProbe")
     }
 
-    /// Runs the probe and reads its output; after `killAfter` lines (if given) kills it with SIGKILL. Runs on a
-    /// Dispatch thread: reading a pipe blocks, which the cooperative pool must never do.
-    static func run(_ arguments: [String], killAfter limit: Int?) async throws -> [String] {
+    /// Runs the probe with `environment` and reads its output; after `killAfter` lines (if given) kills it with
+    /// SIGKILL. Runs on a Dispatch thread: reading a pipe blocks, which the cooperative pool must never do.
+    public static func run(
+        _ arguments: [String], killAfter limit: Int?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> [String] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 let probe: ChildProcess
-                do { probe = try ChildProcess(executable.path, arguments) } catch {
+                do { probe = try ChildProcess(executable.path, arguments, environment: environment) } catch {
                     return continuation.resume(throwing: error)
                 }
                 var lines: [String] = []

@@ -1,15 +1,19 @@
 import Foundation
 import RestingCore
+import RestingCurl
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// The process the crash tests of the durable stores kill at random points.
+// A process apart from the tests: the crash tests of the durable stores kill it at random points; the proxy-environment
+// tests start it with variables of their own.
 //   CrashProbe enqueue DIR FIRST COUNT   enqueues payloads FIRST..<FIRST+COUNT in an offline queue, printing "ok N" once each is durable
 //   CrashProbe replay DIR SENT_LOG       replays, appending each delivered payload to SENT_LOG (fsynced)
 //   CrashProbe cookies DIR FIRST COUNT   stores cookies cN=vN (N in FIRST..<FIRST+COUNT) in a persistent jar, printing "ok N"
 //                                        once each is acknowledged; every third one also deletes c(N-1)
+//   CrashProbe environment-proxy CA URL… GETs each URL through a CurlClient whose proxy is `.environment` (trusting the
+//                                        CA file CA too), printing "URL STATUS" or "URL failed KIND"
 
 struct Payload: Codable, Sendable { let n: Int }
 
@@ -34,8 +38,26 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count > 2, arguments[1] == "environment-proxy" {
+    var configuration = CurlConfiguration()
+    configuration.proxy = .environment
+    configuration.tls.caFile = arguments[2]
+    let transport = try CurlClient(configuration: configuration)
+    for url in arguments.dropFirst(3) {
+        guard let target = URL(string: url) else { exit(2) }
+        do {
+            let response = try await transport.send(HTTPRequest(method: .get, url: target)) { _ in }
+            say("\(url) \(response.status)")
+        } catch RestingError.transportFailed(let failure) {
+            say("\(url) failed \(failure.kind)")
+        }
+    }
+    exit(0)
+}
 guard arguments.count >= 4 else {
-    say("usage: CrashProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG | cookies DIR FIRST COUNT")
+    say(
+        "usage: CrashProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG | cookies DIR FIRST COUNT | environment-proxy CA URL…"
+    )
     exit(2)
 }
 let directory = URL(fileURLWithPath: arguments[2])

@@ -21,7 +21,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         /// A redirect led back to a URL already visited with the same method.
         case redirectLoop
         /// The proxy refused to open a tunnel to the origin: its credentials were missing or wrong (a `407` it
-        /// kept answering), it forbade the origin, or it could not reach it; ``message`` has its status.
+        /// kept answering, a SOCKS user it refused), it forbade the origin, or it could not reach it; ``message``
+        /// has its status or its reason.
         case proxyRefused
         /// Anything else; ``code`` and ``message`` say what.
         case other
