@@ -80,10 +80,10 @@ public final class CurlClient: HTTPClient {
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
             return try await transfer(request, progress: progress, headWithin: timeout)
         }
-        return try await transfer(request, progress: progress)
+        return try await perform(makeTransfer(request, progress: progress))
     }
 
-    /// ``transfer(_:progress:)`` failing when no head arrives within `timeout`. Apart from ``send(_:progress:)``
+    /// A transfer failing when no head arrives within `timeout`. Apart from ``send(_:progress:)``
     /// so that the deadline's frame is held only by the calls that have one.
     @inline(never)
     private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler, headWithin timeout: Duration)
@@ -92,7 +92,7 @@ public final class CurlClient: HTTPClient {
         try await withDeadline(
             timeout,
             expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)") },
-            operation: { try await self.transfer(request, progress: progress) })
+            operation: { try await self.perform(self.makeTransfer(request, progress: progress)) })
     }
 
     /// The poller of upgraded connections, made now if it was not.
@@ -149,12 +149,10 @@ public final class CurlClient: HTTPClient {
         try await CurlClient(configuration: configuration).shuttingDown(gracePeriod: gracePeriod, after: body)
     }
 
-    /// One transfer on a driver. What is not awaited is done in non-inlined helpers: an async function's frame is
-    /// held for as long as it waits, and this one waits for every response — ten thousand open streams hold ten
-    /// thousand of it.
-    private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
-    {
-        let transfer = makeTransfer(request, progress: progress)
+    /// Runs `transfer` on its driver and returns its response; cancelling the calling task cancels it. What is not
+    /// awaited is done in non-inlined helpers (``makeTransfer(_:progress:)``): an async function's frame is held for as
+    /// long as it waits, and this one waits for every response — ten thousand open streams hold ten thousand of it.
+    func perform(_ transfer: CurlTransfer) async throws -> HTTPDataResponse {
         let driver = transfer.driver
         return try await withTaskCancellationHandler {
             // Only a wake-up: the outcome crosses threads under `CurlTransfer`'s lock. Checked, although the
@@ -169,6 +167,7 @@ public final class CurlClient: HTTPClient {
         }
     }
 
+    /// A transfer of `request`, on the driver ``CurlDriverPool/driver(for:)`` places it on.
     @inline(never)
     private func makeTransfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) -> CurlTransfer {
         let (driver, affinityKey, home) = drivers.driver(for: request.url)

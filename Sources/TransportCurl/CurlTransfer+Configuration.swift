@@ -21,6 +21,10 @@ extension CurlTransfer {
         try configureTrailers(handle, userdata: userdata)
         let route = request.attributes.proxy
         if route != nil || handle.proxyRerouted { try handle.reroute(route) }
+        if opensConnection != handle.opensConnection {
+            try handle.set(CURLOPT_FRESH_CONNECT, opensConnection ? 1 : 0, "fresh connection")
+            handle.opensConnection = opensConnection
+        }
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
         // its head only, which `CurlClient` enforces.

@@ -62,6 +62,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// the submitting driver, or the least loaded other, so that the pipelines' work stays off the connection's
     /// thread while the origin's transfers share one connection.
     let home: CurlDriver?
+    /// Whether the transfer opens a connection of its own rather than reuse an idle one (a warm-up's).
+    let opensConnection: Bool
 
     /// The client's count of live transfers and double resumes.
     let census: TransferCensus
@@ -69,7 +71,7 @@ final class CurlTransfer: @unchecked Sendable {
     init(
         request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64,
         minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver, affinityKey: String? = nil,
-        home: CurlDriver? = nil
+        home: CurlDriver? = nil, opensConnection: Bool = false
     ) {
         census.transferCreated()
         self.census = census
@@ -83,6 +85,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.driver = driver
         self.affinityKey = affinityKey
         self.home = home
+        self.opensConnection = opensConnection
     }
 
     deinit {

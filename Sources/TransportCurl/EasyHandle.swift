@@ -20,6 +20,8 @@ final class EasyHandle {
     let clientProxy: CurlConfiguration.Proxy
     /// Whether the last transfer went through a proxy of its own, so the next one must restore the client's.
     var proxyRerouted = false
+    /// Whether the last transfer was told to open a connection of its own, so the next one must be told otherwise.
+    var opensConnection = false
     /// Whether the trailer callback is set, for an upload with trailers: such a handle is never reused.
     var sendsTrailers = false
     /// The request headers libcurl sends, kept from transfer to transfer while they stay the same — the usual

@@ -14,7 +14,7 @@ Well-behaved:  /echo[...] (with a chunked body's trailer fields)  /status/{code}
 Faults:        /reset-headers  /reset-body  /short-body  /bad-chunked  /garbage-status  /huge-header
                /drip (a byte a second)  /silent (never answers)  /chunked-cut  /conflicting-length
                /length-and-chunked  /header-flood  /interim (103 then 200)  /gzip-bomb  /reset-upload
-Keep-alive:    /keepalive/ok (X-Connection numbers the connection, X-Peer is the client's address and port)
+Keep-alive:    /keepalive/ok (X-Connection numbers the connection, X-Peer is the client's address and port; HEAD too)
                /keepalive/fault (a reset mid-body)
 Duplex:        /duplex?rounds=N[&length=1]: for each of N chunks of the request body as it arrives, a response part
                "echo i: <chunk>\n" (chunked, or with length=1 inside a Content-Length of N parts, each of a chunk's
@@ -462,7 +462,7 @@ class Handler(socketserver.StreamRequestHandler):
                 self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n"
                                  b"X-Connection: %d\r\n\r\n4\r\nkept\r\n0\r\nX-Checksum: abc\r\n\r\n" % connection)
             else:
-                body = b"kept"
+                body = b"" if request.method == "HEAD" else b"kept"
                 peer = ("%s:%d" % self.client_address[:2]).encode()
                 self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Connection: %d\r\nX-Peer: %s\r\n\r\n"
                                  % (connection, peer) + body)

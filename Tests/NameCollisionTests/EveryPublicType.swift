@@ -30,6 +30,7 @@ enum EveryPublicType {
     typealias ConcurrencyModeLookup = ConcurrencyMode
     typealias ConnectionOptionsLookup = ConnectionOptions
     typealias ConnectionRouteLookup = ConnectionRoute
+    typealias ConnectionWarmUpLookup = ConnectionWarmUp
     typealias ConnectionUpgradeLookup = ConnectionUpgrade
     typealias CookieInterceptorLookup = CookieInterceptor
     typealias CookieJarLookup = CookieJar

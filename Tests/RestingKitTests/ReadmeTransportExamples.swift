@@ -49,6 +49,16 @@ struct ReadmeTransportExamples {
         #expect(Set(posts.map(\.id)) == Set(1...5))
     }
 
+    @Test("connections warmed before the first calls")
+    func warmConnections() async throws {
+        // snippet: warm-connections
+        let client = RestingClient(baseUrl: baseUrl, httpClient: try CurlClient())
+        let warmed = try await client.warmConnections(4)
+        // warmed.opened == 4: the next four calls at once find a connection each
+        // end snippet
+        #expect(warmed.answered == 4 && warmed.opened == 4, "\(warmed)")
+    }
+
     @Test("TLS, proxy and limit settings")
     func configurations() throws {
         do {

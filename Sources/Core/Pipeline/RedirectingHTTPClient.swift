@@ -1,3 +1,5 @@
+import Foundation
+
 /// A transport used on its own, without a ``RestingClient``, that follows redirects under the chain's rules
 /// (methods and bodies rewritten, credentials dropped across origins, the limit and loops) and validates each hop,
 /// as the chain's last step does.
@@ -31,5 +33,13 @@ public struct RedirectingHTTPClient: HTTPClient {
             try hop.validate()
             return try await transport.send(hop, progress: progress)
         }
+    }
+
+    /// Shuts the wrapped transport down.
+    public func shutdown(gracePeriod: Duration?) async { await transport.shutdown(gracePeriod: gracePeriod) }
+
+    /// Warms the wrapped transport's connections.
+    public func warmConnections(_ count: Int, to url: URL, headers: HTTPHeaderFields) async throws -> ConnectionWarmUp {
+        try await transport.warmConnections(count, to: url, headers: headers)
     }
 }

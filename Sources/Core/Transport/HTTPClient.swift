@@ -1,3 +1,5 @@
+import Foundation
+
 /// The transport seam: performs one exchange — one ``HTTPRequest``, one response head, one body — and returns
 /// what the server answered.
 ///
@@ -78,6 +80,15 @@ public protocol HTTPClient: Sendable {
     ///
     /// A transport that holds nothing needs no shutdown: the default does nothing.
     func shutdown(gracePeriod: Duration?) async
+
+    /// Opens `count` connections to `url`'s origin before the calls that will need them, so that DNS, TCP and TLS
+    /// are paid at start-up rather than by the first calls; each is then kept idle for as long as the transport's
+    /// pool and the server allow. See ``ConnectionWarmUp`` for what it reports, and `CurlClient`'s for how it warms.
+    /// Throws ``RestingError/unsupported(feature:transport:)`` where the transport cannot open a connection ahead of
+    /// a call (the default, and `URLSessionClient`), a validation error for a URL no call could use, and
+    /// ``RestingError/shutDown`` once shut down.
+    @discardableResult
+    func warmConnections(_ count: Int, to url: URL, headers: HTTPHeaderFields) async throws -> ConnectionWarmUp
 }
 
 extension HTTPClient {
@@ -88,4 +99,12 @@ extension HTTPClient {
 
     /// ``shutdown(gracePeriod:)``, waiting for the exchanges in flight for as long as they take.
     public func shutdown() async { await shutdown(gracePeriod: nil) }
+
+    /// Cannot open a connection ahead of a call: fails with ``RestingError/unsupported(feature:transport:)``.
+    @discardableResult
+    public func warmConnections(_ count: Int, to url: URL, headers: HTTPHeaderFields = [:]) async throws
+        -> ConnectionWarmUp
+    {
+        throw RestingError.unsupported(feature: "warming connections", transport: "\(Self.self)")
+    }
 }

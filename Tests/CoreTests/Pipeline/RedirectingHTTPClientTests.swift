@@ -49,4 +49,27 @@ struct RedirectingHTTPClientTests {
         }
         #expect(stub.received.isEmpty)
     }
+
+    @Test("shutting the wrapper down shuts its transport down; a warm-up goes to the transport too")
+    func forwardsLifecycle() async throws {
+        final class Transport: HTTPClient {
+            let calls = Locked<[String]>([])
+            func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+                HTTPDataResponse(status: 204, url: request.url)
+            }
+            func shutdown(gracePeriod: Duration?) async {
+                calls.withLock { $0.append("shutdown \(gracePeriod.map { "\($0)" } ?? "nil")") }
+            }
+            func warmConnections(_ count: Int, to url: URL, headers: HTTPHeaderFields) async throws -> ConnectionWarmUp
+            {
+                calls.withLock { $0.append("warm \(count) \(url.absoluteString)") }
+                return ConnectionWarmUp(answered: count, opened: count)
+            }
+        }
+        let transport = Transport()
+        let wrapper = RedirectingHTTPClient(transport)
+        #expect(try await wrapper.warmConnections(2, to: base, headers: [:]).opened == 2)
+        await wrapper.shutdown(gracePeriod: .seconds(1))
+        #expect(transport.calls.withLock { $0 } == ["warm 2 https://api.example.com", "shutdown 1.0 seconds"])
+    }
 }
