@@ -24,9 +24,10 @@ install_python_peers() {
 
 case "$(uname -s)" in
 Linux)
-    # squid: a real proxy the proxy-authentication tests go through (Basic, Digest and NTLM).
+    # squid: a real proxy the proxy-authentication tests go through (Basic, Digest, NTLM, and Negotiate with MIT
+    # Kerberos's KDC, admin tools and kinit, for the realm of the tests' own).
     # zlib1g-dev: the header of the zlib libcurl links, for WebSocket's permessage-deflate.
-    packages=(python3 python3-pip libcurl4-openssl-dev zlib1g-dev openssl curl squid)
+    packages=(python3 python3-pip libcurl4-openssl-dev zlib1g-dev openssl curl squid krb5-kdc krb5-admin-server krb5-user)
     # libssl-dev: the SHA-1 of the C WebSocket server the WebSocket benchmark runs against.
     [ "${1:-}" = "bench" ] && packages+=(time libssl-dev)
     missing=()
@@ -55,6 +56,7 @@ Darwin)
         brew list "$package" >/dev/null 2>&1 || brew install "$package"
     done
     brew list squid >/dev/null 2>&1 || brew install squid
+    brew list krb5 >/dev/null 2>&1 || brew install krb5
     install_python_peers
     ;;
 esac

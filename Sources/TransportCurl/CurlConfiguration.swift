@@ -132,8 +132,20 @@ extension CurlConfiguration {
             self.password = password
         }
 
+        /// Negotiate (SPNEGO) with the Kerberos ticket the process already holds — its credential cache, filled by
+        /// `kinit` or the system's login — for a proxy that asks for it; no password is given here. The proxy is
+        /// named in the proxy URL as its service principal names it (`HTTP/proxy.corp.example` →
+        /// `http://proxy.corp.example:3128`). Where libcurl has no GSS-API, the proxy's `407` stays the answer.
+        ///
+        /// ```swift
+        /// configuration.proxy = .url("http://proxy.corp.example:3128")
+        /// configuration.proxyCredentials = .currentKerberosTicket
+        /// ```
+        public static let currentKerberosTicket = ProxyCredentials(username: "", password: "")
+
         public var description: String {
-            "ProxyCredentials(username: \(username), password: \(RedactionPolicy.placeholder))"
+            if username.isEmpty, password.isEmpty { return "ProxyCredentials.currentKerberosTicket" }
+            return "ProxyCredentials(username: \(username), password: \(RedactionPolicy.placeholder))"
         }
 
         public var customMirror: Mirror { Mirror(self, children: ["description": description]) }

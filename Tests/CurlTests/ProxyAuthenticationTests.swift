@@ -2,6 +2,7 @@ import Foundation
 import RestingCore
 import RestingCurl
 import RestingServerHarness
+import RestingTestSupport
 import RestingTransportConformance
 import Testing
 
@@ -233,6 +234,35 @@ struct ProxyAuthenticationTests {
         #expect(refused.headers["Proxy-Authenticate"] == "NTLM")
     }
 
+    @Test("squid asking for Negotiate: the client's Kerberos ticket answers it; with no ticket, the 407 stays")
+    func negotiateThroughSquid() async throws {
+        // A realm of the test's own (krb5kdc, a user with a ticket, the proxy's key); the client runs in a process of
+        // its own, since GSS-API reads the realm and the ticket cache from the environment.
+        let realm = FileManager.default.temporaryDirectory.appendingPathComponent("kerberos-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: realm) }
+        let proxy = try await LocalServer.start(
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/kerberos_proxy.py"),
+            arguments: ["--directory", realm.path])
+        let fixtures = try await TLSFixtures.shared.value
+        let secureOrigin = try await fixtures.server()
+        let urls = ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"]
+        // The proxy as its service principal (HTTP/localhost) names it.
+        let proxyURL = "http://localhost:\(proxy.port)"
+        func get(credentials: String, ticketCache: String) async throws -> [String] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["KRB5_CONFIG"] = realm.appendingPathComponent("krb5.conf").path
+            environment["KRB5CCNAME"] = "FILE:" + realm.appendingPathComponent(ticketCache).path
+            return try await Probe.run(
+                ["proxy-get", fixtures.path("ca.pem"), proxyURL, credentials] + urls, killAfter: nil,
+                environment: environment)
+        }
+        #expect(try await get(credentials: "kerberos", ticketCache: "alice.ccache") == urls.map { "\($0) 200" })
+        let withoutTicket = try await get(credentials: "kerberos", ticketCache: "nobody.ccache")
+        #expect(withoutTicket.first == "\(urls[0]) 407", "a forwarded call gets the proxy's refusal")
+        #expect(withoutTicket.last == "\(urls[1]) failed proxyRefused", "a tunnel fails typed")
+        #expect(try await get(credentials: "none", ticketCache: "alice.ccache").first == "\(urls[0]) 407")
+    }
+
     @Test(
         "mitmproxy inspecting TLS with --proxyauth: Basic from its 407; only its own authority vouches for the origin")
     func mitmproxyInspectingTLS() async throws {
@@ -309,5 +339,7 @@ struct ProxyAuthenticationTests {
             #expect(!text.contains("url-secret") && !text.contains("field-secret"), "\(text)")
         }
         #expect("\(configuration.proxy)".contains("proxy.internal:3128"))
+        #expect(
+            "\(CurlConfiguration.ProxyCredentials.currentKerberosTicket)" == "ProxyCredentials.currentKerberosTicket")
     }
 }

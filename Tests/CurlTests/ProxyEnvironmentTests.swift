@@ -43,7 +43,8 @@ struct ProxyEnvironmentTests {
         environment.merge(variables) { $1 }
         let before = try await acceptedByProxy()
         let lines = try await Probe.run(
-            ["environment-proxy", fixtures.path("ca.pem"), url], killAfter: nil, environment: environment)
+            ["proxy-get", fixtures.path("ca.pem"), "environment", "none", url], killAfter: nil, environment: environment
+        )
         let result = try #require(lines.last?.split(separator: " ", maxSplits: 1).last.map(String.init), "\(lines)")
         return Outcome(proxied: try await acceptedByProxy() > before, result: result)
     }

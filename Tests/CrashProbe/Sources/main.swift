@@ -12,8 +12,11 @@ import Glibc
 //   CrashProbe replay DIR SENT_LOG       replays, appending each delivered payload to SENT_LOG (fsynced)
 //   CrashProbe cookies DIR FIRST COUNT   stores cookies cN=vN (N in FIRST..<FIRST+COUNT) in a persistent jar, printing "ok N"
 //                                        once each is acknowledged; every third one also deletes c(N-1)
-//   CrashProbe environment-proxy CA URL… GETs each URL through a CurlClient whose proxy is `.environment` (trusting the
-//                                        CA file CA too), printing "URL STATUS" or "URL failed KIND"
+//   CrashProbe proxy-get CA PROXY CREDENTIALS URL…
+//                                        GETs each URL through a CurlClient trusting the CA file CA too, whose proxy is
+//                                        PROXY (a URL, or `environment`) answered with CREDENTIALS (`none`, or
+//                                        `kerberos`: the ticket in the environment's cache), printing "URL STATUS" or
+//                                        "URL failed KIND"
 
 struct Payload: Codable, Sendable { let n: Int }
 
@@ -38,12 +41,13 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-if arguments.count > 2, arguments[1] == "environment-proxy" {
+if arguments.count > 4, arguments[1] == "proxy-get" {
     var configuration = CurlConfiguration()
-    configuration.proxy = .environment
     configuration.tls.caFile = arguments[2]
+    configuration.proxy = arguments[3] == "environment" ? .environment : .url(arguments[3])
+    configuration.proxyCredentials = arguments[4] == "kerberos" ? .currentKerberosTicket : nil
     let transport = try CurlClient(configuration: configuration)
-    for url in arguments.dropFirst(3) {
+    for url in arguments.dropFirst(5) {
         guard let target = URL(string: url) else { exit(2) }
         do {
             let response = try await transport.send(HTTPRequest(method: .get, url: target)) { _ in }
