@@ -12,32 +12,39 @@ public final class UnresponsiveListener: @unchecked Sendable {  // descriptors a
     public let port: Int
     private var descriptors: [Int32] = []
 
-    public init() throws {
-        let listener = try Self.socket()
+    /// A silent listener on 127.0.0.1, on a free port.
+    public convenience init() throws { try self.init(port: 0, family: .ipv4) }
+
+    /// A silent listener on ::1 at `port`: beside a server on 127.0.0.1 at the same port, a name that resolves to both
+    /// has one address that stays silent and one that answers, as Happy Eyeballs meets them.
+    public convenience init(ipv6LoopbackPort port: Int) throws { try self.init(port: port, family: .ipv6) }
+
+    private init(port: Int, family: Loopback.Family) throws {
+        let listener = try Self.socket(family)
         descriptors.append(listener)
-        let (listening, boundPort) = Loopback.withAddress(port: 0) { address, length in
+        let (listening, boundPort) = Loopback.withAddress(port: port, family: family) { address, length in
             bind(listener, address, length) == 0 && listen(listener, 0) == 0
                 && getsockname(listener, address, &length) == 0
         }
         guard listening else {
             throw LocalServer.StartError.didNotStart("cannot listen: \(String(cString: strerror(errno)))")
         }
-        port = boundPort
+        self.port = boundPort
         // Fill the accept queue; with it full, the kernel drops new SYNs (the client retries until it gives up).
         for _ in 0..<3 {
-            let filler = try Self.socket()
+            let filler = try Self.socket(family)
             descriptors.append(filler)
             var flags = fcntl(filler, F_GETFL)
             flags |= O_NONBLOCK
             _ = fcntl(filler, F_SETFL, flags)
-            _ = Loopback.connect(filler, toPort: port)
+            _ = Loopback.connect(filler, toPort: boundPort, family: family)
         }
     }
 
     deinit { for descriptor in descriptors { close(descriptor) } }
 
-    private static func socket() throws -> Int32 {
-        let descriptor = Loopback.tcpSocket()
+    private static func socket(_ family: Loopback.Family) throws -> Int32 {
+        let descriptor = Loopback.tcpSocket(family)
         guard descriptor >= 0 else { throw LocalServer.StartError.didNotStart("socket() failed") }
         return descriptor
     }

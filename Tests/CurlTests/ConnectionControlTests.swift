@@ -6,8 +6,9 @@ import RestingTransportConformance
 import Testing
 
 /// `CurlClient`'s connection control against loopback servers: names that resolve where the app says (TLS and SNI
-/// intact), origins routed to another port, the address connections leave from, keep-alive probes, idle connections
-/// dropped after their time or past the cache's size, and a DNS-over-HTTPS resolver with its cache lifetime.
+/// intact), the Happy Eyeballs delay before a name's other address family, origins routed to another port, the address
+/// connections leave from, keep-alive probes, idle connections dropped after their time or past the cache's size, and
+/// a DNS-over-HTTPS resolver with its cache lifetime.
 @Suite("CurlClient connection control", .timeLimit(.minutes(5)))
 struct ConnectionControlTests {
     let server: LocalServer
@@ -53,6 +54,31 @@ struct ConnectionControlTests {
             Issue.record("a certificate for another name must be refused")
         } catch RestingError.transportFailed(let failure) {
             #expect(failure.kind == .tlsFailed, "\(failure)")
+        }
+    }
+
+    @Test("Happy Eyeballs: a silent IPv6 address holds the IPv4 one back for the delay, and no longer")
+    func happyEyeballsDelay() async throws {
+        // dual.test is [::1], where a listener never answers, then 127.0.0.1, where the server does.
+        let silent = try UnresponsiveListener(ipv6LoopbackPort: server.port)
+        let url = "http://dual.test:\(silent.port)/echo"
+        func client(delay: Duration) throws -> CurlClient {
+            try Self.client { configuration in
+                configuration.connections.hostOverrides = [
+                    HostOverride(host: "dual.test", port: server.port, addresses: ["::1", "127.0.0.1"])
+                ]
+                configuration.connections.happyEyeballsDelay = delay
+                configuration.connectTimeout = .seconds(2)
+            }
+        }
+        // A short head start: IPv4 is tried while IPv6 is still silent, and answers.
+        #expect(try await Self.get(try client(delay: .milliseconds(50)), url).status == 200)
+        // A head start longer than the connect timeout: IPv4 is never tried.
+        do {
+            _ = try await Self.get(try client(delay: .seconds(60)), url)
+            Issue.record("the IPv4 address was tried before the IPv6 one's head start was over")
+        } catch RestingError.transportFailed(let failure) {
+            #expect(failure.kind == .timedOut, "\(failure)")
         }
     }
 
