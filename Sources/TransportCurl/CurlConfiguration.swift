@@ -57,6 +57,18 @@ public struct CurlConfiguration: Sendable {
     public var unixSocketPath: String? = nil
     /// Server verification and client identity.
     public var tls = TLS()
+    /// The TLS to an `https://` proxy itself, where it is not the origins': its own authorities, pins, client identity
+    /// and minimum version. `nil` (the default): the proxy is verified as origins are, trusting ``TLS/caFile`` or
+    /// ``TLS/caPEM`` too, with no pins and no client identity.
+    ///
+    /// ```swift
+    /// configuration.proxy = .url("https://proxy.corp.example:3129")
+    /// var proxyTLS = CurlConfiguration.TLS()
+    /// proxyTLS.caFile = "/etc/corp/proxy-ca.pem"
+    /// proxyTLS.pinnedPublicKeys = ["sha256//…"]
+    /// configuration.proxyTLS = proxyTLS
+    /// ```
+    public var proxyTLS: TLS? = nil
     /// Where names resolve, where an origin's connections go, where they leave from, how long idle ones are kept;
     /// see ``/RestingCore/ConnectionOptions``.
     public var connections = ConnectionOptions()

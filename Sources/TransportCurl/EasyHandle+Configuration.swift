@@ -35,7 +35,8 @@ extension EasyHandle {
         if let userAgent = configuration.userAgent { try handle.set(CURLOPT_USERAGENT, userAgent, "user agent") }
         try handle.apply(configuration.proxy, credentials: configuration.proxyCredentials)
         if let path = configuration.unixSocketPath { try handle.set(CURLOPT_UNIX_SOCKET_PATH, path, "Unix socket") }
-        try handle.apply(configuration.tls)
+        try handle.apply(configuration.tls, sharedWithProxy: configuration.proxyTLS == nil)
+        if let proxyTLS = configuration.proxyTLS { try handle.applyToProxy(proxyTLS) }
         try handle.apply(configuration.connections)
         if let expectContinue = configuration.expectContinue {
             try handle.set(
@@ -93,35 +94,63 @@ extension EasyHandle {
         }
     }
 
-    private func apply(_ tls: CurlConfiguration.TLS) throws(RestingError) {
+    /// The origins' TLS; with `sharedWithProxy`, an HTTPS proxy's trust too: otherwise a proxy signed by the custom CA
+    /// fails, and the fix people reach for is turning verification off.
+    private func apply(_ tls: CurlConfiguration.TLS, sharedWithProxy: Bool) throws(RestingError) {
         try set(CURLOPT_SSL_VERIFYPEER, tls.verifiesPeer ? 1 : 0, "peer verification")
         try set(CURLOPT_SSL_VERIFYHOST, tls.verifiesPeer ? 2 : 0, "host verification")
         try set(CURLOPT_SSLVERSION, tls.minimumVersion.curlValue, "minimum TLS version")
-        // The same trust for an HTTPS proxy: otherwise a proxy signed by the custom CA fails, and the fix
-        // people reach for is turning verification off.
         if let caFile = tls.caFile {
             try set(CURLOPT_CAINFO, caFile, "CA file")
-            try set(CURLOPT_PROXY_CAINFO, caFile, "proxy CA file")
+            if sharedWithProxy { try set(CURLOPT_PROXY_CAINFO, caFile, "proxy CA file") }
         }
         if let caPEM = tls.caPEM {
             try set(CURLOPT_CAINFO_BLOB, blob: Array(caPEM), "in-memory CA")
-            try set(CURLOPT_PROXY_CAINFO_BLOB, blob: Array(caPEM), "in-memory proxy CA")
+            if sharedWithProxy { try set(CURLOPT_PROXY_CAINFO_BLOB, blob: Array(caPEM), "in-memory proxy CA") }
         }
         if !tls.pinnedPublicKeys.isEmpty {
             try set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"), "public key pinning")
         }
-        switch tls.clientCertificate {
-        case .none:
-            break
+        if let certificate = tls.clientCertificate {
+            try apply(certificate, options: (CURLOPT_SSLCERTTYPE, CURLOPT_SSLCERT, CURLOPT_SSLKEY, CURLOPT_KEYPASSWD))
+        }
+    }
+
+    /// A client identity, through the origin's options or their `PROXY_` twins.
+    private func apply(
+        _ certificate: CurlConfiguration.ClientCertificate,
+        options: (type: CURLoption, certificate: CURLoption, key: CURLoption, password: CURLoption)
+    ) throws(RestingError) {
+        switch certificate {
         case .pem(let certificateFile, let keyFile, let password):
-            try set(CURLOPT_SSLCERTTYPE, "PEM", "client certificate")
-            try set(CURLOPT_SSLCERT, certificateFile, "client certificate")
-            try set(CURLOPT_SSLKEY, keyFile, "client key")
-            if let password { try set(CURLOPT_KEYPASSWD, password, "client key password") }
+            try set(options.type, "PEM", "client certificate")
+            try set(options.certificate, certificateFile, "client certificate")
+            try set(options.key, keyFile, "client key")
+            if let password { try set(options.password, password, "client key password") }
         case .pkcs12(let file, let password):
-            try set(CURLOPT_SSLCERTTYPE, "P12", "client certificate")
-            try set(CURLOPT_SSLCERT, file, "client certificate")
-            if let password { try set(CURLOPT_KEYPASSWD, password, "client certificate password") }
+            try set(options.type, "P12", "client certificate")
+            try set(options.certificate, file, "client certificate")
+            if let password { try set(options.password, password, "client certificate password") }
+        }
+    }
+
+    /// An HTTPS proxy's own TLS (``CurlConfiguration/proxyTLS``): libcurl's `PROXY_` twin of each origin option.
+    private func applyToProxy(_ tls: CurlConfiguration.TLS) throws(RestingError) {
+        try set(CURLOPT_PROXY_SSL_VERIFYPEER, tls.verifiesPeer ? 1 : 0, "proxy peer verification")
+        try set(CURLOPT_PROXY_SSL_VERIFYHOST, tls.verifiesPeer ? 2 : 0, "proxy host verification")
+        try set(CURLOPT_PROXY_SSLVERSION, tls.minimumVersion.curlValue, "proxy minimum TLS version")
+        if let caFile = tls.caFile { try set(CURLOPT_PROXY_CAINFO, caFile, "proxy CA file") }
+        if let caPEM = tls.caPEM { try set(CURLOPT_PROXY_CAINFO_BLOB, blob: Array(caPEM), "in-memory proxy CA") }
+        if !tls.pinnedPublicKeys.isEmpty {
+            try set(
+                CURLOPT_PROXY_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"), "proxy public key pinning")
+        }
+        if let certificate = tls.clientCertificate {
+            try apply(
+                certificate,
+                options: (
+                    CURLOPT_PROXY_SSLCERTTYPE, CURLOPT_PROXY_SSLCERT, CURLOPT_PROXY_SSLKEY, CURLOPT_PROXY_KEYPASSWD
+                ))
         }
     }
 }

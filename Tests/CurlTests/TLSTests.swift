@@ -139,6 +139,49 @@ struct TLSTests {
                 == 200)
     }
 
+    @Test("an HTTPS proxy's own TLS: its authority and pins apart from the origins'; a wrong pin or CA fails typed")
+    func httpsProxyOwnTLS() async throws {
+        let proxy = try await fixtures.httpsProxy()
+        let origin = try await LocalServer.sharedConformanceServer.value
+        let url = try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo"))
+        func get(proxyTLS: (inout CurlConfiguration.TLS) -> Void, originCA: String? = nil) async throws -> Int {
+            var configuration = CurlConfiguration()
+            configuration.proxy = .url("https://127.0.0.1:\(proxy.port)")
+            configuration.tls.caFile = originCA
+            var tls = CurlConfiguration.TLS()
+            proxyTLS(&tls)
+            configuration.proxyTLS = tls
+            return try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
+                .status
+        }
+        let rightPin = try fixtures.pin("server")
+        let wrongPin = try fixtures.pin("other")
+        #expect(
+            try await get {
+                $0.caFile = fixtures.path("ca.pem")
+                $0.pinnedPublicKeys = [rightPin]
+            } == 200)
+        let failures: [(String, (inout CurlConfiguration.TLS) -> Void, String?)] = [
+            (
+                "a wrong pin",
+                {
+                    $0.caFile = fixtures.path("ca.pem")
+                    $0.pinnedPublicKeys = [wrongPin]
+                }, nil
+            ),
+            // The origins' authority is not the proxy's once the proxy has TLS of its own.
+            ("the system's authorities only", { _ in }, fixtures.path("ca.pem")),
+        ]
+        for (name, proxyTLS, originCA) in failures {
+            do {
+                _ = try await get(proxyTLS: proxyTLS, originCA: originCA)
+                Issue.record("\(name) let the proxy through")
+            } catch RestingError.transportFailed(let failure) {
+                #expect(failure.kind == .tlsFailed, "\(name): \(failure)")
+            }
+        }
+    }
+
     @Test("the right SPKI pin passes and a wrong one fails")
     func pinning() async throws {
         let server = try await fixtures.server()
