@@ -134,8 +134,8 @@ let package = Package(
             dependencies: ["RestingCore", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/Conformance",
             exclude: [
-                "auth_proxy.py", "https_proxy.py", "kerberos_proxy.py", "make_certificates.sh", "nginx_h2.py",
-                "proxy_peers.py", "websocket_peers.py",
+                "auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py",
+                "websocket_peers.py",
             ],
             resources: [.copy("conformance_server.py"), .copy("websocket_server.py")]),
         // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s

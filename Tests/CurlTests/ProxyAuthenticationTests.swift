@@ -60,6 +60,18 @@ struct ProxyAuthenticationTests {
         }
     }
 
+    /// A GET of the plain origin (forwarded) and of the TLS one (tunnelled) through `transport`: each answers 200, and
+    /// no credential meant for the proxy reaches either.
+    private func expectOriginsReached(through transport: CurlClient, secureOrigin: LocalServer) async throws {
+        for url in ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"] {
+            let response = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) {
+                _ in
+            }
+            #expect(response.status == 200, "\(url)")
+            #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") }, "\(url)")
+        }
+    }
+
     @Test("a 407 with a Basic challenge is answered; the request then reaches its origin without the credentials")
     func basicForwarded() async throws {
         let proxy = try await Self.proxy("basic")
@@ -185,13 +197,7 @@ struct ProxyAuthenticationTests {
         let transport = try Self.client(through: "\(scheme)://127.0.0.1:\(proxy.port)") {
             $0.tls.caFile = fixtures.path("ca.pem")
         }
-        for url in ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"] {
-            let response = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) {
-                _ in
-            }
-            #expect(response.status == 200, "\(url)")
-            #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") }, "\(url)")
-        }
+        try await expectOriginsReached(through: transport, secureOrigin: secureOrigin)
         let wrong = try Self.client(
             through: "\(scheme)://127.0.0.1:\(proxy.port)",
             credentials: CurlConfiguration.ProxyCredentials(username: "proxyuser", password: "wrong")
@@ -219,13 +225,7 @@ struct ProxyAuthenticationTests {
         let transport = try Self.client(through: "http://127.0.0.1:\(proxy.port)") {
             $0.tls.caFile = fixtures.path("ca.pem")
         }
-        for url in ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"] {
-            let response = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) {
-                _ in
-            }
-            #expect(response.status == 200, "\(url)")
-            #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") }, "\(url)")
-        }
+        try await expectOriginsReached(through: transport, secureOrigin: secureOrigin)
         let anonymous = try Self.client(through: "http://127.0.0.1:\(proxy.port)", credentials: nil)
         let refused = try await anonymous.send(
             HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo")))
@@ -241,8 +241,8 @@ struct ProxyAuthenticationTests {
         let realm = FileManager.default.temporaryDirectory.appendingPathComponent("kerberos-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: realm) }
         let proxy = try await LocalServer.start(
-            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/kerberos_proxy.py"),
-            arguments: ["--directory", realm.path])
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/proxy_peers.py"),
+            arguments: ["--peer", "squid-negotiate", "--directory", realm.path])
         let fixtures = try await TLSFixtures.shared.value
         let secureOrigin = try await fixtures.server()
         let urls = ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"]
@@ -276,13 +276,7 @@ struct ProxyAuthenticationTests {
         let proxyURL = "http://127.0.0.1:\(proxy.port)"
         let inspectingAuthority = confdir.appendingPathComponent("mitmproxy-ca-cert.pem").path
         let transport = try Self.client(through: proxyURL) { $0.tls.caFile = inspectingAuthority }
-        for url in ["http://127.0.0.1:\(origin.port)/echo", "https://127.0.0.1:\(secureOrigin.port)/echo"] {
-            let response = try await transport.send(HTTPRequest(method: .get, url: try #require(URL(string: url)))) {
-                _ in
-            }
-            #expect(response.status == 200, "\(url)")
-            #expect(try !Self.headerNames(of: response).contains { $0.contains("authorization") }, "\(url)")
-        }
+        try await expectOriginsReached(through: transport, secureOrigin: secureOrigin)
         // The certificate the client sees is the proxy's, not the origin's: the origin's own authority cannot vouch.
         let trustingOrigin = try Self.client(through: proxyURL) { $0.tls.caFile = fixtures.path("ca.pem") }
         do {
