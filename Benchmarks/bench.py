@@ -95,8 +95,12 @@ NGINX_HTTP = """
     ssl_certificate_key {dir}/server.key;
     access_log {dir}/h2.log h2;
     location = /post.json {{ default_type application/json; return 200 '{body}'; }}
+    {slow_location}
   }}
 """
+# An origin 5 ms away: the answer comes after a timer (the echo module's), as from a server across a network.
+SLOW_LOCATION = "location = /slow.json {{ default_type application/json; echo_sleep 0.005; echo -n '{body}'; }}"
+ECHO_MODULE = "/usr/lib/nginx/modules/ngx_http_echo_module.so"
 
 
 def make_certificates(directory):
@@ -144,10 +148,13 @@ def main():
     directory = tempfile.mkdtemp(prefix="restingkit-bench-")
     make_certificates(directory)
     port, tls_port = free_port(), free_port()
-    conf = NGINX_HTTP.format(dir=directory, port=port, tls_port=tls_port, body=BODY)
+    # Without the echo module (Homebrew's nginx has none), the distant origin's comparison is left out.
+    modules = [ECHO_MODULE] if os.path.exists(ECHO_MODULE) else []
+    slow_location = SLOW_LOCATION.format(body=BODY) if modules else ""
+    conf = NGINX_HTTP.format(dir=directory, port=port, tls_port=tls_port, body=BODY, slow_location=slow_location)
     url = f"http://127.0.0.1:{port}/post.json"
     try:
-        with nginx(directory, conf, url):
+        with nginx(directory, conf, url, modules):
             results = {}  # (client, concurrency) -> list of per-round measurements
             for round_index in range(ROUNDS):
                 print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
@@ -161,6 +168,10 @@ def main():
             compare_hedging()
             check_http2(directory, tls_port)
             compare_http2_load(directory, tls_port)
+            if modules:
+                compare_http2_distant_origin(directory, tls_port)
+            else:
+                print("No nginx echo module: the HTTP/2 comparison against a distant origin is left out")
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -272,19 +283,56 @@ def check_http2(directory, tls_port):
 
 def compare_http2_load(directory, tls_port):
     """Many streams to one HTTP/2 origin at 32 in flight, over every driver: one connection (the default, which keeps
-    an origin on the driver that holds its connection) against a connection per driver (spreadsHTTP2Origins)."""
+    an origin on the driver that holds its connection) against a connection per driver (spreadsHTTP2Origins) — and
+    the same two shapes in plain C (one multi loop, or one per driver's thread, each with CurlClient's options), so
+    that what one connection costs libcurl itself is told apart from what it costs RestingKit."""
+    url, ca, drivers = f"https://127.0.0.1:{tls_port}/post.json", f"{directory}/ca.pem", len(os.sched_getaffinity(0))
+    swift = [f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "h2-load", url, "32", "20000", ca]
+    c = ["/tmp/restingkit-multi-get", url, "32", "20000", "same-options", f"ca={ca}"]
+    shapes = {
+        "one": (swift, dict(os.environ, BENCH_H2_SPREAD="0")),
+        "spread": (swift, dict(os.environ, BENCH_H2_SPREAD="1")),
+        "c-one": (c, None),
+        "c-spread": (c + [f"threads={drivers}"], None),
+    }
+    rounds = {name: [] for name in shapes}
+    for _ in range(ROUNDS):
+        for name, (command, environment) in shapes.items():
+            fields = run(command, env=environment).split()
+            rounds[name].append(int(fields[0]) / float(fields[1]))
+    median = {name: statistics.median(values) for name, values in rounds.items()}
+
+    def ratio(one, spread):
+        return statistics.median(o / s for o, s in zip(rounds[one], rounds[spread]))
+
+    print(f"HTTP/2 load at 32 in flight: {median['one']:.0f} req/s on one connection, {median['spread']:.0f} spread "
+          f"over the drivers; C {median['c-one']:.0f} on one, {median['c-spread']:.0f} spread over {drivers} threads")
+    print(f"RESULT curl_h2_c32_one_connection_req_per_s {median['one']:.0f}")
+    print(f"RESULT curl_h2_c32_spread_req_per_s {median['spread']:.0f}")
+    print(f"RESULT curl_h2_c32_ratio_one_connection_vs_spread {ratio('one', 'spread'):.2f}")
+    print(f"RESULT c_h2_c32_one_connection_req_per_s {median['c-one']:.0f}")
+    print(f"RESULT c_h2_c32_spread_req_per_s {median['c-spread']:.0f}")
+    print(f"RESULT c_h2_c32_ratio_one_connection_vs_spread {ratio('c-one', 'c-spread'):.2f}")
+    # Both ratios measured round by round: 1.0 means one connection costs RestingKit no more than it costs libcurl.
+    print(f"RESULT curl_h2_c32_one_connection_drop_vs_c "
+          f"{statistics.median((o / s) / (co / cs) for o, s, co, cs in zip(*(rounds[n] for n in shapes))):.2f}")
+
+
+def compare_http2_distant_origin(directory, tls_port):
+    """The same two shapes against an origin that answers 5 ms late, as one across a network does: 32 in flight can
+    reach 6 400 requests a second at most, and one connection should carry them as well as a connection per driver."""
+    command = [f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "h2-load",
+               f"https://127.0.0.1:{tls_port}/slow.json", "32", "8000", f"{directory}/ca.pem"]
     rounds = {"one": [], "spread": []}
     for _ in range(ROUNDS):
         for name, spread in (("one", "0"), ("spread", "1")):
-            fields = run([f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "h2-load",
-                          f"https://127.0.0.1:{tls_port}/post.json", "32", "20000", f"{directory}/ca.pem"],
-                         env=dict(os.environ, BENCH_H2_SPREAD=spread)).split()
+            fields = run(command, env=dict(os.environ, BENCH_H2_SPREAD=spread)).split()
             rounds[name].append(int(fields[0]) / float(fields[1]))
     one, spread = statistics.median(rounds["one"]), statistics.median(rounds["spread"])
-    print(f"HTTP/2 load at 32 in flight: {one:.0f} req/s on one connection, {spread:.0f} spread over the drivers")
-    print(f"RESULT curl_h2_c32_one_connection_req_per_s {one:.0f}")
-    print(f"RESULT curl_h2_c32_spread_req_per_s {spread:.0f}")
-    print(f"RESULT curl_h2_c32_ratio_one_connection_vs_spread "
+    print(f"HTTP/2 load at 32 in flight, origin 5 ms away: {one:.0f} req/s on one connection, {spread:.0f} spread")
+    print(f"RESULT curl_h2_c32_5ms_one_connection_req_per_s {one:.0f}")
+    print(f"RESULT curl_h2_c32_5ms_spread_req_per_s {spread:.0f}")
+    print(f"RESULT curl_h2_c32_5ms_ratio_one_connection_vs_spread "
           f"{statistics.median(o / s for o, s in zip(rounds['one'], rounds['spread'])):.2f}")
 
 

@@ -36,7 +36,7 @@ def serving(command):
         server.wait()
 
 
-NGINX_MAIN = """
+NGINX_MAIN = """{modules}
 worker_processes 1;
 daemon off;
 pid {dir}/nginx.pid;
@@ -50,11 +50,12 @@ http {{
 
 
 @contextmanager
-def nginx(directory, http, probe_url):
-    """Runs nginx, with `http` as its http block's contents, in `directory` until the block ends; waits until
-    `probe_url` answers."""
+def nginx(directory, http, probe_url, modules=()):
+    """Runs nginx, with `http` as its http block's contents and the dynamic `modules` (paths) loaded, in `directory`
+    until the block ends; waits until `probe_url` answers."""
     with open(f"{directory}/nginx.conf", "w") as file:
-        file.write(NGINX_MAIN.format(dir=directory, http=http))
+        loads = "".join(f"load_module {module};\n" for module in modules)
+        file.write(NGINX_MAIN.format(dir=directory, http=http, modules=loads))
     process = subprocess.Popen(["nginx", "-c", f"{directory}/nginx.conf", "-p", directory])
     try:
         for _ in range(100):

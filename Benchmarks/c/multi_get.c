@@ -1,13 +1,16 @@
 // The baseline: a plain C libcurl multi loop keeping `concurrency` GETs in flight on reused handles,
 // until `total` have completed. Prints one line: "requests seconds cpu_seconds voluntary_switches p50_us p99_us
 // p999_us", the latencies measured from each request's `curl_multi_add_handle` to its completion.
-//   multi_get URL CONCURRENCY TOTAL [same-options]
+//   multi_get URL CONCURRENCY TOTAL [same-options] [ca=FILE] [threads=N]
 // With `same-options` each handle carries the options CurlClient sets by default (decompression, the idle timer,
-// connect timeout, size limit, HTTP version, protocols, header and progress callbacks, `Expect:` removed): the
-// baseline for CurlClient.send, so that the ratio shows the Swift side's cost and not libcurl's extra work.
+// connect timeout, size limit, HTTP version, protocols, header and progress callbacks, `Expect:` removed, waiting to
+// multiplex over TLS): the baseline for CurlClient.send, so that the ratio shows the Swift side's cost and not
+// libcurl's extra work. `ca=FILE` trusts that authority. `threads=N` splits the load over N threads, each with a
+// multi handle and so a connection of its own: the C form of CurlClient's drivers spreading an HTTP/2 origin.
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -31,7 +34,7 @@ static int progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
     return 0;
 }
 
-static void set_same_options(CURL *easy, struct curl_slist *headers, size_t *seen) {
+static void set_same_options(CURL *easy, const char *url, struct curl_slist *headers, size_t *seen) {
     curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, header);
@@ -45,6 +48,7 @@ static void set_same_options(CURL *easy, struct curl_slist *headers, size_t *see
     curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)64 * 1024 * 1024);
     curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_PIPEWAIT, strncmp(url, "https:", 6) == 0 ? 1L : 0L);
 }
 
 static double now(void) {
@@ -60,34 +64,33 @@ static double cpu(long *switches) {
     return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }
 
-int main(int argc, char **argv) {
-    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "same-options") == 0)) {
-        fprintf(stderr, "usage: %s URL CONCURRENCY TOTAL [same-options]\n", argv[0]);
-        return 2;
-    }
-    int sameOptions = argc == 5;
-    struct curl_slist *headers = curl_slist_append(NULL, "Expect:");
-    size_t headersSeen = 0;
-    const char *url = argv[1];
-    int concurrency = atoi(argv[2]), total = atoi(argv[3]);
-    curl_global_init(CURL_GLOBAL_ALL);
+/// One thread's share of the load, and what it measured.
+typedef struct {
+    const char *url, *ca;
+    int concurrency, total, sameOptions;
+    struct curl_slist *headers;
+    size_t headersSeen;
+    latency_histogram latencies;
+    int failed;
+} loop;
+
+static void *run_loop(void *argument) {
+    loop *l = argument;
     CURLM *multi = curl_multi_init();
     int started = 0, finished = 0, running = 0;
-    uint64_t *startedAt = calloc((size_t)concurrency, sizeof(uint64_t));
-    static latency_histogram latencies;
-    for (int i = 0; i < concurrency && started < total; i++, started++) {
+    uint64_t *startedAt = calloc((size_t)l->concurrency, sizeof(uint64_t));
+    for (int i = 0; i < l->concurrency && started < l->total; i++, started++) {
         CURL *easy = curl_easy_init();
         curl_easy_setopt(easy, CURLOPT_PRIVATE, (void *)(intptr_t)i);
-        curl_easy_setopt(easy, CURLOPT_URL, url);
+        curl_easy_setopt(easy, CURLOPT_URL, l->url);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, sink);
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-        if (sameOptions) set_same_options(easy, headers, &headersSeen);
+        if (l->ca) curl_easy_setopt(easy, CURLOPT_CAINFO, l->ca);
+        if (l->sameOptions) set_same_options(easy, l->url, l->headers, &l->headersSeen);
         curl_multi_add_handle(multi, easy);
     }
-    long switchesBefore, switchesAfter;
-    double cpuBefore = cpu(&switchesBefore), start = now();
-    for (int i = 0; i < concurrency; i++) startedAt[i] = monotonic_ns();
-    while (finished < total) {
+    for (int i = 0; i < l->concurrency; i++) startedAt[i] = monotonic_ns();
+    while (finished < l->total) {
         curl_multi_perform(multi, &running);
         CURLMsg *message;
         int queued;
@@ -96,15 +99,16 @@ int main(int argc, char **argv) {
             CURL *easy = message->easy_handle;
             if (message->data.result != CURLE_OK) {
                 fprintf(stderr, "transfer failed: %s\n", curl_easy_strerror(message->data.result));
-                return 1;
+                l->failed = 1;
+                return NULL;
             }
             finished++;
             char *slot;
             curl_easy_getinfo(easy, CURLINFO_PRIVATE, &slot);
             uint64_t done = monotonic_ns();
-            latency_record(&latencies, done - startedAt[(intptr_t)slot]);
+            latency_record(&l->latencies, done - startedAt[(intptr_t)slot]);
             curl_multi_remove_handle(multi, easy);
-            if (started < total) {
+            if (started < l->total) {
                 started++;
                 startedAt[(intptr_t)slot] = done;
                 curl_multi_add_handle(multi, easy);  // options persist: reuse the handle as it is
@@ -112,14 +116,54 @@ int main(int argc, char **argv) {
                 curl_easy_cleanup(easy);
             }
         }
-        if (finished < total) curl_multi_poll(multi, NULL, 0, 1000, NULL);
+        if (finished < l->total) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
+    free(startedAt);
+    curl_multi_cleanup(multi);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int sameOptions = 0, threads = 1;
+    const char *ca = NULL;
+    for (int i = 4; i < argc; i++) {
+        if (strcmp(argv[i], "same-options") == 0) sameOptions = 1;
+        else if (strncmp(argv[i], "ca=", 3) == 0) ca = argv[i] + 3;
+        else if (strncmp(argv[i], "threads=", 8) == 0) threads = atoi(argv[i] + 8);
+        else argc = 0;
+    }
+    if (argc < 4 || threads < 1) {
+        fprintf(stderr, "usage: %s URL CONCURRENCY TOTAL [same-options] [ca=FILE] [threads=N]\n", argv[0]);
+        return 2;
+    }
+    struct curl_slist *headers = curl_slist_append(NULL, "Expect:");
+    int concurrency = atoi(argv[2]), total = atoi(argv[3]);
+    curl_global_init(CURL_GLOBAL_ALL);
+    loop *loops = calloc((size_t)threads, sizeof(loop));
+    pthread_t *ids = calloc((size_t)threads, sizeof(pthread_t));
+    for (int t = 0; t < threads; t++) {
+        // The remainders go to the first threads, so that the shares add up.
+        loops[t] = (loop){.url = argv[1], .ca = ca, .sameOptions = sameOptions, .headers = headers,
+                          .concurrency = concurrency / threads + (t < concurrency % threads),
+                          .total = total / threads + (t < total % threads)};
+    }
+    long switchesBefore, switchesAfter;
+    double cpuBefore = cpu(&switchesBefore), start = now();
+    for (int t = 1; t < threads; t++) pthread_create(&ids[t], NULL, run_loop, &loops[t]);
+    run_loop(&loops[0]);
+    for (int t = 1; t < threads; t++) pthread_join(ids[t], NULL);
     double elapsed = now() - start, cpuUsed = cpu(&switchesAfter) - cpuBefore;
+    static latency_histogram latencies;
+    for (int t = 0; t < threads; t++) {
+        if (loops[t].failed) return 1;
+        for (int index = 0; index < LATENCY_BUCKETS; index++) latencies.counts[index] += loops[t].latencies.counts[index];
+        latencies.total += loops[t].latencies.total;
+    }
     printf("%d %.6f %.6f %ld", total, elapsed, cpuUsed, switchesAfter - switchesBefore);
     latency_print(&latencies);
     printf("\n");
-    free(startedAt);
-    curl_multi_cleanup(multi);
+    free(loops);
+    free(ids);
     curl_slist_free_all(headers);
     return 0;
 }
