@@ -150,7 +150,7 @@ public final class URLSessionClient: HTTPClient {
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         if let unsupportedSetting { throw unsupportedSetting }
         // URLSession hands no connection over after a 101 (a URLSessionWebSocketTask frames messages itself, and
-        // FoundationNetworking's needs a libcurl built with WebSocket, which Debian's is not).
+        // Linux's FoundationNetworking is built without libcurl's WebSocket API, whatever the libcurl under it).
         if request.upgrade != nil {
             throw RestingError.unsupported(feature: "WebSocket (a connection upgrade)", transport: "URLSessionClient")
         }
