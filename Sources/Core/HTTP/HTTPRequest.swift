@@ -57,6 +57,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         get { box.fields.upgrade }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.upgrade }
     }
+    /// Whether the response comes back as bytes in memory — not streamed, not written to a file, not an upgraded
+    /// connection: what a link that shares or races one response among callers (de-duplication, hedging) needs.
+    package var answersInMemory: Bool { responseStreaming == nil && downloadTarget == nil && upgrade == nil }
     /// Options for the interceptors (never sent): see ``RequestAttributes``.
     public var attributes: RequestAttributes {
         get { box.fields.attributes }

@@ -44,8 +44,7 @@ public final class DeduplicationInterceptor: RestingInterceptor {
     /// Sends the request, or waits for the identical one already in flight and shares its outcome.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         // A download's response is its file, and a streamed body can be read once: each caller needs its own.
-        guard request.method == .get || request.method == .head, request.body.isEmpty, request.downloadTarget == nil,
-            request.responseStreaming == nil, request.upgrade == nil,
+        guard request.method == .get || request.method == .head, request.body.isEmpty, request.answersInMemory,
             sharing(request)
         else {
             return try await execution(request)

@@ -71,9 +71,7 @@ public struct HedgingInterceptor: RestingInterceptor {
         let key = request.resilienceKey
         let hedges = request.attributes.maximumHedges ?? maximumHedges
         let start = ContinuousClock.now
-        guard hedges > 0, request.isIdempotent, !request.body.isSinglePass, request.responseStreaming == nil,
-            request.downloadTarget == nil, request.upgrade == nil
-        else {
+        guard hedges > 0, request.isIdempotent, !request.body.isSinglePass, request.answersInMemory else {
             let result = await Result { try await execution(request) }
             record(result, for: key, since: start)
             return try result.get()
