@@ -213,10 +213,11 @@ struct ResilienceServerTests {
                 ConcurrencyLimitInterceptor(.adaptive()),
             ])
         // end snippet
-        // Eight calls, a quarter of the route's answers slow and a quarter failing, one after another: at once, the
-        // adaptive limit — which shrinks as a loaded machine raises every latency (ASan with the whole suite beside
-        // it, in CI) — queued calls behind each other until the last passed its 30 s deadline waiting for a slot.
-        // Each call still races its hedges and retries within itself; the links' concurrency is their own tests'.
+        // Eight calls, a quarter of the route's answers slow and a quarter failing, one after another. At once, one
+        // URLSession call passed its 30 s deadline under ASan with the whole suite beside it (CI): the calls, their
+        // hedges and their retries then share an adaptive limit that shrinks as a loaded machine raises every
+        // latency, and each call's deadline counts its wait for a slot. Each call still races its hedges and
+        // retries within itself; the links' concurrency is their own tests'.
         var answers: [Int] = []
         for _ in 0..<8 { answers.append(try await get(client, route).n) }
         #expect(answers.count == 8)
