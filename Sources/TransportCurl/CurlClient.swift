@@ -99,7 +99,7 @@ public final class CurlClient: HTTPClient {
     private func socketPoller() throws -> SocketPoller {
         try poller.withLock { poller in
             if let poller { return poller }
-            let made = try SocketPoller()
+            let made = try SocketPoller(backend: configuration.socketWaiting)
             poller = made
             return made
         }

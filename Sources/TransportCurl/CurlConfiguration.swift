@@ -79,6 +79,9 @@ public struct CurlConfiguration: Sendable {
     public var expectContinue: ExpectContinue? = nil
     /// Sent when a request has no `User-Agent` of its own.
     public var userAgent: String? = "RestingKit"
+    /// How the thread of upgraded connections (WebSockets) waits for their sockets: `epoll` on Linux, `poll(2)`
+    /// elsewhere. Tests set `.poll` on Linux, so that the loop of the other platforms runs there too.
+    package var socketWaiting = SocketWaiting.platformDefault
 
     /// The defaults above.
     public init() {}

@@ -12,9 +12,12 @@ import FoundationNetworking
 
 /// The transports that run the conformance suite.
 enum Transports {
-    static func curl() async throws -> TransportConformance {
-        try await TransportConformance(name: "CurlClient", capabilities: .init()) { settings in
+    /// `CurlClient`; with `socketWaiting` `.poll`, its upgraded connections wait as on every platform but Linux.
+    static func curl(socketWaiting: SocketWaiting = .platformDefault) async throws -> TransportConformance {
+        let name = socketWaiting == .platformDefault ? "CurlClient" : "CurlClient (\(socketWaiting))"
+        return try await TransportConformance(name: name, capabilities: .init()) { settings in
             var configuration = CurlConfiguration()
+            configuration.socketWaiting = socketWaiting
             configuration.idleTimeout = settings.idleTimeout ?? .seconds(60)
             if let limit = settings.maximumResponseSize { configuration.maximumResponseSize = limit }
             if let connectTimeout = settings.connectTimeout { configuration.connectTimeout = connectTimeout }
@@ -203,12 +206,19 @@ struct StreamingConformanceTests {
 }
 
 /// WebSockets, on the transports with a wire: `CurlClient` upgrades connections; `URLSessionClient` must refuse.
+/// `CurlClient (poll)` waits for its sockets with `poll(2)`, as on Apple platforms, instead of Linux's `epoll`: every
+/// check but the long one of messages (whose waits the others have too) runs both loops here.
 @Suite("Transport conformance: WebSockets", .timeLimit(.minutes(5)))
 struct WebSocketConformanceTests {
     static let names = ["CurlClient", "URLSessionClient"]
+    static let namesWithBothLoops = names + ["CurlClient (poll)"]
 
     private func suite(_ name: String) async throws -> TransportConformance {
-        name == "CurlClient" ? try await Transports.curl() : try await Transports.urlSession()
+        switch name {
+        case "CurlClient": try await Transports.curl()
+        case "CurlClient (poll)": try await Transports.curl(socketWaiting: .poll)
+        default: try await Transports.urlSession()
+        }
     }
 
     @Test(
@@ -216,14 +226,16 @@ struct WebSocketConformanceTests {
         arguments: names)
     func webSocketMessages(_ name: String) async throws { try await suite(name).webSocketMessages() }
 
-    @Test("the close handshake both ways, with codes and reasons", arguments: names)
+    @Test("the close handshake both ways, with codes and reasons", arguments: namesWithBothLoops)
     func webSocketClosing(_ name: String) async throws { try await suite(name).webSocketClosing() }
 
     @Test(
-        "a refused or invalid upgrade, every protocol violation, a bomb, a vanishing or silent server", arguments: names
-    )
+        "a refused or invalid upgrade, every protocol violation, a bomb, a vanishing or silent server",
+        arguments: namesWithBothLoops)
     func webSocketHostilePeers(_ name: String) async throws { try await suite(name).webSocketHostilePeers() }
 
-    @Test("back-pressure both ways: a reader that does not read, a server that does not read", arguments: names)
+    @Test(
+        "back-pressure both ways: a reader that does not read, a server that does not read",
+        arguments: namesWithBothLoops)
     func webSocketBackPressure(_ name: String) async throws { try await suite(name).webSocketBackPressure() }
 }

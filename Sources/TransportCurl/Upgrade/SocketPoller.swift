@@ -9,10 +9,28 @@ import Musl
 import Darwin
 #endif
 
+/// How the thread of upgraded connections waits for their sockets (``CurlConfiguration/socketWaiting``).
+package enum SocketWaiting: Sendable {
+    /// `epoll` with one-shot registrations (Linux only).
+    case epoll
+    /// `poll(2)` over the waiters' sockets, the list rebuilt at each wake-up.
+    case poll
+
+    /// `epoll` on Linux, `poll` elsewhere.
+    package static var platformDefault: SocketWaiting {
+        #if os(Linux)
+        .epoll
+        #else
+        .poll
+        #endif
+    }
+}
+
 /// One thread that waits until the sockets of upgraded connections can be read or written, and resumes the tasks
 /// waiting for them: ten thousand idle WebSockets cost ten thousand registrations, and no thread each. On Linux it is
 /// `epoll` with one-shot registrations that each waiter arms itself; elsewhere `poll(2)` over the waiters' sockets,
-/// interrupted to see a new one. A wait is cancellable; ``stop()`` ends the thread.
+/// interrupted to see a new one — which Linux runs too when asked (``SocketWaiting/poll``), so that its tests cover
+/// that loop. A wait is cancellable; ``stop()`` ends the thread.
 final class SocketPoller: Sendable {
     /// What a task waits for.
     enum Readiness: Sendable {
@@ -33,7 +51,7 @@ final class SocketPoller: Sendable {
         var nextID: UInt64 = 0
         var isStarted = false
         var isStopped = false
-        /// The sockets the epoll instance knows (Linux).
+        /// The sockets the epoll instance knows.
         var registered: Set<Int32> = []
         /// Connections that use the poller: it outlives its client while one is open.
         var connections = 0
@@ -45,35 +63,43 @@ final class SocketPoller: Sendable {
     /// Writing a byte to `wake[1]` interrupts the thread's wait, so that it sees a stop (and, with `poll`, a new
     /// waiter).
     private let wake: (read: Int32, write: Int32)
-    #if os(Linux)
-    /// One-shot registrations: a waiter arms its socket from its own thread, and the thread is woken only by the
-    /// socket — no interruption, no list rebuilt, however many sockets wait.
-    private let epoll: Int32
-    #endif
+    /// The epoll instance, with one-shot registrations: a waiter arms its socket from its own thread, and the thread
+    /// is woken only by the socket — no interruption, no list rebuilt, however many sockets wait. `nil` with `poll`.
+    private let epoll: Int32?
 
-    init() throws(RestingError) {
+    /// A poller waiting with `backend` (`poll` where `epoll` is not).
+    init(backend: SocketWaiting = .platformDefault) throws(RestingError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw Self.failure("cannot make the poller's wake pipe") }
         for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         wake = (ends[0], ends[1])
         #if os(Linux)
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard backend == .epoll else {
+            epoll = nil
+            return
+        }
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: UInt64.max))
         guard epoll >= 0, epoll_ctl(epoll, EPOLL_CTL_ADD, wake.read, &event) == 0 else {
+            if epoll >= 0 { close(epoll) }
             close(ends[0])
             close(ends[1])
             throw Self.failure("cannot make the poller's epoll instance")
         }
+        self.epoll = epoll
+        #else
+        epoll = nil
         #endif
     }
 
     deinit {
         close(wake.read)
         close(wake.write)
-        #if os(Linux)
-        close(epoll)
-        #endif
+        if let epoll { close(epoll) }
     }
+
+    /// Whether the thread waits with `poll`, whose list of sockets is rebuilt only when it is interrupted.
+    private var polls: Bool { epoll == nil }
 
     private static func failure(_ message: String) -> RestingError {
         .transportFailed(TransportError(kind: .other, code: Int(errno), domain: "errno", message: message))
@@ -98,10 +124,7 @@ final class SocketPoller: Sendable {
                 switch outcome {
                 case .failure(let error): continuation.resume(throwing: error)
                 case .success(true): startThread()
-                case .success(false):
-                    #if !os(Linux)
-                    interrupt()
-                    #endif
+                case .success(false): if polls { interrupt() }
                 }
             }
         } onCancel: {
@@ -119,14 +142,12 @@ final class SocketPoller: Sendable {
         let waiters = state.withLock { state in
             let ids = state.waiters.filter { $0.value.socket == socket }.map(\.key)
             #if os(Linux)
-            if state.registered.remove(socket) != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil) }
+            if let epoll, state.registered.remove(socket) != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil) }
             #endif
             return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
         }
         for waiter in waiters { waiter.resume(throwing: error) }
-        #if !os(Linux)
-        interrupt()
-        #endif
+        if polls { interrupt() }
     }
 
     /// A connection starts using the poller.
@@ -162,9 +183,10 @@ final class SocketPoller: Sendable {
         interrupt()
     }
 
-    /// Asks the OS to report `socket` once for what its waiters wait for (Linux; `poll` rebuilds its list instead).
+    /// Asks the OS to report `socket` once for what its waiters wait for (`epoll`; `poll` rebuilds its list instead).
     private func arm(_ socket: Int32, in state: inout State) {
         #if os(Linux)
+        guard let epoll else { return }
         var events: UInt32 = 0
         for waiter in state.waiters.values where waiter.socket == socket {
             events |= waiter.readiness == .readable ? EPOLLIN.rawValue : EPOLLOUT.rawValue
@@ -215,6 +237,13 @@ final class SocketPoller: Sendable {
     /// The thread: waits for the sockets and the wake pipe until stopped.
     private func run() {
         #if os(Linux)
+        if let epoll { return runEpoll(epoll) }
+        #endif
+        runPoll()
+    }
+
+    #if os(Linux)
+    private func runEpoll(_ epoll: Int32) {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
@@ -233,7 +262,10 @@ final class SocketPoller: Sendable {
                     writable: problem || event.events & EPOLLOUT.rawValue != 0)
             }
         }
-        #else
+    }
+    #endif
+
+    private func runPoll() {
         var descriptors: [pollfd] = []
         while true {
             descriptors.removeAll(keepingCapacity: true)
@@ -258,6 +290,5 @@ final class SocketPoller: Sendable {
                     writable: problem || descriptor.revents & Int16(POLLOUT) != 0)
             }
         }
-        #endif
     }
 }
