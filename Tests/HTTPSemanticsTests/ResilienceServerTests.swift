@@ -217,9 +217,9 @@ struct ResilienceServerTests {
         // load, the hedges of eight concurrent calls spent the shared budget and a 503 came through. Each call lifts
         // the stack's limits (30 s a call, 5 s an attempt) with the per-call overrides the stack honours: in CI, with
         // ASan and the whole suite beside it, this test's tasks starve for seconds at a time — a slot "waited" 2.4 s
-        // with no other call in flight, a 0.3 s answer took 5.2 s (the cooperative pool and FoundationNetworking's one
-        // work queue are every test's) — and a call passed its 30 s: the machine timing out, not the stack. The
-        // deadlines have tests of their own.
+        // with no other call in flight, a 0.3 s answer took 5.2 s (the cooperative pool is every test's, and a session
+        // of its own was no faster) — and a call passed its 30 s: the machine timing out, not the stack. The deadlines
+        // have tests of their own.
         var request = RestingRequest(endpoint: Endpoint<Nothing, Answer>(.get, "/r/\(route)"))
         request.attributes.callTimeout = .seconds(240)
         request.attributes.attemptTimeout = .seconds(120)
