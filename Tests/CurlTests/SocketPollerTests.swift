@@ -12,7 +12,9 @@ import Darwin
 
 /// The thread that waits for upgraded connections' sockets, with each of its loops: `epoll` (Linux) and `poll(2)`
 /// (every other platform — run here too, so that Linux tests the loop Apple platforms use).
-@Suite("Socket poller", .timeLimit(.minutes(1)))
+// Five minutes, as a hang detector: with the whole suite beside them under ASan these tests, 10 ms alone, waited more
+// than one minute for a thread of the cooperative pool (CI).
+@Suite("Socket poller", .timeLimit(.minutes(5)))
 struct SocketPollerTests {
     static var backends: [SocketWaiting] {
         #if os(Linux)
