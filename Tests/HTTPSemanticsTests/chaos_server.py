@@ -13,6 +13,9 @@ Each route is configured by the test that uses it (a route name per test keeps t
         rate_limit    {"requests": n, "window": seconds}: past n requests in a window, 429; every response carries
                       the IETF draft's RateLimit and RateLimit-Policy fields
         capacity      {"requests": n, "per_excess": seconds}: each request in flight past n adds that much latency
+        gather        {"after": k, "count": n, "timeout": seconds}: requests k+1 to k+n wait for one another (at most
+                      `timeout` seconds) before their latency is drawn, so that they are in flight together however
+                      the client's tasks were scheduled — the capacity they exceed is then the client's doing alone
         outage        true: every request is answered 503 until a new configuration says otherwise (the outage
                       window is the test's to open and close, so that no test depends on timing)
     GET|POST /r/<route>    served as configured: `{"route": …, "n": …}` (n counts the route's requests from 1)
@@ -63,6 +66,16 @@ class Route:
 def route(name):
     with LOCK:
         return ROUTES.setdefault(name, Route({}))
+
+
+def gather(state, config, number):
+    """Holds request `number`, if it is one of the gathered, until the last of them has arrived. LOCK is held."""
+    last = config["after"] + config["count"]
+    if not config["after"] < number <= last:
+        return
+    deadline = time.monotonic() + config.get("timeout", 10)
+    while state.requests < last and time.monotonic() < deadline:
+        LOCK.wait(deadline - time.monotonic())
 
 
 def wait_or_disconnect(connection, seconds):
@@ -142,6 +155,9 @@ class Handler(BaseHTTPRequestHandler):
             number = state.requests
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            LOCK.notify_all()
+            if "gather" in config:
+                gather(state, config["gather"], number)
             excess = state.in_flight - config["capacity"]["requests"] if "capacity" in config else 0
             if "delays" in config:
                 delay = config["delays"][min(number, len(config["delays"])) - 1]
