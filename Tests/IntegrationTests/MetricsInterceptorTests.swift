@@ -23,7 +23,9 @@ struct MetricsInterceptorTests {
         RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path, encoding: .query))
     }
 
-    @Test("each exchange is timed with its method, server and status; the active gauge goes up and back down")
+    @Test(
+        "each exchange is timed with its method, server and status (a 4xx or 5xx with the status as error.type); the active gauge goes up and back down"
+    )
     func durationAndActive() async throws {
         stub.register(.get, "/posts", .status(200), .status(404))
         let client = client([MetricsInterceptor(factory: metrics)])
@@ -33,7 +35,7 @@ struct MetricsInterceptorTests {
         let ok = try metrics.expectTimer(
             "http.client.request.duration", server + [("http.response.status_code", "200")])
         let missing = try metrics.expectTimer(
-            "http.client.request.duration", server + [("http.response.status_code", "404")])
+            "http.client.request.duration", server + [("http.response.status_code", "404"), ("error.type", "404")])
         #expect(ok.values.count == 1 && missing.values.count == 1)
         #expect(ok.values.allSatisfy { $0 >= 0 })
         let active = try metrics.expectMeter("http.client.active_requests", server)
@@ -59,7 +61,7 @@ struct MetricsInterceptorTests {
         policy.baseDelay = .milliseconds(1)
         _ = try await client([RetryInterceptor(policy: policy), MetricsInterceptor(factory: metrics)])
             .perform(get("/flaky")).value
-        let unavailable = server + [("http.response.status_code", "503")]
+        let unavailable = server + [("http.response.status_code", "503"), ("error.type", "503")]
         #expect(try metrics.expectTimer("http.client.request.duration", unavailable).values.count == 2)
         #expect(try metrics.expectCounter("resting.client.retries", server).totalValue == 2)
     }
@@ -92,6 +94,19 @@ struct MetricsInterceptorTests {
         #expect(lines == ["one", "two"])
         #expect(try metrics.expectMeter("http.client.active_requests", server).lastValue == 0)
         #expect(try metrics.expectTimer("http.client.request.duration", completed).values.count == 1)
+    }
+
+    @Test("a streamed body its reader leaves early is timed until it left, and is no error")
+    func streamedBodyLeft() async throws {
+        stub.register(.get, "/lines", .stream([.text("one\n"), .text("two\n")]))
+        let body = try await client([MetricsInterceptor(factory: metrics)])
+            .perform(RestingRequest(endpoint: Endpoint<Nothing, ResponseLines>(.get, "/lines", encoding: .query)))
+            .value.body
+        for try await _ in body { break }
+        let timer = try metrics.expectTimer(
+            "http.client.request.duration", server + [("http.response.status_code", "200")])
+        #expect(timer.values.count == 1)
+        #expect(try metrics.expectMeter("http.client.active_requests", server).lastValue == 0)
     }
 
     @Test("over CurlClient, a new connection's connect phase and time to first byte are recorded")

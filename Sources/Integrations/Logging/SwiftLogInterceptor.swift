@@ -12,7 +12,9 @@ import RestingCore
 /// ```
 ///
 /// Each exchange logs one entry when it ends, with OpenTelemetry's attribute names as keys: `http.request.method`,
-/// `url.full` (redacted by ``redaction``), `http.response.status_code`, `error.type` for a failure, and
+/// `url.full` (redacted by ``redaction``), `http.response.status_code`, `error.type` where the exchange ended in
+/// error (a failure's type, `cancelled` included, or a status of 400 or more, as the metrics and tracing integrations
+/// name it too), and
 /// `network.protocol.version` and `resting.reused_connection` (where the transport tells them), `resting.duration_ms`,
 /// `resting.attempt` (set by ``/RestingCore/RetryInterceptor``), `resting.cache_status` and
 /// `http.response.body.size` (once a body has been read: a streamed body logs a second entry when it ends). The
@@ -94,10 +96,10 @@ public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
             guard case .failed(let error) = ending.outcome else { return }
             var metadata = exchange.metadata
             metadata["resting.duration_ms"] = "\(ending.duration.wholeMilliseconds)"
+            metadata["error.type"] = ending.errorType.map { .string($0) }
             if case RestingError.cancelled = error {
                 logger.log(level: levels.cancelled, "✕ \(summary) cancelled", metadata: metadata)
             } else {
-                metadata["error.type"] = .string(RestingError.errorType(of: error))
                 logger.log(level: levels.failure, "✕ \(summary) failed: \(error)", metadata: metadata)
             }
             return
@@ -106,6 +108,7 @@ public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
         var metadata = metadata(of: head, after: headElapsed, exchange)
         metadata["http.response.body.size"] = "\(ending.bodyBytes)"
         metadata["resting.body_duration_ms"] = "\((ending.duration - headElapsed).wholeMilliseconds)"
+        metadata["error.type"] = ending.errorType.map { .string($0) }
         switch ending.outcome {
         case .completed, .failed:
             logger.log(level: level(of: head.status), "← \(summary) body ended", metadata: metadata)
@@ -113,7 +116,6 @@ public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
             // The reader left (a `break`, a cancelled task): its choice, not a failure.
             logger.log(level: levels.cancelled, "← \(summary) body left", metadata: metadata)
         case .bodyFailed(let error):
-            metadata["error.type"] = .string(error.errorType)
             logger.log(level: levels.failure, "✕ \(summary) body cut: \(error)", metadata: metadata)
         }
     }
@@ -133,6 +135,7 @@ public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
     {
         var metadata = exchange.metadata
         metadata["http.response.status_code"] = "\(response.status)"
+        metadata["error.type"] = response.errorType.map { .string($0) }
         metadata["resting.duration_ms"] = "\(elapsed.wholeMilliseconds)"
         if let cacheStatus = response.cacheStatus { metadata["resting.cache_status"] = .string(cacheStatus.rawValue) }
         if let version = response.metrics?.protocolVersion { metadata["network.protocol.version"] = .string(version) }

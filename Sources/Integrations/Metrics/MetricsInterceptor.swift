@@ -13,8 +13,10 @@ import RestingCore
 ///
 /// What it records, each with the dimensions `http.request.method`, `server.address` and `server.port`:
 /// - `http.client.request.duration` (a timer): from the request to the end of the response (for a streamed body,
-///   its last byte), with `http.response.status_code` and `network.protocol.version` (where the transport tells it),
-///   or `error.type` for a failure (a transport failure's kind, `cancelled`, …);
+///   its last byte, or the moment its reader left it), with `http.response.status_code` and
+///   `network.protocol.version` (where the transport tells it), and `error.type` where the exchange ended in error:
+///   a failure's type (a transport failure's kind, `cancelled`, …) or, OpenTelemetry counting a status of 400 or
+///   more as a client's error, the status (`503`);
 /// - `http.client.active_requests` (a meter): exchanges in flight, up when one starts, down when it ends;
 /// - `resting.client.dns.duration`, `resting.client.connect.duration`, `resting.client.tls.duration` and
 ///   `resting.client.time_to_first_byte` (timers), where the transport measured them (`CurlClient` does; a reused
@@ -47,7 +49,11 @@ public struct MetricsInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     package func willSend(_ request: inout HTTPRequest) -> Observation? {
-        let server = Self.server(of: request)
+        let (address, port) = request.server
+        let server = [
+            ("http.request.method", request.method.rawValue), ("server.address", address),
+            ("server.port", String(port)),
+        ]
         let active = Meter(label: "http.client.active_requests", dimensions: server, factory: factory)
         active.increment()
         if request.attributes.attempt > 1 {
@@ -74,12 +80,7 @@ public struct MetricsInterceptor: RestingInterceptor, ExchangeObserver {
             dimensions.append(("http.response.status_code", String(head.status)))
             if let version = head.metrics?.protocolVersion { dimensions.append(("network.protocol.version", version)) }
         }
-        switch ending.outcome {
-        case .failed(let error): dimensions.append(("error.type", RestingError.errorType(of: error)))
-        case .bodyFailed(let error): dimensions.append(("error.type", error.errorType))
-        case .bodyLeft: dimensions.append(("error.type", RestingError.cancelled.errorType))
-        case .completed: break
-        }
+        if let errorType = ending.errorType { dimensions.append(("error.type", errorType)) }
         Timer(label: "http.client.request.duration", dimensions: dimensions, factory: factory)
             .recordNanoseconds(ending.duration.wholeNanoseconds)
     }
@@ -95,16 +96,6 @@ public struct MetricsInterceptor: RestingInterceptor, ExchangeObserver {
             guard let duration, duration > .zero else { continue }
             Timer(label: label, dimensions: server, factory: factory).recordNanoseconds(duration.wholeNanoseconds)
         }
-    }
-
-    /// The dimensions every metric of `request` carries.
-    private static func server(of request: HTTPRequest) -> [(String, String)] {
-        let url = request.url
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
-        return [
-            ("http.request.method", request.method.rawValue), ("server.address", url.host ?? ""),
-            ("server.port", String(port)),
-        ]
     }
 }
 #endif

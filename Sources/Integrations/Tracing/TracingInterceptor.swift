@@ -23,8 +23,9 @@ import Tracing
 /// context is what the request carries (its fields replace any the request had). A span's attributes are
 /// `http.request.method`, `server.address`, `server.port`, `url.full` (redacted), `http.response.status_code`,
 /// `network.protocol.version` where the transport tells it, `http.request.resend_count` for a retry, and
-/// `error.type` for a failure; its status is an error for a failure and for a status of 400 or more. A streamed
-/// response's span ends when its body ends, not at its head.
+/// `error.type` where the exchange ended in error (a failure's type, or a status of 400 or more, as the metrics and
+/// swift-log integrations name it too), which also makes the span's status an error. A streamed response's span
+/// ends when its body ends, not at its head.
 public struct TracingInterceptor: RestingInterceptor, ExchangeObserver {
     /// What a span stands for.
     public enum Scope: Sendable {
@@ -75,34 +76,28 @@ public struct TracingInterceptor: RestingInterceptor, ExchangeObserver {
     ) {
         span.attributes["http.response.status_code"] = response.status
         if let version = response.metrics?.protocolVersion { span.attributes["network.protocol.version"] = version }
-        if response.status >= 400 {
-            span.attributes["error.type"] = String(response.status)
-            span.setStatus(SpanStatus(code: .error))
-        }
     }
 
     /// A streamed response's span ends with its body; a reader leaving early is its choice, a body cut short the
     /// exchange failing.
     package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ span: any Span) {
-        if let error = ending.error { fail(span, with: error) }
+        if let errorType = ending.errorType {
+            span.attributes["error.type"] = errorType
+            span.setStatus(SpanStatus(code: .error))
+        }
+        if let error = ending.error { span.recordError(error) }
         span.end()
     }
 
     private func describe(_ request: HTTPRequest, in span: any Span) {
-        let url = request.url
         span.attributes["http.request.method"] = request.method.rawValue
-        span.attributes["server.address"] = url.host ?? ""
-        span.attributes["server.port"] = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
-        span.attributes["url.full"] = redaction.url(url)
+        let (address, port) = request.server
+        span.attributes["server.address"] = address
+        span.attributes["server.port"] = port
+        span.attributes["url.full"] = redaction.url(request.url)
         if request.attributes.attempt > 1 {
             span.attributes["http.request.resend_count"] = request.attributes.attempt - 1
         }
-    }
-
-    private func fail(_ span: any Span, with error: any Error) {
-        span.attributes["error.type"] = RestingError.errorType(of: error)
-        span.recordError(error)
-        span.setStatus(SpanStatus(code: .error))
     }
 }
 
