@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -118,4 +120,18 @@ int rk_start_thread(const char *name, void (*body)(void *context), void *context
     }
     pthread_detach(thread);
     return 0;
+}
+
+// OpenSSL (1.1.1b and later), unless told otherwise by the first call that initialises it, frees its state in an
+// exit handler, while other threads may still be in it: a driver closing its connections as the process exits then
+// takes a freed lock and crashes it (a segmentation fault, or "double free" from malloc). Freeing at exit is optional
+// (the system takes the memory back), so the first initialisation, made here as this binary loads — before main, and
+// so before libcurl or FoundationNetworking initialise OpenSSL themselves — declines it. Where libcurl uses another
+// TLS library, OpenSSL is not loaded and this does nothing.
+#define RK_OPENSSL_INIT_NO_ATEXIT 0x00080000L
+
+__attribute__((constructor)) static void rk_keep_openssl_at_exit(void) {
+    int (*init_crypto)(uint64_t options, const void *settings) =
+        (int (*)(uint64_t, const void *))dlsym(RTLD_DEFAULT, "OPENSSL_init_crypto");
+    if (init_crypto != NULL) init_crypto(RK_OPENSSL_INIT_NO_ATEXIT, NULL);
 }

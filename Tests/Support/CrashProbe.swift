@@ -27,6 +27,17 @@ public enum Probe {
         _ arguments: [String], killAfter limit: Int?,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> [String] {
+        try await outcome(arguments, killAfter: limit, environment: environment).lines
+    }
+
+    /// Runs the probe to its end: the lines it printed, and its exit status (128 + the signal that ended it).
+    public static func runToExit(_ arguments: [String]) async throws -> (lines: [String], status: Int32) {
+        try await outcome(arguments, killAfter: nil, environment: ProcessInfo.processInfo.environment)
+    }
+
+    private static func outcome(
+        _ arguments: [String], killAfter limit: Int?, environment: [String: String]
+    ) async throws -> (lines: [String], status: Int32) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 let probe: ChildProcess
@@ -36,8 +47,7 @@ public enum Probe {
                 var lines: [String] = []
                 while limit.map({ lines.count < $0 }) ?? true, let line = probe.readLine() { lines.append(line) }
                 if limit != nil { probe.send(SIGKILL) }
-                probe.waitForExit()
-                continuation.resume(returning: lines)
+                continuation.resume(returning: (lines, probe.waitForExit()))
             }
         }
     }

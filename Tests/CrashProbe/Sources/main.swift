@@ -1,13 +1,14 @@
 import Foundation
 import RestingCore
 import RestingCurl
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 // A process apart from the tests: the crash tests of the durable stores kill it at random points; the proxy-environment
-// tests start it with variables of their own.
+// tests start it with variables of their own; the process-exit test watches how it exits.
 //   CrashProbe enqueue DIR FIRST COUNT   enqueues payloads FIRST..<FIRST+COUNT in an offline queue, printing "ok N" once each is durable
 //   CrashProbe replay DIR SENT_LOG       replays, appending each delivered payload to SENT_LOG (fsynced)
 //   CrashProbe cookies DIR FIRST COUNT   stores cookies cN=vN (N in FIRST..<FIRST+COUNT) in a persistent jar, printing "ok N"
@@ -17,6 +18,9 @@ import Glibc
 //                                        PROXY (a URL, or `environment`) answered with CREDENTIALS (`none`, or
 //                                        `kerberos`: the ticket in the environment's cache), printing "URL STATUS" or
 //                                        "URL failed KIND"
+//   CrashProbe tls-at-exit CA URL        GETs URL (https) through a CurlClient trusting the CA file CA, then exits; an
+//                                        exit handler GETs it again over the same connection, printing "at exit
+//                                        STATUS" or "at exit failed KIND": a driver's TLS at exit must not crash
 
 struct Payload: Codable, Sendable { let n: Int }
 
@@ -33,6 +37,26 @@ struct LoggingTransport: HTTPClient {
         close(descriptor)
         return HTTPDataResponse(status: 201, url: request.url)
     }
+}
+
+/// What the exit handler of `tls-at-exit` sends with.
+let atExit = Mutex<(CurlClient, URL)?>(nil)
+
+/// `tls-at-exit`'s exit handler: a GET on the transport's thread, waited for here.
+func sendAtExit() {
+    guard let (transport, url) = atExit.withLock({ $0 }) else { return }
+    let done = DispatchSemaphore(value: 0)
+    Task(executorPreference: transport.executor) {
+        do {
+            say("at exit \(try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }.status)")
+        } catch RestingError.transportFailed(let failure) {
+            say("at exit failed \(failure.kind)")
+        } catch {
+            say("at exit failed \(error)")
+        }
+        done.signal()
+    }
+    done.wait()
 }
 
 /// Writes a line straight to standard output (unbuffered), so that what the parent reads was really done.
@@ -58,9 +82,22 @@ if arguments.count > 4, arguments[1] == "proxy-get" {
     }
     exit(0)
 }
+if arguments.count == 4, arguments[1] == "tls-at-exit", let url = URL(string: arguments[3]) {
+    // Registered before the transport initialises libcurl, and with it OpenSSL: at exit it runs after OpenSSL's own
+    // handler would have, and sends over the connection then — what a driver still at work when the process exits does.
+    atexit { sendAtExit() }
+    var configuration = CurlConfiguration()
+    configuration.tls.caFile = arguments[2]
+    let transport = try CurlClient(configuration: configuration)
+    let response = try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }
+    say("before exit \(response.status)")
+    atExit.withLock { $0 = (transport, url) }
+    exit(0)
+}
 guard arguments.count >= 4 else {
     say(
-        "usage: CrashProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG | cookies DIR FIRST COUNT | environment-proxy CA URL…"
+        "usage: CrashProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG | cookies DIR FIRST COUNT"
+            + " | proxy-get CA PROXY CREDENTIALS URL… | tls-at-exit CA URL"
     )
     exit(2)
 }
