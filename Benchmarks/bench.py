@@ -281,19 +281,31 @@ def check_http2(directory, tls_port):
     print(f"RESULT curl_h2_drivers {len(os.sched_getaffinity(0))}")
 
 
+# The CPU a call's pipeline takes per response (decoding included), measured on the pipelines' thread of `h2-load` on
+# the 2-core VM (`/proc/<pid>/task/*/stat` over 2 s: 0.75 s for 48 000 responses): the C model's per-response work.
+H2_WORK_US = int(os.environ.get("BENCH_H2_WORK_US", "15"))
+
+
 def compare_http2_load(directory, tls_port):
     """Many streams to one HTTP/2 origin at 32 in flight, over every driver: one connection (the default, which keeps
     an origin on the driver that holds its connection) against a connection per driver (spreadsHTTP2Origins) — and
     the same two shapes in plain C (one multi loop, or one per driver's thread, each with CurlClient's options), so
-    that what one connection costs libcurl itself is told apart from what it costs RestingKit."""
+    that what one connection costs libcurl itself is told apart from what it costs RestingKit. Then the two shapes in
+    C with a client's work per response (H2_WORK_US of CPU): one connection's loop handing each response to a worker
+    thread (RestingKit's shape: the connection's driver does the I/O, another the pipelines), against a loop per
+    thread doing its own responses' work — what any libcurl client that does something with its responses can get
+    from one connection here."""
     url, ca, drivers = f"https://127.0.0.1:{tls_port}/post.json", f"{directory}/ca.pem", len(os.sched_getaffinity(0))
     swift = [f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "h2-load", url, "32", "20000", ca]
     c = ["/tmp/restingkit-multi-get", url, "32", "20000", "same-options", f"ca={ca}"]
+    work = f"work={H2_WORK_US}"
     shapes = {
         "one": (swift, dict(os.environ, BENCH_H2_SPREAD="0")),
         "spread": (swift, dict(os.environ, BENCH_H2_SPREAD="1")),
         "c-one": (c, None),
         "c-spread": (c + [f"threads={drivers}"], None),
+        "c-work-one": (c + [work, "worker"], None),
+        "c-work-spread": (c + [work, f"threads={drivers}"], None),
     }
     rounds = {name: [] for name in shapes}
     for _ in range(ROUNDS):
@@ -314,8 +326,18 @@ def compare_http2_load(directory, tls_port):
     print(f"RESULT c_h2_c32_spread_req_per_s {median['c-spread']:.0f}")
     print(f"RESULT c_h2_c32_ratio_one_connection_vs_spread {ratio('c-one', 'c-spread'):.2f}")
     # Both ratios measured round by round: 1.0 means one connection costs RestingKit no more than it costs libcurl.
+    plain = zip(rounds["one"], rounds["spread"], rounds["c-one"], rounds["c-spread"])
     print(f"RESULT curl_h2_c32_one_connection_drop_vs_c "
-          f"{statistics.median((o / s) / (co / cs) for o, s, co, cs in zip(*(rounds[n] for n in shapes))):.2f}")
+          f"{statistics.median((o / s) / (co / cs) for o, s, co, cs in plain):.2f}")
+    print(f"With {H2_WORK_US} µs of work per response, C: {median['c-work-one']:.0f} req/s on one connection (a worker "
+          f"thread doing the work), {median['c-work-spread']:.0f} spread over {drivers} threads")
+    print(f"RESULT c_h2_c32_work_one_connection_req_per_s {median['c-work-one']:.0f}")
+    print(f"RESULT c_h2_c32_work_spread_req_per_s {median['c-work-spread']:.0f}")
+    print(f"RESULT c_h2_c32_work_ratio_one_connection_vs_spread {ratio('c-work-one', 'c-work-spread'):.2f}")
+    # 1.0: one connection costs RestingKit what it costs the same shape in C, the client's work included.
+    paired = zip(rounds["one"], rounds["spread"], rounds["c-work-one"], rounds["c-work-spread"])
+    print(f"RESULT curl_h2_c32_one_connection_drop_vs_c_work "
+          f"{statistics.median((o / s) / (wo / ws) for o, s, wo, ws in paired):.2f}")
 
 
 def compare_http2_distant_origin(directory, tls_port):
