@@ -3,7 +3,8 @@
 #   scripts/traits.sh resolve   resolves each trait's packages and records in .build/traits/available the traits
 #                               whose packages resolved, and in .build/traits/missing the others with the reason
 #   scripts/traits.sh flags     the flags for `swift build` / `swift test`: a scratch folder of its own and
-#                               `--traits` with the traits that resolved (none: the core, the transports, the rest)
+#                               `--traits` with the traits that resolved (none: no flag at all — the core, the
+#                               transports and the rest build in SwiftPM's own folder, beside `swift build`'s)
 #   scripts/traits.sh notice    one line saying which traits were not built and why (nothing when all were)
 # Packages resolve from their real URLs, from a SwiftPM mirror the person running this configured (`swift package
 # config set-mirror`, or `make MIRRORS=folder`: scripts/mirrors.sh), or not at all — a machine that reaches no Git
@@ -64,7 +65,11 @@ resolve() {
 flags() {
     local available=""
     [ -f "$state/available" ] && available=$(cat "$state/available")
-    printf -- '--scratch-path %s' "$scratch"
+    # With no trait, the tests build where `swift build` has just built the same modules with the same settings:
+    # a scratch folder of their own would compile every module a second time.
+    if [ -n "$available" ] || [ -n "${SCRATCH:-}" ]; then
+        printf -- '--scratch-path %s' "$scratch"
+    fi
     [ -z "$available" ] || printf -- ' --traits %s' "$available"
     echo
 }
