@@ -14,9 +14,8 @@ import RestingCore
 /// Each exchange logs one entry when it ends, with OpenTelemetry's attribute names as keys: `http.request.method`,
 /// `url.full` (redacted by ``redaction``), `http.response.status_code`, `error.type` where the exchange ended in
 /// error (a failure's type, `cancelled` included, or a status of 400 or more, as the metrics and tracing integrations
-/// name it too), and
-/// `network.protocol.version` and `resting.reused_connection` (where the transport tells them), `resting.duration_ms`,
-/// `resting.attempt` (set by ``/RestingCore/RetryInterceptor``), `resting.cache_status` and
+/// name it too), `network.protocol.version` and `resting.reused_connection` (where the transport tells them),
+/// `resting.duration_ms`, `resting.attempt` (set by ``/RestingCore/RetryInterceptor``), `resting.cache_status` and
 /// `http.response.body.size` (once a body has been read: a streamed body logs a second entry when it ends). The
 /// levels follow what a service expects of a client: a successful exchange is `debug` (one per call is noise at
 /// `info`), a 4xx `warning`, a 5xx or a failure `error`, a call the caller cancelled `debug`; the request itself,
