@@ -317,6 +317,11 @@ def compare_http2_load(directory, tls_port):
     def ratio(one, spread):
         return statistics.median(o / s for o, s in zip(rounds[one], rounds[spread]))
 
+    def drop_vs(c_one, c_spread):
+        """RestingKit's one-connection ratio over C's in `c_one` and `c_spread`, round by round."""
+        paired = zip(rounds["one"], rounds["spread"], rounds[c_one], rounds[c_spread])
+        return statistics.median((o / s) / (co / cs) for o, s, co, cs in paired)
+
     print(f"HTTP/2 load at 32 in flight: {median['one']:.0f} req/s on one connection, {median['spread']:.0f} spread "
           f"over the drivers; C {median['c-one']:.0f} on one, {median['c-spread']:.0f} spread over {drivers} threads")
     print(f"RESULT curl_h2_c32_one_connection_req_per_s {median['one']:.0f}")
@@ -326,18 +331,14 @@ def compare_http2_load(directory, tls_port):
     print(f"RESULT c_h2_c32_spread_req_per_s {median['c-spread']:.0f}")
     print(f"RESULT c_h2_c32_ratio_one_connection_vs_spread {ratio('c-one', 'c-spread'):.2f}")
     # Both ratios measured round by round: 1.0 means one connection costs RestingKit no more than it costs libcurl.
-    plain = zip(rounds["one"], rounds["spread"], rounds["c-one"], rounds["c-spread"])
-    print(f"RESULT curl_h2_c32_one_connection_drop_vs_c "
-          f"{statistics.median((o / s) / (co / cs) for o, s, co, cs in plain):.2f}")
+    print(f"RESULT curl_h2_c32_one_connection_drop_vs_c {drop_vs('c-one', 'c-spread'):.2f}")
     print(f"With {H2_WORK_US} µs of work per response, C: {median['c-work-one']:.0f} req/s on one connection (a worker "
           f"thread doing the work), {median['c-work-spread']:.0f} spread over {drivers} threads")
     print(f"RESULT c_h2_c32_work_one_connection_req_per_s {median['c-work-one']:.0f}")
     print(f"RESULT c_h2_c32_work_spread_req_per_s {median['c-work-spread']:.0f}")
     print(f"RESULT c_h2_c32_work_ratio_one_connection_vs_spread {ratio('c-work-one', 'c-work-spread'):.2f}")
     # 1.0: one connection costs RestingKit what it costs the same shape in C, the client's work included.
-    paired = zip(rounds["one"], rounds["spread"], rounds["c-work-one"], rounds["c-work-spread"])
-    print(f"RESULT curl_h2_c32_one_connection_drop_vs_c_work "
-          f"{statistics.median((o / s) / (wo / ws) for o, s, wo, ws in paired):.2f}")
+    print(f"RESULT curl_h2_c32_one_connection_drop_vs_c_work {drop_vs('c-work-one', 'c-work-spread'):.2f}")
 
 
 def compare_http2_distant_origin(directory, tls_port):

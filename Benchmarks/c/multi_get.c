@@ -126,8 +126,9 @@ static void *run_worker(void *argument) {
     return NULL;
 }
 
-/// Records a slot's finished request and starts its next one (or cleans its handle up after the last).
-static void next(loop *l, CURLM *multi, CURL **handles, uint64_t *startedAt, int slot, int *started) {
+/// Counts and records a slot's finished request and starts its next one (or cleans its handle up after the last).
+static void next(loop *l, CURLM *multi, CURL **handles, uint64_t *startedAt, int slot, int *started, int *finished) {
+    (*finished)++;
     uint64_t done = monotonic_ns();
     latency_record(&l->latencies, done - startedAt[slot]);
     if (*started < l->total) {
@@ -187,15 +188,11 @@ static void *run_loop(void *argument) {
                 continue;
             }
             if (l->work) work_for(l->work);
-            finished++;
-            next(l, multi, handles, startedAt, (int)(intptr_t)slot, &started);
+            next(l, multi, handles, startedAt, (int)(intptr_t)slot, &started, &finished);
         }
         if (l->hasWorker) {
             pthread_mutex_lock(&l->lock);
-            while (l->worked.count > 0) {
-                finished++;
-                next(l, multi, handles, startedAt, ring_pop(&l->worked), &started);
-            }
+            while (l->worked.count > 0) next(l, multi, handles, startedAt, ring_pop(&l->worked), &started, &finished);
             pthread_mutex_unlock(&l->lock);
         }
         if (finished < l->total) curl_multi_poll(multi, NULL, 0, 1000, NULL);
