@@ -34,7 +34,7 @@ def package_name():
 FLOORS = [
     ("Support", "a lock, duration units, string trimming: no HTTP in sight"),
     ("Encoding", "percent-encoding, query strings, JSON values"),
-    ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction"),
+    ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction, WebSocket messages"),
     ("Transport", "the transport seam, and what only transports use: deadlines, rate floor, download writer, limits"),
     ("Events", "call events: listeners, a bounded buffer, the per-call reporter, the seam observing an exchange"),
     ("Storage", "files that survive a crash"),
@@ -47,7 +47,7 @@ FLOORS = [
     ("Cache", "the RFC 9111 cache interceptor and its stores"),
     ("Cookies", "the RFC 6265 cookie jar and its interceptor"),
     ("Client", "RestingClient and a call's owner: its stages in order, its endings (decoded, streamed)"),
-    ("WebSocket", "RFC 6455: frames, messages, the handshake as a call's ending, the socket's session"),
+    ("WebSocket", "RFC 6455: frames, the handshake as a call's ending, the socket's session over a connection or over a transport's own WebSocket"),
     ("Resilience", "deadlines, circuit breakers, hedged requests, rate limits, adaptive concurrency limits"),
     ("Download", "downloads to disk with resume"),
     ("JSONRPC", "JSON-RPC 2.0 over RestingClient"),

@@ -5,12 +5,21 @@ import RestingCore
 import FoundationNetworking
 #endif
 
-/// The delegate of a ``URLSessionClient``'s session: hands each task's events to its ``TaskExchange`` and
+/// What runs one task of a ``URLSessionClient``: a ``TaskExchange`` (an HTTP exchange) or a
+/// ``URLSessionWebSocket``.
+protocol SessionTask: AnyObject, Sendable {
+    /// The task completed, with `error` or not, having received `response` if anything.
+    func complete(_ error: (any Error)?, response: URLResponse?)
+    /// Ends the task now.
+    func cancel()
+}
+
+/// The delegate of a ``URLSessionClient``'s session: hands each task's events to its ``SessionTask`` and
 /// refuses URLSession's own redirects, so that ``/RestingCore/RedirectFollower`` handles them the same as on every
 /// transport (FoundationNetworking drops bodies on 307/308 and keeps credentials across origins).
-final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionWebSocketDelegate, Sendable {
     private struct Registry {
-        var exchanges: [Int: TaskExchange] = [:]
+        var exchanges: [Int: any SessionTask] = [:]
         /// Sends admitted and not yet returned (their task may not exist yet).
         var admitted = 0
         var isShutDown = false
@@ -47,7 +56,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Registers the exchange of a task just created; `false` when the shutdown's deadline has passed and the task
     /// must not run.
-    func register(_ exchange: TaskExchange, for task: URLSessionTask) -> Bool {
+    func register(_ exchange: any SessionTask, for task: URLSessionTask) -> Bool {
         registry.withLock { registry in
             guard !registry.cancelsEverything else { return false }
             registry.exchanges[task.taskIdentifier] = exchange
@@ -81,7 +90,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func exchange(for task: URLSessionTask) -> TaskExchange? {
-        registry.withLock { $0.exchanges[task.taskIdentifier] }
+        registry.withLock { $0.exchanges[task.taskIdentifier] } as? TaskExchange
+    }
+
+    private func webSocket(for task: URLSessionTask) -> URLSessionWebSocket? {
+        registry.withLock { $0.exchanges[task.taskIdentifier] } as? URLSessionWebSocket
+    }
+
+    func urlSession(
+        _ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?
+    ) {
+        webSocket(for: webSocketTask)?.opened()
+    }
+
+    func urlSession(
+        _ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+        didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?
+    ) {
+        webSocket(for: webSocketTask)?.peerClosed(closeCode, reason: reason)
     }
 
     func urlSession(
@@ -104,7 +130,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let response = challenge.failureResponse ?? task.response else {
             return completionHandler(.performDefaultHandling, nil)
         }
-        exchange(for: task)?.complete(nil, response: response)
+        registry.withLock { $0.exchanges[task.taskIdentifier] }?.complete(nil, response: response)
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 

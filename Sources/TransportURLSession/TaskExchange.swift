@@ -14,7 +14,7 @@ import FoundationNetworking
 /// Events arrive on the session's delegate queue, cancellation from any thread; all state sits behind one
 /// lock, so a cancel never races a write to the download file. The body stream is closed when the task
 /// completes, never earlier.
-final class TaskExchange: Sendable {
+final class TaskExchange: SessionTask {
     typealias Continuation = CheckedContinuation<HTTPDataResponse, any Error>
 
     private struct State {

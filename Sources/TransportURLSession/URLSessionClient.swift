@@ -31,6 +31,11 @@ import FoundationNetworking
 /// let client = RestingClient(baseUrl: "https://api.example.com", httpClient: URLSessionClient(configuration: configuration))
 /// ```
 ///
+/// **WebSockets** (`RestingClient.webSocket(_:options:)`) run on a `URLSessionWebSocketTask` where FoundationNetworking
+/// speaks WebSocket (Apple platforms); the handshake is the chain's request like any call's. Linux's FoundationNetworking
+/// in Swift 6.3 was built without libcurl's WebSocket API: there opening one fails with
+/// ``/RestingCore/RestingError/unsupported(feature:transport:)``, and `CurlClient` has them.
+///
 /// Task cancellation cancels the data task; the call fails with ``/RestingCore/RestingError/cancelled``. Failures keep
 /// the `URLError` code in ``/RestingCore/TransportError/code``.
 ///
@@ -149,10 +154,10 @@ public final class URLSessionClient: HTTPClient {
     /// session delegate refuses URLSession's own redirect handling.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         if let unsupportedSetting { throw unsupportedSetting }
-        // URLSession hands no connection over after a 101 (a URLSessionWebSocketTask frames messages itself, and
-        // Linux's FoundationNetworking is built without libcurl's WebSocket API, whatever the libcurl under it).
-        if request.upgrade != nil {
-            throw RestingError.unsupported(feature: "WebSocket (a connection upgrade)", transport: "URLSessionClient")
+        // URLSession hands no connection over after a 101; a URLSessionWebSocketTask speaks WebSocket itself.
+        if let upgrade = request.upgrade, upgrade != .webSocket {
+            throw RestingError.unsupported(
+                feature: "an upgrade to \(upgrade.protocolName)", transport: "URLSessionClient")
         }
         guard delegate.admit() else { throw RestingError.shutDown }
         defer { delegate.leave() }
@@ -186,6 +191,9 @@ public final class URLSessionClient: HTTPClient {
         var request = request
         guard request.attributes.proxy == nil else {
             throw RestingError.unsupported(feature: "a request's own proxy route", transport: "URLSessionClient")
+        }
+        if request.upgrade == .webSocket {
+            return try await URLSessionWebSocket.open(request, session: session, delegate: delegate)
         }
         guard request.body.trailers == nil else {
             // FoundationNetworking sends no trailer section: sending the body without them would drop them silently.

@@ -54,15 +54,18 @@ extension TransportConformance {
         return message
     }
 
-    /// Whether the transport refused the upgrade as unsupported, as one without the capability must; a recorded
-    /// issue otherwise.
+    /// Whether the transport has no connection to hand over, in which case the checks are not its: it must refuse the
+    /// upgrade as unsupported, or speak WebSocket itself (a ``/RestingCore/TransportWebSocket``, as URLSession where
+    /// it can) and echo a message. A recorded issue otherwise.
     func refusesUpgrades() async throws -> Bool {
         guard !capabilities.upgradesConnections else { return false }
-        await #expect {
-            _ = try await webSocket("/echo")
-        } throws: { error in
-            guard case RestingError.unsupported = error else { return false }
-            return true
+        do {
+            let socket = try await webSocket("/echo")
+            try await socket.send("spoken by the transport")
+            #expect(try await nextMessage(socket) == .text("spoken by the transport"), "\(name)")
+            await socket.close()
+        } catch RestingError.unsupported {
+            // Refused typed, as it must where it cannot speak WebSocket.
         }
         return true
     }

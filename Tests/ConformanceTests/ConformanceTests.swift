@@ -39,7 +39,7 @@ enum Transports {
         capabilities.fullDuplex = false
         // FoundationNetworking sends no trailer section, and traps on a response with one.
         capabilities.handlesTrailers = false
-        // URLSession hands no connection over after a 101.
+        // URLSession hands no connection over after a 101 (it speaks WebSocket itself where it can).
         capabilities.upgradesConnections = false
         return try await TransportConformance(name: "URLSessionClient", capabilities: capabilities) { settings in
             let configuration = URLSessionConfiguration.ephemeral
@@ -205,7 +205,8 @@ struct StreamingConformanceTests {
     func trailers(_ name: String) async throws { try await suite(name).trailers() }
 }
 
-/// WebSockets, on the transports with a wire: `CurlClient` upgrades connections; `URLSessionClient` must refuse.
+/// WebSockets, on the transports with a wire: `CurlClient` upgrades connections; `URLSessionClient` hands none over
+/// (it speaks WebSocket itself where FoundationNetworking can, and refuses typed elsewhere).
 /// `CurlClient (poll)` waits for its sockets with `poll(2)`, as on Apple platforms, instead of Linux's `epoll`: every
 /// check but the long one of messages (whose waits the others have too) runs both loops here.
 @Suite("Transport conformance: WebSockets", .timeLimit(.minutes(5)))

@@ -219,16 +219,6 @@ struct WebSocketTests {
         #expect(transport.upgrades.count == 0)
     }
 
-    @Test("URLSessionClient refuses the upgrade typed: it hands no connection over")
-    func urlSessionIsUnsupported() async throws {
-        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: URLSessionClient())
-        await #expect(
-            throws: RestingError.unsupported(feature: "WebSocket (a connection upgrade)", transport: "URLSessionClient")
-        ) {
-            _ = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
-        }
-    }
-
     @Test("a 101 that is not RFC 6455's closes the connection the transport handed over")
     func invalidHandshakeClosesTheConnection() async throws {
         let transport = try CurlClient()

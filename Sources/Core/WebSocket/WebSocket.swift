@@ -30,18 +30,14 @@ import Foundation
 ///   ``RestingClient/cancelAll()``, ``RestingClient/shutdown(gracePeriod:)`` and dropping the last reference close
 ///   the socket with 1001 (going away): a close frame, then the connection.
 public final class WebSocket: Sendable {
-    let session: WebSocketSession
+    let session: any WebSocketEngine
 
-    init(
-        connection: any UpgradedConnection, options: WebSocketOptions, subprotocol: String?,
-        deflate: PerMessageDeflate?, registry: CallRegistry, events: CallEventReporter?
-    ) {
+    /// A socket run by the engine `makeEngine` builds, counted among `registry`'s calls until it is over: its
+    /// `onEnd` settles the entry, and ``RestingClient/cancelAll()`` and shutdown reach it.
+    init(registry: CallRegistry, makeEngine: (_ onEnd: @escaping @Sendable () -> Void) -> any WebSocketEngine) {
         let settle = Locked<UInt64?>(nil)
-        session = WebSocketSession(
-            connection: connection, options: options, subprotocol: subprotocol, deflate: deflate, events: events,
-            onEnd: { if let id = settle.withLock({ $0 }) { registry.settle(id) } })
-        // Counted among the client's calls until it closes: `cancelAll()` and shutdown reach it.
-        let session = session
+        let session = makeEngine { if let id = settle.withLock({ $0 }) { registry.settle(id) } }
+        self.session = session
         guard let id = registry.add(cancel: { session.cancel() }) else {
             session.cancel()
             return
@@ -53,7 +49,7 @@ public final class WebSocket: Sendable {
     deinit { session.cancel() }
 
     /// Whether the server agreed to compress messages (permessage-deflate, ``WebSocketOptions/compression``).
-    public var isCompressed: Bool { session.deflate != nil }
+    public var isCompressed: Bool { session.isCompressed }
 
     /// The subprotocol the server chose among ``WebSocketOptions/subprotocols``; `nil` when it chose none.
     public var subprotocol: String? { session.subprotocol }
@@ -82,7 +78,7 @@ public final class WebSocket: Sendable {
     /// peer's close frame up to ``WebSocketOptions/closeTimeout``, then closes the connection. Messages that arrive
     /// meanwhile are dropped. Returns at once when the socket is already closed.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
-        await session.close(code: code, reason: reason)
+        await session.close(code: code, reason: reason, cancelling: false)
     }
 }
 

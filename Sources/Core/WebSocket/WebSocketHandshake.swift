@@ -57,6 +57,9 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
             throw call.client.statusCheck(for: call.request.endpoint).failure(
                 for: HTTPError(try await response.buffered()))
         }
+        if let socket = response.body.transportWebSocket {
+            return try relay(socket, answering: response, of: call, events: events)
+        }
         guard let connection = response.body.upgradedConnection else {
             throw RestingError.unsupported(
                 feature: "WebSocket (the 101 came without its connection)", transport: "this transport")
@@ -68,9 +71,34 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
             connection.close()
             throw RestingError.webSocketFailed(error)
         }
-        return WebSocket(
-            connection: connection, options: options, subprotocol: agreed.subprotocol, deflate: agreed.deflate,
-            registry: call.client.calls, events: events)
+        return WebSocket(registry: call.client.calls) { onEnd in
+            WebSocketSession(
+                connection: connection, options: options, subprotocol: agreed.subprotocol, deflate: agreed.deflate,
+                events: events, onEnd: onEnd)
+        }
+    }
+
+    /// A socket whose transport speaks the protocol and checked the `101` itself: what is left to check is the
+    /// subprotocol, which only this side knows it offered.
+    private func relay(
+        _ socket: any TransportWebSocket, answering response: HTTPDataResponse,
+        of call: Call<RequestType, ResponseType>,
+        events: CallEventReporter?
+    ) throws -> WebSocket {
+        let subprotocol: String?
+        do {
+            subprotocol = try chosenSubprotocol(in: response)
+        } catch {
+            socket.cancel()
+            throw RestingError.webSocketFailed(error)
+        }
+        let isCompressed = response.headers.values(for: "Sec-WebSocket-Extensions")
+            .contains { $0.lowercased().contains("permessage-deflate") }
+        return WebSocket(registry: call.client.calls) { onEnd in
+            WebSocketRelay(
+                socket: socket, options: options, subprotocol: subprotocol, isCompressed: isCompressed,
+                events: events, onEnd: onEnd)
+        }
     }
 
     /// What the server chose among what was offered.
@@ -94,12 +122,15 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
         }
         let extensions = response.headers.values(for: "Sec-WebSocket-Extensions").joined(separator: ", ")
         let deflate = try PerMessageDeflate.agreed(in: extensions, offered: options.compression != nil)
-        guard let chosen = response.headers["Sec-WebSocket-Protocol"] else {
-            return Agreement(subprotocol: nil, deflate: deflate)
-        }
+        return Agreement(subprotocol: try chosenSubprotocol(in: response), deflate: deflate)
+    }
+
+    /// The subprotocol the `101` names, which must be one offered; `nil` when it names none.
+    private func chosenSubprotocol(in response: HTTPDataResponse) throws(WebSocketFailure) -> String? {
+        guard let chosen = response.headers["Sec-WebSocket-Protocol"] else { return nil }
         guard options.subprotocols.contains(chosen) else {
             throw WebSocketFailure(.handshakeInvalid, "the server chose a subprotocol that was not offered")
         }
-        return Agreement(subprotocol: chosen, deflate: deflate)
+        return chosen
     }
 }

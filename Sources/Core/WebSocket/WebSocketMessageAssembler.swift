@@ -101,12 +101,15 @@ package struct WebSocketMessageAssembler: Sendable {
 
     /// A close frame's payload for `code` and `reason`, the reason cut to 123 bytes on a character boundary.
     static func closePayload(code: WebSocketCloseCode, reason: String) -> Data {
-        var payload = Data([UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)])
+        Data([UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]) + closeReason(reason)
+    }
+
+    /// `reason`'s UTF-8, cut to the 123 bytes a close frame has room for, at a character's end.
+    package static func closeReason(_ reason: String) -> Data {
         var cut = reason.utf8.count <= 123 ? Substring(reason) : Substring()
         if cut.isEmpty, !reason.isEmpty {
             for character in reason where cut.utf8.count + character.utf8.count <= 123 { cut.append(character) }
         }
-        payload.append(contentsOf: cut.utf8)
-        return payload
+        return Data(cut.utf8)
     }
 }

@@ -8,28 +8,20 @@ import Foundation
 /// inbox, stopping when the inbox is full), the writes through one gate, the keep-alive pings, and the close — one
 /// ``WebSocketLifecycle`` deciding each step. ``WebSocket`` is the user's handle to it; the session outlives a
 /// dropped handle only as long as its close takes.
-final class WebSocketSession: Sendable {
+final class WebSocketSession: WebSocketEngine {
     let connection: any UpgradedConnection
     let options: WebSocketOptions
     let subprotocol: String?
     /// permessage-deflate, as agreed.
     let deflate: PerMessageDeflate?
-    let events: CallEventReporter?
-    let inbox: WebSocketInbox
+    let run: WebSocketRun
     private let gate = WebSocketSendGate()
 
     private struct State {
-        var lifecycle = WebSocketLifecycle()
         /// Compresses messages sent, once one is (permessage-deflate).
         var deflater: MessageDeflater?
         /// When the keep-alive ping still unanswered went out.
         var awaitingPongSince: ContinuousClock.Instant?
-        var reader: Task<Void, Never>?
-        var keepAlive: Task<Void, Never>?
-        /// Waiting for the peer's close frame after this side's.
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
-        /// Called once, when the socket is over (the registry's entry settles).
-        var onEnd: (@Sendable () -> Void)?
     }
 
     private let state = Locked(State())
@@ -42,24 +34,12 @@ final class WebSocketSession: Sendable {
         self.options = options
         self.subprotocol = subprotocol
         self.deflate = deflate
-        self.events = events
-        inbox = WebSocketInbox(capacity: options.receiveBufferSize)
-        state.withLock { $0.onEnd = onEnd }
+        run = WebSocketRun(
+            inbox: WebSocketInbox(capacity: options.receiveBufferSize), events: events,
+            release: { connection.close() }, onEnd: onEnd)
     }
 
-    /// Starts reading, and pinging if asked.
-    func start() {
-        events?.report(.webSocketOpened(subprotocol: subprotocol))
-        let reader = Task { await self.read() }
-        let keepAlive = options.keepAlive.map { keepAlive in Task { await self.keepAlive(keepAlive) } }
-        state.withLock { state in
-            state.reader = reader
-            state.keepAlive = keepAlive
-        }
-    }
-
-    /// Where the socket is.
-    var lifecycle: WebSocketLifecycle.State { state.withLock { $0.lifecycle.state } }
+    var isCompressed: Bool { deflate != nil }
 
     // MARK: Sending
 
@@ -91,8 +71,8 @@ final class WebSocketSession: Sendable {
     private func write(_ frame: WebSocketFrame, onlyWhileOpen: Bool, compressing: Bool = false) async throws {
         try await gate.enter()
         defer { gate.leave() }
-        if onlyWhileOpen, !state.withLock({ $0.lifecycle.acceptsMessages }) {
-            throw RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))
+        if onlyWhileOpen, !run.acceptsMessages {
+            throw RestingError.webSocketClosed
         }
         var frame = frame
         // Compressed in the gate's turn: the deflater's context follows the order messages go out in.
@@ -123,10 +103,9 @@ final class WebSocketSession: Sendable {
 
     /// Closes with `code` and `reason`: sends the close frame, waits up to ``WebSocketOptions/closeTimeout`` for the
     /// peer's, then closes the connection. Returns at once when the socket is already over.
-    func close(code: WebSocketCloseCode, reason: String, cancelling: Bool = false) async {
-        guard state.withLock({ $0.lifecycle.closeRequested(code: code, cancelling: cancelling) }) else {
-            await closeHandshakeEnded()
-            return
+    func close(code: WebSocketCloseCode, reason: String, cancelling: Bool) async {
+        guard run.lifecycle({ $0.closeRequested(code: code, cancelling: cancelling) }) else {
+            return await run.waitUntilOver()
         }
         events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
         let payload = WebSocketMessageAssembler.closePayload(code: code, reason: reason)
@@ -135,38 +114,13 @@ final class WebSocketSession: Sendable {
         } catch {
             return
         }
-        let timeout = Task {
-            try? await Task.sleep(for: options.closeTimeout)
-            guard !Task.isCancelled else { return }
-            self.over(connectionEnded: true)
-        }
-        await closeHandshakeEnded()
-        timeout.cancel()
-    }
-
-    /// Closes with 1001 without waiting (``RestingClient/cancelAll()``, shutdown, a cancelled reader, a dropped
-    /// handle); readers get ``RestingError/cancelled``.
-    func cancel() {
-        inbox.finish(.failure(.cancelled))
-        Task { await self.close(code: .goingAway, reason: "", cancelling: true) }
-    }
-
-    /// Waits until the socket is over.
-    private func closeHandshakeEnded() async {
-        await withCheckedContinuation { continuation in
-            let isOver = state.withLock { state in
-                if state.lifecycle.isOver { return true }
-                state.closeWaiters.append(continuation)
-                return false
-            }
-            if isOver { continuation.resume() }
-        }
+        await run.awaitCloseHandshake(within: options.closeTimeout)
     }
 
     /// The socket failed with `error`: a close frame with its code where one may still go out, then the
     /// connection closes.
     private func fail(_ error: RestingError) {
-        guard let code = state.withLock({ $0.lifecycle.failed(error) }) else { return over(connectionEnded: false) }
+        guard let code = run.lifecycle({ $0.failed(error) }) else { return run.over(connectionEnded: false) }
         events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
         let payload = WebSocketMessageAssembler.closePayload(code: code, reason: "")
         let closeFrame = WebSocketFrame(isFinal: true, opcode: .close, payload: payload)
@@ -179,46 +133,14 @@ final class WebSocketSession: Sendable {
             }
             await write.value
             timeout.cancel()
-            self.over(connectionEnded: false)
+            self.run.over(connectionEnded: false)
         }
-    }
-
-    /// The socket is over: the connection closes, the inbox ends as the lifecycle says, waiters resume, the end is
-    /// reported once. `connectionEnded`: no close frame came (after this side's close, the close is over).
-    private func over(connectionEnded: Bool) {
-        let (closeWaiters, onEnd, tasks, final) = state.withLock { state in
-            if connectionEnded { state.lifecycle.connectionEnded() }
-            defer {
-                state.closeWaiters.removeAll()
-                state.onEnd = nil
-            }
-            return (
-                state.closeWaiters, state.onEnd, [state.reader, state.keepAlive], state.lifecycle.state
-            )
-        }
-        guard let onEnd else { return }
-        connection.close()
-        for task in tasks { task?.cancel() }
-        switch final {
-        case .closed:
-            inbox.finish(.success(()))
-            events?.report(.callEnded(status: 101))
-        case .failed(let error):
-            inbox.finish(.failure(error))
-            events?.fail(error)
-        case .open, .closing:
-            // Over without a lifecycle's end: the connection was closed from here (a cancelled close).
-            inbox.finish(.failure(.cancelled))
-            events?.report(.callCancelled)
-        }
-        for waiter in closeWaiters { waiter.resume() }
-        onEnd()
     }
 
     // MARK: Reading
 
     /// Reads frames until the socket is over.
-    private func read() async {
+    func read() async {
         // A compressed frame of incompressible bytes is a little larger than the message it holds.
         let compressedSlack = deflate == nil ? 0 : options.maximumMessageSize / 128 + 1024
         var parser = WebSocketFrameParser(
@@ -227,7 +149,7 @@ final class WebSocketSession: Sendable {
         do {
             while true {
                 guard let bytes = try await connection.read(maximumLength: 64 * 1024) else {
-                    return over(connectionEnded: true)
+                    return run.over(connectionEnded: true)
                 }
                 parser.append(bytes)
                 while let frame = try parser.nextFrame() {
@@ -239,9 +161,9 @@ final class WebSocketSession: Sendable {
             fail(.webSocketFailed(failure))
         } catch {
             // A connection closed from this side fails its read: the socket is already over then.
-            guard !state.withLock({ $0.lifecycle.isOver }) else { return over(connectionEnded: false) }
+            guard !run.isOver else { return run.over(connectionEnded: false) }
             let error = Self.restingError(error)
-            if case .cancelled = error { return over(connectionEnded: true) }
+            if case .cancelled = error { return run.over(connectionEnded: true) }
             fail(error)
         }
     }
@@ -252,25 +174,25 @@ final class WebSocketSession: Sendable {
         case .message(let message):
             events?.report(.webSocketMessageReceived(isText: message.isText, bytes: message.byteCount))
             // After this side's close the peer may still send; nobody waits for it.
-            guard state.withLock({ $0.lifecycle.acceptsMessages }) else { return true }
+            guard run.acceptsMessages else { return true }
             _ = await inbox.put(message)
         case .ping(let payload):
             events?.report(.webSocketControlFrame(.pingReceived, bytes: payload.count))
-            guard state.withLock({ $0.lifecycle.acceptsMessages }) else { return true }
+            guard run.acceptsMessages else { return true }
             try await write(WebSocketFrame(isFinal: true, opcode: .pong, payload: payload), onlyWhileOpen: true)
             events?.report(.webSocketControlFrame(.pongSent, bytes: payload.count))
         case .pong(let payload):
             events?.report(.webSocketControlFrame(.pongReceived, bytes: payload.count))
             state.withLock { $0.awaitingPongSince = nil }
         case .close(let closure):
-            guard let answer = state.withLock({ $0.lifecycle.peerClosed(closure) }) else {
-                over(connectionEnded: false)
+            guard let answer = run.lifecycle({ $0.peerClosed(closure) }) else {
+                run.over(connectionEnded: false)
                 return false
             }
             events?.report(.webSocketClosing(code: closure.code.rawValue, byPeer: true))
             let payload = WebSocketMessageAssembler.closePayload(code: answer, reason: "")
             try? await write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
-            over(connectionEnded: false)
+            run.over(connectionEnded: false)
             return false
         }
         return true
@@ -278,7 +200,7 @@ final class WebSocketSession: Sendable {
 
     /// Pings every interval, skipping a ping while the last one is unanswered, and fails the socket when one stays
     /// unanswered past the timeout.
-    private func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
+    func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
         var nextPing = ContinuousClock.now + keepAlive.interval
         do {
             while true {

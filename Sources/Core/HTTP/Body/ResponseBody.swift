@@ -21,12 +21,14 @@ import Foundation
 /// transfer, and its errors are the ``RestingError``s a buffered call fails with.
 ///
 /// A `101 Switching Protocols` answer to a request that asked for an ``HTTPRequest/upgrade`` has no body at all: its
-/// ``upgradedConnection`` is the connection itself, which reads as empty here.
+/// ``upgradedConnection`` is the connection itself (or ``transportWebSocket``, the WebSocket a transport speaks
+/// itself), which reads as empty here.
 public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
     private enum Storage: Sendable {
         case buffered(Data)
         case streamed(ResponseBodyStream)
         case upgraded(any UpgradedConnection)
+        case webSocket(any TransportWebSocket)
     }
     private let storage: Storage
 
@@ -41,6 +43,9 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
 
     /// The connection a transport hands over after a `101 Switching Protocols` (``HTTPRequest/upgrade``).
     public init(upgraded connection: any UpgradedConnection) { storage = .upgraded(connection) }
+
+    /// The WebSocket a transport that speaks the protocol itself hands over after a `101` (``TransportWebSocket``).
+    public init(webSocket: any TransportWebSocket) { storage = .webSocket(webSocket) }
 
     /// A body of the UTF-8 bytes of `text`, for stubs and tests: `HTTPDataResponse(status: 200, body: "ok")`.
     public init(stringLiteral text: String) { self.init(Data(text.utf8)) }
@@ -63,6 +68,12 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         return connection
     }
 
+    /// The WebSocket handed over after a `101` by a transport that speaks it itself; `nil` for every other response.
+    public var transportWebSocket: (any TransportWebSocket)? {
+        guard case .webSocket(let socket) = storage else { return nil }
+        return socket
+    }
+
     /// Whether the body is known to have no bytes: a buffered one that is empty (a streamed one is not known).
     public var isEmpty: Bool { data?.isEmpty == true }
 
@@ -75,7 +86,7 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
             return data
         case .streamed(let stream):
             return try await stream.collect(upTo: limit)
-        case .upgraded:
+        case .upgraded, .webSocket:
             return Data()
         }
     }
@@ -85,7 +96,7 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         switch storage {
         case .buffered(let data): ResponseBodyStream(data)
         case .streamed(let stream): stream
-        case .upgraded: ResponseBodyStream(Data())
+        case .upgraded, .webSocket: ResponseBodyStream(Data())
         }
     }
 
@@ -96,6 +107,7 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         case .buffered: break
         case .streamed(let stream): stream.cancel()
         case .upgraded(let connection): connection.close()
+        case .webSocket(let socket): socket.cancel()
         }
     }
 }

@@ -1,0 +1,94 @@
+/// What both engines of a socket (``WebSocketSession``, ``WebSocketRelay``) keep the same way: the lifecycle under
+/// one lock, the tasks that end with the socket, who waits for its end, and the end itself — reported once, the
+/// inbox ended as the lifecycle says, what carries the socket released.
+final class WebSocketRun: Sendable {
+    private struct State {
+        var lifecycle = WebSocketLifecycle()
+        /// The reading loop and the keep-alive: cancelled at the end.
+        var tasks: [Task<Void, Never>] = []
+        /// Waiting for the end of a close handshake.
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Called once, when the socket is over (the registry's entry settles); `nil` after.
+        var onEnd: (@Sendable () -> Void)?
+    }
+
+    private let state: Locked<State>
+    let inbox: WebSocketInbox
+    let events: CallEventReporter?
+    /// Closes what carries the socket: the upgraded connection, or the transport's own socket.
+    private let release: @Sendable () -> Void
+
+    init(
+        inbox: WebSocketInbox, events: CallEventReporter?, release: @escaping @Sendable () -> Void,
+        onEnd: @escaping @Sendable () -> Void
+    ) {
+        self.inbox = inbox
+        self.events = events
+        self.release = release
+        state = Locked(State(onEnd: onEnd))
+    }
+
+    /// Runs `body` on the lifecycle, under the lock.
+    func lifecycle<Result>(_ body: (inout WebSocketLifecycle) -> Result) -> Result {
+        state.withLock { body(&$0.lifecycle) }
+    }
+
+    var acceptsMessages: Bool { lifecycle { $0.acceptsMessages } }
+    var isOver: Bool { lifecycle { $0.isOver } }
+
+    /// Cancels `tasks` at the end (at once when the socket is already over).
+    func ends(with tasks: [Task<Void, Never>?]) {
+        let tasks = tasks.compactMap { $0 }
+        let isOver = state.withLock { state in
+            if state.onEnd == nil { return true }
+            state.tasks += tasks
+            return false
+        }
+        if isOver { for task in tasks { task.cancel() } }
+    }
+
+    /// Waits until the socket is over.
+    func waitUntilOver() async {
+        await withCheckedContinuation { continuation in
+            let isOver = state.withLock { state in
+                if state.lifecycle.isOver { return true }
+                state.closeWaiters.append(continuation)
+                return false
+            }
+            if isOver { continuation.resume() }
+        }
+    }
+
+    /// Waits for the end of the close handshake this side began, at most `timeout`: past it the socket is over,
+    /// as a close no frame answered.
+    func awaitCloseHandshake(within timeout: Duration) async {
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            self.over(connectionEnded: true)
+        }
+        await waitUntilOver()
+        timer.cancel()
+    }
+
+    /// The socket is over: what carries it is released, its tasks cancelled, the inbox ended and the call's end
+    /// reported as the lifecycle says, waiters resumed — once. `connectionEnded`: it ended with no close frame from
+    /// the peer.
+    func over(connectionEnded: Bool) {
+        let (closeWaiters, onEnd, tasks, final) = state.withLock { state in
+            if connectionEnded { state.lifecycle.connectionEnded() }
+            defer {
+                state.closeWaiters.removeAll()
+                state.tasks.removeAll()
+                state.onEnd = nil
+            }
+            return (state.closeWaiters, state.onEnd, state.tasks, state.lifecycle.state)
+        }
+        guard let onEnd else { return }
+        release()
+        for task in tasks { task.cancel() }
+        final.end(inbox, events: events)
+        for waiter in closeWaiters { waiter.resume() }
+        onEnd()
+    }
+}
