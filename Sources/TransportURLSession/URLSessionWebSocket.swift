@@ -57,7 +57,10 @@ final class URLSessionWebSocket: TransportWebSocket, SessionTask {
         }
         urlRequest.url = webSocketURL(for: request.url)
         let socket = URLSessionWebSocket(task: session.webSocketTask(with: urlRequest), url: request.url)
-        guard delegate.register(socket, for: socket.task) else { throw RestingError.cancelled }
+        guard delegate.register(socket, for: socket.task) else {
+            socket.task.cancel()
+            throw RestingError.cancelled
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in socket.start(continuation) }
         } onCancel: {
@@ -91,21 +94,25 @@ final class URLSessionWebSocket: TransportWebSocket, SessionTask {
     /// The answer's head arrived: a `101` opens the socket; any other status is a refusal.
     func opened() {
         let head = task.response as? HTTPURLResponse
-        let status = head?.statusCode ?? 101
+        let refused = head.flatMap { $0.statusCode == 101 ? nil : $0 }
         let waiter = state.withLock { state -> CheckedContinuation<HTTPDataResponse, any Error>? in
             guard case .connecting(let waiter) = state.phase else { return nil }
-            state.phase = status == 101 ? .open(endWaiters: []) : .ended
+            state.phase = refused == nil ? .open(endWaiters: []) : .ended
             return waiter
         }
         guard let waiter else { return }
-        let headers = head.map(URLSessionMapping.headers(of:)) ?? HTTPHeaderFields()
-        guard status != 101 else {
-            return waiter.resume(
-                returning: HTTPDataResponse(
-                    status: 101, headers: headers, body: ResponseBody(webSocket: self), url: url))
+        if let refused {
+            task.cancel()
+            return waiter.resume(returning: refusal(refused))
         }
-        task.cancel()
-        waiter.resume(returning: HTTPDataResponse(status: status, headers: headers, body: .empty, url: url))
+        let headers = head.map(URLSessionMapping.headers(of:)) ?? HTTPHeaderFields()
+        waiter.resume(
+            returning: HTTPDataResponse(status: 101, headers: headers, body: ResponseBody(webSocket: self), url: url))
+    }
+
+    /// A refused upgrade as the chain sees it: its status and headers (URLSession keeps no body of one).
+    private func refusal(_ head: HTTPURLResponse) -> HTTPDataResponse {
+        HTTPDataResponse(status: head.statusCode, headers: URLSessionMapping.headers(of: head), body: .empty, url: url)
     }
 
     /// The peer's close frame arrived.
@@ -125,9 +132,7 @@ final class URLSessionWebSocket: TransportWebSocket, SessionTask {
         switch phase {
         case .connecting(let waiter):
             if let head = response as? HTTPURLResponse, head.statusCode != 101 {
-                return waiter.resume(
-                    returning: HTTPDataResponse(
-                        status: head.statusCode, headers: URLSessionMapping.headers(of: head), body: .empty, url: url))
+                return waiter.resume(returning: refusal(head))
             }
             waiter.resume(throwing: Self.handshakeFailure(error))
         case .open(let endWaiters):

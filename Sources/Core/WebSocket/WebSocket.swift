@@ -24,61 +24,61 @@ import Foundation
 ///   control frames never reach the reader (they are in the call's events). Messages wait for their reader up to
 ///   ``WebSocketOptions/receiveBufferSize`` bytes; past that the socket is not read until the reader catches up.
 ///   Several tasks may read: each message goes to one of them, in the order they asked.
-/// - **Sending.** ``send(_:)`` returns once the network has taken the message, and waits while it cannot, so a fast
-///   sender cannot queue without bound; sends from several tasks go out whole, one after the other.
+/// - **Sending.** ``send(_:)-(WebSocketMessage)`` returns once the network has taken the message, and waits while it
+///   cannot, so a fast sender cannot queue without bound; sends from several tasks go out whole, one after the other.
 /// - **Closing.** ``close(code:reason:)`` runs the close handshake. Cancelling a reading task,
 ///   ``RestingClient/cancelAll()``, ``RestingClient/shutdown(gracePeriod:)`` and dropping the last reference close
 ///   the socket with 1001 (going away): a close frame, then the connection.
 public final class WebSocket: Sendable {
-    let session: any WebSocketEngine
+    let engine: any WebSocketEngine
 
     /// A socket run by the engine `makeEngine` builds, counted among `registry`'s calls until it is over: its
     /// `onEnd` settles the entry, and ``RestingClient/cancelAll()`` and shutdown reach it.
     init(registry: CallRegistry, makeEngine: (_ onEnd: @escaping @Sendable () -> Void) -> any WebSocketEngine) {
         let settle = Locked<UInt64?>(nil)
-        let session = makeEngine { if let id = settle.withLock({ $0 }) { registry.settle(id) } }
-        self.session = session
-        guard let id = registry.add(cancel: { session.cancel() }) else {
-            session.cancel()
+        let engine = makeEngine { if let id = settle.withLock({ $0 }) { registry.settle(id) } }
+        self.engine = engine
+        guard let id = registry.add(cancel: { engine.cancel() }) else {
+            engine.cancel()
             return
         }
         settle.withLock { $0 = id }
-        session.start()
+        engine.start()
     }
 
-    deinit { session.cancel() }
+    deinit { engine.cancel() }
 
     /// Whether the server agreed to compress messages (permessage-deflate, ``WebSocketOptions/compression``).
-    public var isCompressed: Bool { session.isCompressed }
+    public var isCompressed: Bool { engine.isCompressed }
 
     /// The subprotocol the server chose among ``WebSocketOptions/subprotocols``; `nil` when it chose none.
-    public var subprotocol: String? { session.subprotocol }
+    public var subprotocol: String? { engine.subprotocol }
 
     /// How the peer closed the socket, once the close handshake is over; `nil` before, and when it failed.
     public var closure: WebSocketClosure? {
-        guard case .closed(let closure) = session.lifecycle else { return nil }
+        guard case .closed(let closure) = engine.lifecycle else { return nil }
         return closure
     }
 
     /// Sends `message` whole; returns once the network has taken it. Throws ``RestingError/webSocketFailed(_:)``
     /// (`.closed`) once the socket is closing, and ``RestingError/cancelled`` when the task is cancelled before the
     /// message began to go out (once it has, it goes out whole).
-    public func send(_ message: WebSocketMessage) async throws { try await session.send(message) }
+    public func send(_ message: WebSocketMessage) async throws { try await engine.send(message) }
 
     /// Sends a text message.
-    public func send(_ text: String) async throws { try await session.send(.text(text)) }
+    public func send(_ text: String) async throws { try await engine.send(.text(text)) }
 
     /// Sends a binary message.
-    public func send(_ data: Data) async throws { try await session.send(.binary(data)) }
+    public func send(_ data: Data) async throws { try await engine.send(.binary(data)) }
 
     /// Sends a ping (at most 125 bytes of payload); the peer's pong is in the call's events.
-    public func ping(_ payload: Data = Data()) async throws { try await session.ping(payload) }
+    public func ping(_ payload: Data = Data()) async throws { try await engine.ping(payload) }
 
     /// Closes the socket: sends a close frame with `code` and `reason` (cut to 123 bytes of UTF-8), waits for the
     /// peer's close frame up to ``WebSocketOptions/closeTimeout``, then closes the connection. Messages that arrive
     /// meanwhile are dropped. Returns at once when the socket is already closed.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
-        await session.close(code: code, reason: reason, cancelling: false)
+        await engine.close(code: code, reason: reason, cancelling: false)
     }
 }
 
@@ -92,9 +92,9 @@ extension WebSocket: AsyncSequence {
 
         public mutating func next() async throws -> WebSocketMessage? {
             do {
-                return try await socket.session.inbox.next()
+                return try await socket.engine.inbox.next()
             } catch RestingError.cancelled {
-                socket.session.cancel()
+                socket.engine.cancel()
                 throw RestingError.cancelled
             }
         }

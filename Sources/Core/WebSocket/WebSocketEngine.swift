@@ -46,24 +46,6 @@ extension WebSocketEngine {
     }
 }
 
-extension WebSocketLifecycle.State {
-    /// Ends `inbox` and reports the call's end as this final state says.
-    func end(_ inbox: WebSocketInbox, events: CallEventReporter?) {
-        switch self {
-        case .closed:
-            inbox.finish(.success(()))
-            events?.report(.callEnded(status: 101))
-        case .failed(let error):
-            inbox.finish(.failure(error))
-            events?.fail(error)
-        case .open, .closing:
-            // Over without a lifecycle's end: the connection was closed from here (a cancelled close).
-            inbox.finish(.failure(.cancelled))
-            events?.report(.callCancelled)
-        }
-    }
-}
-
 extension RestingError {
     /// What a send or a ping meets once the socket is closing or closed.
     static let webSocketClosed = RestingError.webSocketFailed(
