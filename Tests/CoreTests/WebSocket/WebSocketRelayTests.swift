@@ -101,12 +101,14 @@ struct WebSocketRelayTests {
         }
     }
 
-    /// A transport whose every handshake is answered `101` with `headers` and `socket`.
+    /// A transport whose every handshake is answered `101` with `headers` and `socket`, and any other request `204`.
     struct SpeakingTransport: HTTPClient {
         let socket: ScriptedSocket
         var headers: HTTPHeaderFields = [:]
         func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-            HTTPDataResponse(status: 101, headers: headers, body: ResponseBody(webSocket: socket), url: request.url)
+            guard request.upgrade == .webSocket else { return HTTPDataResponse(status: 204, url: request.url) }
+            return HTTPDataResponse(
+                status: 101, headers: headers, body: ResponseBody(webSocket: socket), url: request.url)
         }
     }
 
@@ -243,5 +245,30 @@ struct WebSocketRelayTests {
             options: WebSocketOptions(subprotocols: ["chat.v2"]))
         #expect(chosen.subprotocol == "chat.v2")
         await chosen.close()
+    }
+
+    /// Closes `target` from inside the call it intercepts: a kill switch.
+    struct ClosingInterceptor: RestingInterceptor {
+        let target: Locked<WebSocket?>
+        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+            if let socket = target.withLock({ $0 }) { await socket.close(code: .goingAway, reason: "kill switch") }
+            return try await execution(request)
+        }
+    }
+
+    @Test("a socket closed from inside another call's interceptor closes, and that call goes on")
+    func closedFromInsideACall() async throws {
+        let scripted = ScriptedSocket()
+        let target = Locked<WebSocket?>(nil)
+        let client = RestingClient(
+            baseUrl: "https://live.example.com", httpClient: SpeakingTransport(socket: scripted),
+            interceptors: [ClosingInterceptor(target: target)])
+        let socket = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/rooms/1")))
+        target.withLock { $0 = socket }
+        let answer = try await client.send(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/status")))
+        #expect(answer.status == 204)
+        #expect(scripted.closeSent == WebSocketClosure(code: .goingAway, reason: "kill switch"))
+        #expect(socket.closure == WebSocketClosure(code: .goingAway))
+        target.withLock { $0 = nil }
     }
 }
