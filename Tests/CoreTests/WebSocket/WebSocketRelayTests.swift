@@ -7,7 +7,7 @@ import Testing
 /// A WebSocket whose transport speaks the protocol itself (a ``TransportWebSocket``, as URLSession's), without a
 /// socket: a scripted transport socket under a real `RestingClient`, so the relay's reading, closing, keep-alive and
 /// events are checked on every platform — not only where a URLSession speaks WebSocket.
-@Suite("WebSocket over a transport's own WebSocket", .timeLimit(.minutes(1)))
+@Suite("WebSocket over a transport's own WebSocket", .timeLimit(.minutes(5)))
 struct WebSocketRelayTests {
     /// A transport's socket that the test drives: what it receives is what the test delivers, its close is
     /// answered by the peer with the same code unless told otherwise, and pings are answered unless `answersPings`
