@@ -171,22 +171,13 @@ struct WebSocketTests {
         #expect(socket.closure == WebSocketClosure(code: .normalClosure))
     }
 
-    /// Closes `socket` from inside its interceptor's call: a kill switch.
-    struct ClosingInterceptor: RestingInterceptor {
-        let socket: Locked<WebSocket?>
-        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
-            if let socket = socket.withLock({ $0 }) { await socket.close(code: .goingAway, reason: "kill switch") }
-            return try await execution(request)
-        }
-    }
-
     @Test("open, send, read and close on the transport's executor; close from inside another call's interceptor")
     func lifecycleFromEveryContext() async throws {
         let transport = try CurlClient()
         let target = Locked<WebSocket?>(nil)
         let client = RestingClient(
             baseUrl: try await Self.server.value.baseURL, httpClient: transport,
-            interceptors: [ClosingInterceptor(socket: target)])
+            interceptors: [SocketClosingInterceptor(target: target)])
         let endpoint = Endpoint<Nothing, Nothing>(.get, "/echo")
         try await Task(executorPreference: transport.executor) {
             let socket = try await client.webSocket(RestingRequest(endpoint: endpoint))

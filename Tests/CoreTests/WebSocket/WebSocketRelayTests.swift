@@ -247,22 +247,13 @@ struct WebSocketRelayTests {
         await chosen.close()
     }
 
-    /// Closes `target` from inside the call it intercepts: a kill switch.
-    struct ClosingInterceptor: RestingInterceptor {
-        let target: Locked<WebSocket?>
-        func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
-            if let socket = target.withLock({ $0 }) { await socket.close(code: .goingAway, reason: "kill switch") }
-            return try await execution(request)
-        }
-    }
-
     @Test("a socket closed from inside another call's interceptor closes, and that call goes on")
     func closedFromInsideACall() async throws {
         let scripted = ScriptedSocket()
         let target = Locked<WebSocket?>(nil)
         let client = RestingClient(
             baseUrl: "https://live.example.com", httpClient: SpeakingTransport(socket: scripted),
-            interceptors: [ClosingInterceptor(target: target)])
+            interceptors: [SocketClosingInterceptor(target: target)])
         let socket = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/rooms/1")))
         target.withLock { $0 = socket }
         let answer = try await client.send(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/status")))
