@@ -64,10 +64,3 @@ extension HTTPDataResponse {
     /// OpenTelemetry's `error.type` for a response a client received: its status when 400 or more, else `nil`.
     package var errorType: String? { status >= 400 ? String(status) : nil }
 }
-
-extension HTTPRequest {
-    /// OpenTelemetry's `server.address` and `server.port`: the URL's host, and its port or its scheme's default.
-    package var server: (address: String, port: Int) {
-        (url.host ?? "", url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))
-    }
-}

@@ -15,7 +15,7 @@ package protocol ExchangeObserver: Sendable {
         _ observation: Observation, _ next: () async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse
 
-    /// A response's head arrived, `elapsed` after ``willSend(_:)``.
+    /// A response's head arrived, `elapsed` after ``willSend(_:)``; by default nothing is done.
     func didReceive(
         _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ observation: Observation)
 
@@ -29,6 +29,10 @@ extension ExchangeObserver {
     ) async throws -> HTTPDataResponse {
         try await next()
     }
+
+    package func didReceive(
+        _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ observation: Observation
+    ) {}
 
     /// Sends `request` on through `next`, telling this observer of its start, its head and its end. A streamed
     /// body is handed on wrapped, counted as the reader takes it; its end is reported however it comes — whole,

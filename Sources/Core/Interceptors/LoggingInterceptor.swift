@@ -46,10 +46,7 @@ public struct LoggingInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     /// An exchange being logged: its first line, and the level it is logged at.
-    package struct Observation: Sendable {
-        let summary: String
-        let level: LogLevel
-    }
+    package typealias Observation = (summary: String, level: LogLevel)
 
     package func willSend(_ request: inout HTTPRequest) -> Observation? {
         let level = request.attributes.logLevel ?? level
@@ -60,7 +57,7 @@ public struct LoggingInterceptor: RestingInterceptor, ExchangeObserver {
                 level: .verbose,
                 message: tree("→ \(summary)", request.headers, body(of: request.body, headers: request.headers)))
         }
-        return Observation(summary: summary, level: level)
+        return (summary, level)
     }
 
     package func didReceive(

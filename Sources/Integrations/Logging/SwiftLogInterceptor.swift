@@ -61,56 +61,51 @@ public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     /// An exchange being logged: its first line, and what every entry of it carries.
-    package struct Observation: Sendable {
-        let summary: String
-        let metadata: Logger.Metadata
-    }
+    package typealias Observation = (summary: String, metadata: Logger.Metadata)
 
     package func willSend(_ request: inout HTTPRequest) -> Observation? {
         guard request.attributes.logLevel != LogLevel.none else { return nil }
-        let exchange = Observation(
-            summary: "\(request.method) \(redaction.url(request.url))", metadata: metadata(of: request))
+        let url = redaction.url(request.url)
+        let summary = "\(request.method) \(url)"
+        var metadata: Logger.Metadata = ["http.request.method": "\(request.method)", "url.full": "\(url)"]
+        if request.attributes.attempt > 1 { metadata["resting.attempt"] = "\(request.attributes.attempt)" }
         if logger.logLevel <= levels.request {
-            var sent = exchange.metadata
             let headers = Dictionary(request.headers.map { ($0.name.lowercased(), redaction.value(ofHeader: $0)) }) {
                 "\($0), \($1)"
             }
+            var sent = metadata
             sent["http.request.header"] = .dictionary(headers.mapValues { .string($0) })
-            logger.log(level: levels.request, "→ \(exchange.summary)", metadata: sent)
+            logger.log(level: levels.request, "→ \(summary)", metadata: sent)
         }
-        return exchange
+        return (summary, metadata)
     }
 
     package func didReceive(
         _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ exchange: Observation
     ) {
-        var metadata = metadata(of: response, after: elapsed, exchange)
+        var metadata = metadata(exchange, response, after: elapsed, errorType: response.errorType)
         if let data = response.body.data { metadata["http.response.body.size"] = "\(data.count)" }
         logger.log(level: level(of: response.status), "← \(response.status) \(exchange.summary)", metadata: metadata)
     }
 
+    /// A failure before a response, or a streamed body's end; a body in memory was logged with its head.
     package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ exchange: Observation) {
+        guard ending.response == nil || ending.streamed else { return }
         let summary = exchange.summary
-        guard let head = ending.response, let headElapsed = ending.headElapsed else {
-            guard case .failed(let error) = ending.outcome else { return }
-            var metadata = exchange.metadata
-            metadata["resting.duration_ms"] = "\(ending.duration.wholeMilliseconds)"
-            metadata["error.type"] = ending.errorType.map { .string($0) }
-            if case RestingError.cancelled = error {
-                logger.log(level: levels.cancelled, "✕ \(summary) cancelled", metadata: metadata)
-            } else {
-                logger.log(level: levels.failure, "✕ \(summary) failed: \(error)", metadata: metadata)
-            }
-            return
+        let headElapsed = ending.headElapsed
+        var metadata = metadata(
+            exchange, ending.response, after: headElapsed ?? ending.duration, errorType: ending.errorType)
+        if let headElapsed {
+            metadata["resting.body_duration_ms"] = "\((ending.duration - headElapsed).wholeMilliseconds)"
+            metadata["http.response.body.size"] = "\(ending.bodyBytes)"
         }
-        guard ending.streamed else { return }
-        var metadata = metadata(of: head, after: headElapsed, exchange)
-        metadata["http.response.body.size"] = "\(ending.bodyBytes)"
-        metadata["resting.body_duration_ms"] = "\((ending.duration - headElapsed).wholeMilliseconds)"
-        metadata["error.type"] = ending.errorType.map { .string($0) }
         switch ending.outcome {
-        case .completed, .failed:
-            logger.log(level: level(of: head.status), "← \(summary) body ended", metadata: metadata)
+        case .failed(RestingError.cancelled):
+            logger.log(level: levels.cancelled, "✕ \(summary) cancelled", metadata: metadata)
+        case .failed(let error):
+            logger.log(level: levels.failure, "✕ \(summary) failed: \(error)", metadata: metadata)
+        case .completed:
+            logger.log(level: level(of: ending.response?.status ?? 0), "← \(summary) body ended", metadata: metadata)
         case .bodyLeft:
             // The reader left (a `break`, a cancelled task): its choice, not a failure.
             logger.log(level: levels.cancelled, "← \(summary) body left", metadata: metadata)
@@ -119,26 +114,17 @@ public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
         }
     }
 
-    /// What every entry of an exchange carries.
-    private func metadata(of request: HTTPRequest) -> Logger.Metadata {
-        var metadata: Logger.Metadata = [
-            "http.request.method": .string(request.method.rawValue), "url.full": .string(redaction.url(request.url)),
-        ]
-        if request.attributes.attempt > 1 { metadata["resting.attempt"] = "\(request.attributes.attempt)" }
-        return metadata
-    }
-
-    /// What every entry about `response` carries, its head having come `elapsed` after the request.
-    private func metadata(of response: HTTPDataResponse, after elapsed: Duration, _ exchange: Observation)
-        -> Logger.Metadata
-    {
+    /// What every entry about an exchange's outcome carries, `elapsed` after its start.
+    private func metadata(
+        _ exchange: Observation, _ response: HTTPDataResponse?, after elapsed: Duration, errorType: String?
+    ) -> Logger.Metadata {
         var metadata = exchange.metadata
-        metadata["http.response.status_code"] = "\(response.status)"
-        metadata["error.type"] = response.errorType.map { .string($0) }
+        for attribute in SemanticAttribute.outcome(of: response, errorType: errorType) {
+            metadata[attribute.key] = "\(attribute.text)"
+        }
         metadata["resting.duration_ms"] = "\(elapsed.wholeMilliseconds)"
-        if let cacheStatus = response.cacheStatus { metadata["resting.cache_status"] = .string(cacheStatus.rawValue) }
-        if let version = response.metrics?.protocolVersion { metadata["network.protocol.version"] = .string(version) }
-        if let reused = response.metrics?.reusedConnection { metadata["resting.reused_connection"] = "\(reused)" }
+        metadata["resting.cache_status"] = response?.cacheStatus.map { "\($0.rawValue)" }
+        metadata["resting.reused_connection"] = response?.metrics?.reusedConnection.map { "\($0)" }
         return metadata
     }
 

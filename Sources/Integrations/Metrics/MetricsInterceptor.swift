@@ -43,58 +43,37 @@ public struct MetricsInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     /// An exchange being measured: the dimensions of its server, and the meter it counts in.
-    package struct Observation: Sendable {
-        let server: [(String, String)]
-        let active: Meter
-    }
+    package typealias Observation = (server: [(String, String)], active: Meter)
 
     package func willSend(_ request: inout HTTPRequest) -> Observation? {
-        let (address, port) = request.server
-        let server = [
-            ("http.request.method", request.method.rawValue), ("server.address", address),
-            ("server.port", String(port)),
-        ]
+        let server = SemanticAttribute.server(of: request).map { ($0.key, $0.text) }
         let active = Meter(label: "http.client.active_requests", dimensions: server, factory: factory)
         active.increment()
         if request.attributes.attempt > 1 {
             Counter(label: "resting.client.retries", dimensions: server, factory: factory).increment()
         }
-        return Observation(server: server, active: active)
-    }
-
-    package func didReceive(
-        _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ exchange: Observation
-    ) {
-        recordPhases(of: response, exchange.server)
-        if let cacheStatus = response.cacheStatus {
-            let dimensions = exchange.server + [("resting.cache_status", cacheStatus.rawValue)]
-            Counter(label: "resting.client.cache.responses", dimensions: dimensions, factory: factory).increment()
-        }
+        return (server, active)
     }
 
     /// An exchange lasts until its body ends, however it ends.
     package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ exchange: Observation) {
         exchange.active.decrement()
-        var dimensions = exchange.server
-        if let head = ending.response {
-            dimensions.append(("http.response.status_code", String(head.status)))
-            if let version = head.metrics?.protocolVersion { dimensions.append(("network.protocol.version", version)) }
-        }
-        if let errorType = ending.errorType { dimensions.append(("error.type", errorType)) }
+        let dimensions = exchange.server + ending.outcomeAttributes.map { ($0.key, $0.text) }
         Timer(label: "http.client.request.duration", dimensions: dimensions, factory: factory)
             .recordNanoseconds(ending.duration.wholeNanoseconds)
-    }
-
-    private func recordPhases(of response: HTTPDataResponse, _ server: [(String, String)]) {
-        guard let metrics = response.metrics else { return }
-        let phases: [(String, Duration?)] = [
+        if let cacheStatus = ending.response?.cacheStatus {
+            let dimensions = exchange.server + [("resting.cache_status", cacheStatus.rawValue)]
+            Counter(label: "resting.client.cache.responses", dimensions: dimensions, factory: factory).increment()
+        }
+        guard let metrics = ending.response?.metrics else { return }
+        let phases = [
             ("resting.client.dns.duration", metrics.nameLookup), ("resting.client.connect.duration", metrics.connect),
             ("resting.client.tls.duration", metrics.tlsHandshake),
             ("resting.client.time_to_first_byte", metrics.timeToFirstByte),
         ]
-        for (label, duration) in phases {
-            guard let duration, duration > .zero else { continue }
-            Timer(label: label, dimensions: server, factory: factory).recordNanoseconds(duration.wholeNanoseconds)
+        for case (let label, let duration?) in phases where duration > .zero {
+            Timer(label: label, dimensions: exchange.server, factory: factory).recordNanoseconds(
+                duration.wholeNanoseconds)
         }
     }
 }

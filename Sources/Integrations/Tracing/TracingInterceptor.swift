@@ -60,7 +60,11 @@ public struct TracingInterceptor: RestingInterceptor, ExchangeObserver {
         let span = tracer.startSpan(
             request.method.rawValue, context: ServiceContext.current ?? .topLevel,
             ofKind: scope == .call ? .internal : .client)
-        describe(request, in: span)
+        span.attributes.set(SemanticAttribute.server(of: request))
+        span.attributes["url.full"] = redaction.url(request.url)
+        if request.attributes.attempt > 1 {
+            span.attributes["http.request.resend_count"] = request.attributes.attempt - 1
+        }
         tracer.inject(span.context, into: &request.headers, using: HeaderInjector())
         return span
     }
@@ -71,32 +75,25 @@ public struct TracingInterceptor: RestingInterceptor, ExchangeObserver {
         try await ServiceContext.$current.withValue(span.context) { try await next() }
     }
 
-    package func didReceive(
-        _ response: HTTPDataResponse, for request: HTTPRequest, after elapsed: Duration, _ span: any Span
-    ) {
-        span.attributes["http.response.status_code"] = response.status
-        if let version = response.metrics?.protocolVersion { span.attributes["network.protocol.version"] = version }
-    }
-
     /// A streamed response's span ends with its body; a reader leaving early is its choice, a body cut short the
     /// exchange failing.
     package func didEnd(_ ending: ExchangeEnding, for request: HTTPRequest, _ span: any Span) {
-        if let errorType = ending.errorType {
-            span.attributes["error.type"] = errorType
-            span.setStatus(SpanStatus(code: .error))
-        }
+        span.attributes.set(ending.outcomeAttributes)
+        if ending.errorType != nil { span.setStatus(SpanStatus(code: .error)) }
         if let error = ending.error { span.recordError(error) }
         span.end()
     }
+}
 
-    private func describe(_ request: HTTPRequest, in span: any Span) {
-        span.attributes["http.request.method"] = request.method.rawValue
-        let (address, port) = request.server
-        span.attributes["server.address"] = address
-        span.attributes["server.port"] = port
-        span.attributes["url.full"] = redaction.url(request.url)
-        if request.attributes.attempt > 1 {
-            span.attributes["http.request.resend_count"] = request.attributes.attempt - 1
+extension SpanAttributes {
+    /// OpenTelemetry's attributes, numbers kept as numbers.
+    fileprivate mutating func set(_ attributes: [SemanticAttribute]) {
+        for attribute in attributes {
+            if case .number(let number) = attribute.value {
+                self[attribute.key] = number
+            } else {
+                self[attribute.key] = attribute.text
+            }
         }
     }
 }
