@@ -60,13 +60,7 @@ struct URLSessionWebSocketTests {
         _ path: String, options: WebSocketOptions = WebSocketOptions(), on client: RestingClient? = nil
     ) async throws -> WebSocket {
         let client = if let client { client } else { try await self.client() }
-        return try await client.webSocket(
-            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, path)), options: options)
-    }
-
-    func next(_ socket: WebSocket) async throws -> WebSocketMessage {
-        var iterator = socket.makeAsyncIterator()
-        return try #require(try await iterator.next())
+        return try await client.openWebSocket(path, options: options)
     }
 
     @Test(
@@ -110,10 +104,10 @@ struct URLSessionWebSocketTests {
         for size in [0, 1, 125, 126, 16_000] {
             let text = String(repeating: "é", count: size / 2)
             try await socket.send(text)
-            #expect(try await next(socket) == .text(text))
+            #expect(try await socket.nextMessage() == .text(text))
             let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
             try await socket.send(bytes)
-            #expect(try await next(socket) == .binary(bytes))
+            #expect(try await socket.nextMessage() == .binary(bytes))
         }
         await socket.close()
         #expect(recorder.kinds.contains(.webSocketOpened(subprotocol: nil)))
@@ -130,7 +124,7 @@ struct URLSessionWebSocketTests {
         let socket = try await open(
             "/auth?greet=headers&protocols=chat.v2", options: WebSocketOptions(subprotocols: ["chat.v3", "chat.v2"]),
             on: client)
-        guard case .text(let json) = try await next(socket) else { throw RestingError.cancelled }
+        guard case .text(let json) = try await socket.nextMessage() else { throw RestingError.cancelled }
         let fields = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
         let headers = Dictionary(uniqueKeysWithValues: fields.map { ($0.key.lowercased(), $0.value) })
         #expect(headers["authorization"] == "Bearer fresh")
@@ -170,7 +164,7 @@ struct URLSessionWebSocketTests {
     func clientCloses() async throws {
         let socket = try await open("/echo")
         try await socket.send("hello")
-        #expect(try await next(socket) == .text("hello"))
+        #expect(try await socket.nextMessage() == .text("hello"))
         await socket.close()
         #expect(socket.closure != nil)
 
@@ -198,7 +192,7 @@ struct URLSessionWebSocketTests {
         let socket = try await open("/echo", options: options, on: try await client(listener: recorder))
         while recorder.kinds.filter({ $0 == .webSocketControlFrame(.pongReceived, bytes: 0) }).count < 3 {
             try await socket.send("tick")
-            #expect(try await next(socket) == .text("tick"))
+            #expect(try await socket.nextMessage() == .text("tick"))
         }
         await socket.close()
 

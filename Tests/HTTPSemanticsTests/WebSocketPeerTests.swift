@@ -42,14 +42,7 @@ struct WebSocketPeerTests {
 
     func open(_ peer: Peer) async throws -> WebSocket {
         let client = RestingClient(baseUrl: try await peer.server.baseURL, httpClient: try Self.transport.get())
-        return try await client.webSocket(
-            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")),
-            options: WebSocketOptions(compression: .init(minimumSize: 0)))
-    }
-
-    func next(_ socket: WebSocket) async throws -> WebSocketMessage {
-        var iterator = socket.makeAsyncIterator()
-        return try #require(try await iterator.next())
+        return try await client.openWebSocket("/echo", options: WebSocketOptions(compression: .init(minimumSize: 0)))
     }
 
     @Test("messages of 0 bytes to 16 MiB echo whole, compressed where the peer agreed", arguments: Peer.allCases)
@@ -59,14 +52,14 @@ struct WebSocketPeerTests {
         for size in [0, 1, 125, 126, 65_535, 65_536, 1 << 20, 16 << 20] {
             let text = String(repeating: "aé", count: size / 3)
             try await socket.send(text)
-            #expect(try await next(socket) == .text(text))
+            #expect(try await socket.nextMessage() == .text(text))
             let bytes = Self.randomBytes(size)  // incompressible: a compressed frame is larger than its message
             try await socket.send(bytes)
-            #expect(try await next(socket) == .binary(bytes))
+            #expect(try await socket.nextMessage() == .binary(bytes))
         }
         try await socket.ping(Data("are you there".utf8))
         try await socket.send("still here")
-        #expect(try await next(socket) == .text("still here"))
+        #expect(try await socket.nextMessage() == .text("still here"))
         await socket.close(code: WebSocketCloseCode(rawValue: 4000), reason: "done")
         #expect(socket.closure != nil, "the peer answered the close (with the code of its choice)")
     }

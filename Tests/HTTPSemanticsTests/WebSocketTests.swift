@@ -38,8 +38,7 @@ struct WebSocketTests {
         _ path: String, options: WebSocketOptions = WebSocketOptions(), on client: RestingClient? = nil
     ) async throws -> WebSocket {
         let client = if let client { client } else { try await self.client() }
-        return try await client.webSocket(
-            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, path)), options: options)
+        return try await client.openWebSocket(path, options: options)
     }
 
     /// What the server saw of connection `tag`; waits until it has sent at least `sent` messages, and with `closed`
@@ -51,12 +50,6 @@ struct WebSocketTests {
         return try JSONDecoder().decode(Stats.self, from: try await response.body.collect(upTo: 1 << 16))
     }
 
-    /// Reads the next message, failing the test when there is none.
-    func next(_ socket: WebSocket) async throws -> WebSocketMessage {
-        var iterator = socket.makeAsyncIterator()
-        return try #require(try await iterator.next())
-    }
-
     @Test("a message the server sends in fragments with pings between them arrives whole; each ping is answered")
     func fragmentsWithPingsBetween() async throws {
         let recorder = EventRecorder()
@@ -65,7 +58,7 @@ struct WebSocketTests {
         )
         let text = String(repeating: "ü", count: 5_000)  // 10 000 bytes: ten fragments, a character cut in each
         try await socket.send(text)
-        #expect(try await next(socket) == .text(text))
+        #expect(try await socket.nextMessage() == .text(text))
         await socket.close()
         let pongs = recorder.kinds.filter { $0 == .webSocketControlFrame(.pongSent, bytes: 7) }
         #expect(pongs.count == 9)
@@ -110,7 +103,7 @@ struct WebSocketTests {
         // Three pongs answered: the socket is still open and echoes.
         while recorder.kinds.filter({ $0 == .webSocketControlFrame(.pongReceived, bytes: 0) }).count < 3 {
             try await socket.send("tick")
-            #expect(try await next(socket) == .text("tick"))
+            #expect(try await socket.nextMessage() == .text("tick"))
         }
         await socket.close()
         #expect(socket.closure == WebSocketClosure(code: .normalClosure))
@@ -121,7 +114,7 @@ struct WebSocketTests {
         let client = try await client()
         let socket = try await open("/echo?tag=cancel-all", on: client)
         try await socket.send("hello")
-        _ = try await next(socket)
+        _ = try await socket.nextMessage()
         client.cancelAll()
         await #expect(throws: RestingError.cancelled) {
             for try await _ in socket {}
@@ -166,7 +159,7 @@ struct WebSocketTests {
         let socket = try await RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: try CurlClient())
             .webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
         try await socket.send("still here")
-        #expect(try await next(socket) == .text("still here"))
+        #expect(try await socket.nextMessage() == .text("still here"))
         await socket.close()
         #expect(socket.closure == WebSocketClosure(code: .normalClosure))
     }
@@ -242,7 +235,7 @@ struct WebSocketTests {
 
     /// The handshake's headers as the server saw them (the `greet=headers` message).
     func handshakeHeaders(_ socket: WebSocket) async throws -> [String: String] {
-        guard case .text(let json) = try await next(socket) else { throw RestingError.cancelled }
+        guard case .text(let json) = try await socket.nextMessage() else { throw RestingError.cancelled }
         return try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
     }
 
@@ -305,7 +298,7 @@ struct WebSocketTests {
         #expect(transport.upgrades.count == 2)
         for (index, socket) in sockets.enumerated() {
             try await socket.send("socket \(index)")
-            #expect(try await next(socket) == .text("socket \(index)"))
+            #expect(try await socket.nextMessage() == .text("socket \(index)"))
             await socket.close()
         }
         #expect(transport.upgrades.count == 0)
