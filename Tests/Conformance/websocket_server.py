@@ -17,7 +17,8 @@ same code. What each path adds, with query parameters:
     ?flood=count&size=n            sends `count` binary messages of n bytes as fast as the socket takes them;
                                    /stats?tag=… says how many went out, and whether the socket was ever full for
                                    half a second (`stalled`: the reader stopped reading)
-    ?stall=1                       reads nothing until GET /release?tag=…, then echoes as usual
+    ?stall=1                       reads nothing until GET /release?tag=…, then echoes as usual (a peer that
+                                   stopped reading: /stats?…&queued=n says when n bytes wait unread in its socket)
     ?tag=name                      names the connection for /stats
     ?deflate=0                     declines permessage-deflate (by default it agrees when offered, keeping the
                                    context-takeover parameters the client asked for, and compresses every message)
@@ -26,18 +27,23 @@ same code. What each path adds, with query parameters:
     ?accept=wrong                  answers 101 with a wrong Sec-WebSocket-Accept
     ?extension=x                   answers 101 choosing an extension no one offered
     /refuse?status=403             answers a plain HTTP response with a JSON body (no upgrade)
+    /hostile?answer=name           refuses the handshake with a hostile answer, as raw bytes: `overflow` (a 401 whose
+                                   second chunk's size is 2^63-1), `trailers` (a chunked 401 whose trailer section
+                                   never ends), `bare-status` (`HTTP/1.1 403`, no reason phrase nor space, a body)
     /auth                          the echo for `Authorization: Bearer fresh`, else 401 with WWW-Authenticate
     /cookie                        the echo for a `session=…` cookie, else 403
     /redirect?to=URL&status=302    a redirect to URL
-    GET /stats?tag=name&at_least=k&closed=1&stalled=1
-                                   {"sent", "received", "closed": code, "stalled"}; waits (at most 30 s) until
-                                   `sent` is at least k, with `closed` until the connection's close frame (or its
-                                   end, as 1006) has arrived, with `stalled` until a flood found its socket full
+    GET /stats?tag=name&at_least=k&closed=1&stalled=1&queued=n
+                                   {"sent", "received", "closed": code, "stalled", "queued"}; waits (at most 30 s)
+                                   until `sent` is at least k, with `closed` until the connection's close frame (or
+                                   its end, as 1006) has arrived, with `stalled` until a flood found its socket full,
+                                   with `queued` until a stalled connection has at least n bytes unread
 
 Started by LocalServer (`--host`, `--port`, `--exit-with-stdin`); `--tls-cert` and `--tls-key` serve wss (HTTPS).
 """
 import argparse
 import base64
+import fcntl
 import hashlib
 import json
 import os
@@ -46,6 +52,7 @@ import socket
 import ssl
 import struct
 import sys
+import termios
 import threading
 import time
 import zlib
@@ -55,6 +62,7 @@ from urllib.parse import parse_qs, urlsplit
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 LOCK = threading.Condition()
 STATS = {}
+STALLED = {}  # tag: the socket of a connection that reads nothing (?stall=1)
 
 
 class ProtocolError(Exception):
@@ -155,6 +163,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"released": True})
         if url.path == "/refuse":
             return self.send_json(int(query.get("status", "403")), {"refused": True})
+        if url.path == "/hostile":
+            return self.hostile(query.get("answer", ""))
         if url.path == "/redirect":
             self.send_response(int(query.get("status", "302")))
             self.send_header("Location", query["to"])
@@ -168,6 +178,23 @@ class Handler(BaseHTTPRequestHandler):
         if self.headers.get("Upgrade", "").lower() != "websocket" or "Sec-WebSocket-Key" not in self.headers:
             return self.send_json(426, {"error": "upgrade required"})
         self.upgrade(query)
+
+    def hostile(self, answer):
+        self.close_connection = True
+        if answer == "overflow":
+            self.wfile.write(b"HTTP/1.1 401 Unauthorized\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             b"1\r\na\r\n7fffffffffffffff\r\n")
+        elif answer == "trailers":
+            self.wfile.write(b"HTTP/1.1 401 Unauthorized\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nno\r\n0\r\n")
+            line = b"X-Trailer: " + b"t" * 1000 + b"\r\n"
+            try:
+                for _ in range(128 * 1024):  # 128 MiB of trailer lines, until the client hangs up
+                    self.wfile.write(line)
+            except OSError:
+                pass
+        elif answer == "bare-status":
+            self.wfile.write(b"HTTP/1.1 403\r\nContent-Length: 2\r\n\r\nno")
+        self.wfile.flush()
 
     def upgrade(self, query):
         key = self.headers["Sec-WebSocket-Key"]
@@ -213,6 +240,7 @@ class Handler(BaseHTTPRequestHandler):
     def session(self, connection, query, tag):
         if query.get("stall"):
             with LOCK:
+                STALLED[tag] = connection.sock
                 while not STATS.get(tag, {}).get("released"):
                     LOCK.wait(30)
         if query.get("greet") == "headers":
@@ -327,15 +355,28 @@ class Handler(BaseHTTPRequestHandler):
     def stats(self, query):
         tag = query.get("tag", "")
         at_least = int(query.get("at_least", "0"))
+
+        def queued():
+            """The bytes waiting unread in the stalled connection `tag`'s socket."""
+            sock = STALLED.get(tag)
+            if sock is None:
+                return 0
+            try:
+                return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+            except OSError:
+                return 0
+
         deadline = time.monotonic() + 30
         with LOCK:
             def waiting():
                 stats = STATS.get(tag, {})
                 return (stats.get("sent", 0) < at_least or (query.get("closed") and stats.get("closed") is None)
-                        or (query.get("stalled") and not stats.get("stalled")))
+                        or (query.get("stalled") and not stats.get("stalled"))
+                        or queued() < int(query.get("queued", "0")))
             while waiting() and time.monotonic() < deadline:
-                LOCK.wait(deadline - time.monotonic())
-            body = {"sent": 0, "received": 0, "closed": None, "stalled": False}
+                # Bytes arriving in a socket nobody reads notify no one: look again every 10 ms.
+                LOCK.wait(min(0.01, deadline - time.monotonic()) if "queued" in query else deadline - time.monotonic())
+            body = {"sent": 0, "received": 0, "closed": None, "stalled": False, "queued": queued()}
             body.update((k, v) for k, v in STATS.get(tag, {}).items() if k in body)
         self.send_json(200, body)
 

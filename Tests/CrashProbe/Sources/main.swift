@@ -21,6 +21,9 @@ import Glibc
 //   CrashProbe tls-at-exit CA URL        GETs URL (https) through a CurlClient trusting the CA file CA, then exits; an
 //                                        exit handler GETs it again over the same connection, printing "at exit
 //                                        STATUS" or "at exit failed KIND": a driver's TLS at exit must not crash
+//   CrashProbe websocket BASE PATH       opens a WebSocket to BASE's PATH through a RestingClient on a CurlClient limited to
+//                                        1 MiB of response, printing "opened" or "failed ERROR": a server's answer
+//                                        must not crash it
 
 struct Payload: Codable, Sendable { let n: Int }
 
@@ -82,6 +85,20 @@ if arguments.count > 4, arguments[1] == "proxy-get" {
     }
     exit(0)
 }
+if arguments.count == 4, arguments[1] == "websocket" {
+    var configuration = CurlConfiguration()
+    configuration.maximumResponseSize = 1 << 20
+    let client = RestingClient(baseUrl: arguments[2], httpClient: try CurlClient(configuration: configuration))
+    do {
+        let handshake = RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, arguments[3]))
+        let socket = try await client.webSocket(handshake)
+        say("opened")
+        await socket.close()
+    } catch {
+        say("failed \(error)")
+    }
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "tls-at-exit", let url = URL(string: arguments[3]) {
     // Registered before the transport initialises libcurl, and with it OpenSSL: at exit it runs after OpenSSL's own
     // handler would have, and sends over the connection then — what a driver still at work when the process exits does.
@@ -97,7 +114,7 @@ if arguments.count == 4, arguments[1] == "tls-at-exit", let url = URL(string: ar
 guard arguments.count >= 4 else {
     say(
         "usage: CrashProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG | cookies DIR FIRST COUNT"
-            + " | proxy-get CA PROXY CREDENTIALS URL… | tls-at-exit CA URL"
+            + " | proxy-get CA PROXY CREDENTIALS URL… | tls-at-exit CA URL | websocket BASE PATH"
     )
     exit(2)
 }
