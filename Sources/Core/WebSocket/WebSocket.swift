@@ -26,6 +26,8 @@ import Foundation
 ///   Several tasks may read: each message goes to one of them, in the order they asked.
 /// - **Sending.** ``send(_:)-(WebSocketMessage)`` returns once the network has taken the message, and waits while it
 ///   cannot, so a fast sender cannot queue without bound; sends from several tasks go out whole, one after the other.
+///   No wait is for ever: a send stuck on a peer that stopped reading ends with the socket, and every way of ending
+///   the socket below ends within ``WebSocketOptions/closeTimeout``.
 /// - **Closing.** ``close(code:reason:)`` runs the close handshake. Cancelling a reading task,
 ///   ``RestingClient/cancelAll()``, ``RestingClient/shutdown(gracePeriod:)`` and dropping the last reference close
 ///   the socket with 1001 (going away): a close frame, then the connection.
@@ -61,8 +63,10 @@ public final class WebSocket: Sendable {
     }
 
     /// Sends `message` whole; returns once the network has taken it. Throws ``RestingError/webSocketFailed(_:)``
-    /// (`.closed`) once the socket is closing, and ``RestingError/cancelled`` when the task is cancelled before the
-    /// message began to go out (once it has, it goes out whole).
+    /// (`.closed`) once the socket is closing, and ``RestingError/cancelled`` when the task is cancelled. A send
+    /// waiting on a peer that stopped reading ends when the socket does (``close(code:reason:)`` after its close
+    /// timeout, the keep-alive, ``RestingClient/cancelAll()``, shutdown); cancelled once its message has begun to go
+    /// out, it ends the socket too (as cancelled), since half a message would break every message after it.
     public func send(_ message: WebSocketMessage) async throws { try await engine.send(message) }
 
     /// Sends a text message.

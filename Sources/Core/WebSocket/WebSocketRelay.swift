@@ -68,8 +68,7 @@ final class WebSocketRelay: WebSocketEngine {
             return await run.waitUntilOver()
         }
         events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
-        socket.close(code: code, reason: reason)
-        await run.awaitCloseHandshake(within: options.closeTimeout)
+        await run.closeHandshake(within: options.closeTimeout) { self.socket.close(code: code, reason: reason) }
     }
 
     /// The socket failed with `error`; the transport's socket is released (a transport that speaks the protocol

@@ -59,15 +59,21 @@ final class WebSocketRun: Sendable {
         }
     }
 
-    /// Waits for the end of the close handshake this side began, at most `timeout`: past it the socket is over,
-    /// as a close no frame answered.
-    func awaitCloseHandshake(within timeout: Duration) async {
+    /// Runs the close handshake this side began — `sendClose` sends its close frame, then the peer's is awaited —
+    /// within `timeout` in all: past it, or when the closing task is cancelled, the socket is over as a close no
+    /// frame answered, and what carries it is released (which ends a close frame's write still waiting).
+    func closeHandshake(within timeout: Duration, sendClose: @Sendable () async -> Void) async {
         let timer = Task {
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }
             self.over(connectionEnded: true)
         }
-        await waitUntilOver()
+        await withTaskCancellationHandler {
+            await sendClose()
+            await waitUntilOver()
+        } onCancel: {
+            self.over(connectionEnded: true)
+        }
         timer.cancel()
     }
 

@@ -66,8 +66,10 @@ final class WebSocketSession: WebSocketEngine {
         events?.report(.webSocketControlFrame(.pingSent, bytes: payload.count))
     }
 
-    /// Writes `frame` when its turn comes. Once a frame's first byte is out its write is finished whatever happens
-    /// to the sender's task: half a frame would break the stream for every message after it.
+    /// Writes `frame` when its turn comes. A write the network cannot take waits for it, but never for ever: the
+    /// socket's close timeout, its keep-alive, shutdown and cancellation each close the connection, which ends the
+    /// write. Cancelling the writing task while its frame is going out does that too — half a frame would break the
+    /// stream for every message after it, so the socket ends as cancelled.
     private func write(_ frame: WebSocketFrame, onlyWhileOpen: Bool, compressing: Bool = false) async throws {
         try await gate.enter()
         defer { gate.leave() }
@@ -81,11 +83,17 @@ final class WebSocketSession: WebSocketEngine {
             frame.isCompressed = true
         }
         let bytes = frame.encoded(maskingKey: UInt32.random(in: .min ... .max))
+        if Task.isCancelled { throw RestingError.cancelled }
         do {
-            try await connection.write(bytes)
+            try await withTaskCancellationHandler {
+                try await connection.write(bytes)
+            } onCancel: {
+                self.fail(.cancelled)
+            }
         } catch {
-            fail(Self.restingError(error))
-            throw Self.restingError(error)
+            let error = Task.isCancelled ? RestingError.cancelled : Self.restingError(error)
+            fail(error)
+            throw error
         }
     }
 
@@ -101,20 +109,18 @@ final class WebSocketSession: WebSocketEngine {
 
     // MARK: Closing
 
-    /// Closes with `code` and `reason`: sends the close frame, waits up to ``WebSocketOptions/closeTimeout`` for the
-    /// peer's, then closes the connection. Returns at once when the socket is already over.
+    /// Closes with `code` and `reason`: sends the close frame and waits for the peer's, both within
+    /// ``WebSocketOptions/closeTimeout`` (a write stuck on a peer that stopped reading included), then closes the
+    /// connection. Returns at once when the socket is already over.
     func close(code: WebSocketCloseCode, reason: String, cancelling: Bool) async {
         guard run.lifecycle({ $0.closeRequested(code: code, cancelling: cancelling) }) else {
             return await run.waitUntilOver()
         }
         events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
         let payload = WebSocketMessageAssembler.closePayload(code: code, reason: reason)
-        do {
-            try await write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
-        } catch {
-            return
+        await run.closeHandshake(within: options.closeTimeout) {
+            try? await self.write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
         }
-        await run.awaitCloseHandshake(within: options.closeTimeout)
     }
 
     /// The socket failed with `error`: a close frame with its code where one may still go out, then the
@@ -199,9 +205,12 @@ final class WebSocketSession: WebSocketEngine {
     }
 
     /// Pings every interval, skipping a ping while the last one is unanswered, and fails the socket when one stays
-    /// unanswered past the timeout.
+    /// unanswered past the timeout. The ping goes out in a task of its own: a ping that cannot go out (a peer that
+    /// stopped reading) is unanswered too.
     func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
         var nextPing = ContinuousClock.now + keepAlive.interval
+        var pinging: Task<Void, Never>?
+        defer { pinging?.cancel() }
         do {
             while true {
                 let unanswered = state.withLock { $0.awaitingPongSince }
@@ -217,10 +226,10 @@ final class WebSocketSession: WebSocketEngine {
                     state.awaitingPongSince = now
                     return true
                 }
-                if sends { try await ping(Data()) }
+                if sends { pinging = Task { try? await self.ping(Data()) } }
             }
         } catch {
-            return  // cancelled with the socket's end, or the socket closed under the ping
+            return  // cancelled with the socket's end
         }
     }
 
