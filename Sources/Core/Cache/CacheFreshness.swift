@@ -21,17 +21,18 @@ struct CacheFreshness: Sendable {
     init(_ response: CachedResponse, now: Date) {
         directives = CacheControl(response.headers)
         let date = response.headers["Date"].flatMap { HTTPDate.parse($0) } ?? response.responseTime
-        let ageValue = response.headers["Age"].flatMap { TimeInterval($0.trimmingWhitespace) }.map { max(0, $0) } ?? 0
+        let ageValue = response.headers["Age"].flatMap { ServerDuration.parse($0, for: .cacheLifetime)?.seconds } ?? 0
         let apparentAge = max(0, response.responseTime.timeIntervalSince(date))
         let responseDelay = max(0, response.responseTime.timeIntervalSince(response.requestTime))
         let initialAge = max(apparentAge, ageValue + responseDelay)
         age = initialAge + max(0, now.timeIntervalSince(response.responseTime))
 
         if let maxAge = directives.maxAge {
-            lifetime = TimeInterval(maxAge)
+            lifetime = ServerDuration.clamped(seconds: Double(maxAge), for: .cacheLifetime).seconds
         } else if let expires = response.headers["Expires"] {
             // An invalid Expires (`0`, `-1`) means already expired (§5.3).
-            lifetime = HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
+            lifetime =
+                HTTPDate.parse(expires).map { ServerDuration.until($0, from: date, for: .cacheLifetime).seconds } ?? 0
         } else if Self.heuristicallyCacheable.contains(response.status),
             let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
         {

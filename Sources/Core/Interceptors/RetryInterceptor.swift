@@ -4,7 +4,8 @@
 ///   statuses 408, 429, 500, 502, 503 and 504 — for idempotent methods only, unless the policy says otherwise.
 /// - **When:** exponential backoff with full jitter — a random delay between 0 and
 ///   `min(maximumDelay, baseDelay × 2^(attempt − 1))` — or the server's `Retry-After` (seconds or HTTP date)
-///   when it sends one. A `Retry-After` beyond `maximumDelay` is not waited for: the response is returned.
+///   when it sends one. A `Retry-After` beyond `maximumDelay`, or of an hour or more, is not waited for: the
+///   response is returned.
 /// - **How often:** at most `maximumAttempts` sends per call (a request's ``RequestAttributes/maximumAttempts``
 ///   overrides it), and only while the shared ``RetryBudget`` allows.
 /// - The body is read again from the start for every attempt.
@@ -129,8 +130,9 @@ public struct RetryInterceptor: RestingInterceptor {
         guard let header = headers["Retry-After"], let asked = RetryAfter.delay(header, now: clock.now) else {
             return backoff(attempt: attempt)
         }
-        // A server asking for a delay past any clock's range says: do not retry.
-        return asked <= policy.maximumDelay && asked < .effectivelyForever ? asked : nil
+        // A server asking for more than the policy allows, or for an hour or more (the ceiling of any server's
+        // Retry-After), says: not now.
+        return asked <= policy.maximumDelay && asked < ServerDuration.Use.retryAfter.ceiling ? asked : nil
     }
 
     /// What made `outcome` worth another attempt.

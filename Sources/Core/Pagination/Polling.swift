@@ -33,20 +33,20 @@ public struct PollingSchedule: Sendable {
     }
 
     /// This schedule also honouring an API's own header that holds a number of seconds to wait (`Backoff: 60`), read
-    /// as `Retry-After` is: a number too large for any clock is a wait of a century, never an overflow.
+    /// as `Retry-After` is and waited for an hour at the most, whatever the number.
     public func honouring(secondsIn header: String) -> Self {
         var schedule = self
         let requested = requestedDelay
         schedule.requestedDelay = { headers, now in
-            let own = headers[header].flatMap { RetryAfter.delay($0, now: now) }
+            let own = headers[header].flatMap { ServerDuration.parse($0, for: .backoff) }
             return [requested(headers, now), own].compactMap { $0 }.max()
         }
         return schedule
     }
 
-    /// How long to wait after a response with `headers`.
+    /// How long to wait after a response with `headers`: what a server asks for is waited an hour at the most.
     func delay(after headers: HTTPHeaderFields) -> Duration {
-        max(interval, requestedDelay(headers, clock.now) ?? .zero)
+        max(interval, requestedDelay(headers, clock.now).map { ServerDuration.clamped($0, for: .backoff) } ?? .zero)
     }
 }
 

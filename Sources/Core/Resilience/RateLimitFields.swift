@@ -8,7 +8,8 @@ import Foundation
 /// `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, the structured form `"default";r=5;t=30` and the
 /// earlier `limit=10, remaining=5, reset=30`), its first form's `RateLimit-Remaining` / `RateLimit-Reset`, and the
 /// common `X-RateLimit-Remaining` / `X-RateLimit-Reset` (whose reset is seconds to wait, or a Unix time when it is
-/// one). Values that do not parse are ignored, never guessed.
+/// one). Values that do not parse are ignored, never guessed; a reset is clamped like every server's duration
+/// (``ServerDuration/Use/rateLimitReset``).
 struct RateLimitFields {
     /// Requests left before the reset, and the time until it.
     var remaining: (count: Int, reset: Duration)?
@@ -21,18 +22,21 @@ struct RateLimitFields {
     /// The fields of `headers`, read at `now` (for a reset given as a Unix time).
     init(_ headers: HTTPHeaderFields, now: Date) {
         if let field = headers["RateLimit"], let (count, reset) = Self.remaining(inRateLimit: field) {
-            remaining = (count, .seconds(reset))
+            remaining = (count, ServerDuration.clamped(seconds: Double(reset), for: .rateLimitReset))
         } else if let count = Self.integer(headers["RateLimit-Remaining"] ?? headers["X-RateLimit-Remaining"]),
             let reset = Self.integer(headers["RateLimit-Reset"] ?? headers["X-RateLimit-Reset"])
         {
             // A reset past a billion seconds is a Unix time (GitHub's), not a wait of thirty years.
-            let wait = reset > 1_000_000_000 ? max(0, reset - Int(now.timeIntervalSince1970.rounded(.up))) : reset
-            remaining = (count, .seconds(wait))
+            let wait =
+                reset > 1_000_000_000
+                ? ServerDuration.until(Date(timeIntervalSince1970: Double(reset)), from: now, for: .rateLimitReset)
+                : ServerDuration.clamped(seconds: Double(reset), for: .rateLimitReset)
+            remaining = (count, wait)
         }
         if let field = headers["RateLimit-Policy"], let (requests, window) = Self.quota(inPolicy: field),
             requests > 0, window > 0
         {
-            policy = (requests, .seconds(window))
+            policy = (requests, ServerDuration.clamped(seconds: Double(window), for: .rateLimitReset))
         }
     }
 

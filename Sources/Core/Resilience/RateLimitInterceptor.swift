@@ -82,7 +82,11 @@ public final class RateLimitInterceptor: RestingInterceptor {
         let key = request.resilienceKey
         try await takeToken(for: key, request)
         let result = await Result { try await execution(request) }
-        if let head = result.responseHead { learn(from: head, for: key, request) }
+        // Only the request's own origin speaks for its quota: a redirect's target cannot pause the caller's key.
+        // (A response that does not say where it came from is the request's.)
+        if let head = result.responseHead, Origin.same(result.responseURL ?? request.url, request.url) {
+            learn(from: head, for: key, request)
+        }
         return try result.get()
     }
 
@@ -114,7 +118,7 @@ public final class RateLimitInterceptor: RestingInterceptor {
         let now = clock.now
         var asked: Duration?
         if head.status == 429 || head.status == 503, let field = head.headers["Retry-After"],
-            let delay = RetryAfter.delay(field, now: now), delay < .effectivelyForever
+            let delay = RetryAfter.delay(field, now: now)
         {
             asked = delay
         }

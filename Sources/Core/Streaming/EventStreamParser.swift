@@ -114,10 +114,8 @@ package struct EventStreamParser: Sendable {
         case "id":
             if !value.contains(0) { lastEventIDBuffer = String(decoding: value, as: UTF8.self) }
         case "retry":
-            if !value.isEmpty, value.allSatisfy({ (0x30...0x39).contains($0) }) {
-                // More digits than an Int64 holds is a delay no one will wait for: saturate.
-                let milliseconds = Int64(String(decoding: value, as: UTF8.self)) ?? Int64.max
-                reconnectionDelay = .milliseconds(milliseconds)
+            if let delay = ServerDuration.parse(digits: value, unit: .milliseconds(1), for: .eventStreamRetry) {
+                reconnectionDelay = delay
             }
         default:
             break

@@ -155,6 +155,41 @@ struct RateLimitTests {
         #expect(clock.sleeps == [.seconds(2)])
     }
 
+    @Test(
+        "one response pauses a key for an hour at the most, whatever it asks for",
+        arguments: [
+            (200, ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "999999999"]),
+            (429, ["Retry-After": "3000000000"]), (200, ["RateLimit": "limit=10, remaining=0, reset=9999999999"]),
+            (200, ["RateLimit": "\"default\";r=0;t=9999999999"]),
+        ])
+    func pauseIsClamped(_ status: Int, _ headers: [String: String]) async throws {
+        let clock = VirtualClock()
+        let limiter = RateLimitInterceptor(limit: Limit(requests: 100, per: .seconds(1)), clock: clock)
+        let fields = HTTPHeaderFields(headers.map { ($0.key, $0.value) })
+        _ = try await FakeChain(.status(status, headers: fields)).run(limiter, on: HTTPRequest(method: .get, url: url))
+        let pause = try #require(limiter.pausedUntil(for: origin)).timeIntervalSince(clock.now)
+        #expect(pause > 0 && pause <= 3600)
+        clock.advance(by: .seconds(3600))
+        #expect(limiter.pausedUntil(for: origin) == nil, "an hour later the key sends again")
+    }
+
+    @Test("a redirect's target, another origin, cannot pause the caller's key")
+    func redirectedAnswerIsNotLearned() async throws {
+        let clock = VirtualClock()
+        let limiter = RateLimitInterceptor(limit: Limit(requests: 100, per: .seconds(1)), clock: clock)
+        let elsewhere = URL(string: "https://elsewhere.example.net/landing")!
+        let redirected = FakeChain { _ in
+            HTTPDataResponse(status: 429, headers: ["Retry-After": "60"], url: elsewhere)
+        }
+        _ = try await redirected.run(limiter, on: HTTPRequest(method: .get, url: url))
+        #expect(limiter.pausedUntil(for: origin) == nil)
+        let sameOrigin = FakeChain { request in
+            HTTPDataResponse(status: 429, headers: ["Retry-After": "60"], url: request.url)
+        }
+        _ = try await sameOrigin.run(limiter, on: HTTPRequest(method: .get, url: url))
+        #expect(limiter.pausedUntil(for: origin) == clock.now + 60, "the origin's own answer still counts")
+    }
+
     @Test("a call that would wait past the limiter's longest wait fails at once as rateLimited, and takes no token")
     func refusedCall() async throws {
         let clock = VirtualClock()
