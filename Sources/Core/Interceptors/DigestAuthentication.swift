@@ -23,8 +23,9 @@ public final class DigestAuthentication: ChallengeResponder {
     private let username: String
     private let password: String
     private let clientNonce: @Sendable () -> String
-    /// The last nonce each origin granted, and how many requests used it.
-    private let grants = Locked<[Origin: (challenge: DigestChallenge, count: Int)]>([:])
+    /// The last nonce each origin granted, and how many requests used it: the nonce count goes on across calls
+    /// (RFC 7616 §3.4: a server may refuse a count it has seen).
+    private let grants = Locked(BoundedMap<Origin, (challenge: DigestChallenge, count: Int)>())
 
     /// Digest with `username` and `password`.
     public convenience init(username: String, password: String) {
@@ -45,9 +46,10 @@ public final class DigestAuthentication: ChallengeResponder {
     public func authorization(for request: HTTPRequest) async throws -> String? {
         guard let origin = Origin(request.url) else { return nil }
         let grant = grants.withLock { grants -> (DigestChallenge, Int)? in
-            guard let grant = grants[origin] else { return nil }
-            grants[origin]?.count += 1
-            return (grant.challenge, grant.count + 1)
+            grants.update(origin, now: Date()) { grant in
+                grant.count += 1
+                return (grant.challenge, grant.count)
+            }
         }
         guard let (challenge, count) = grant else { return nil }
         do {
@@ -64,8 +66,17 @@ public final class DigestAuthentication: ChallengeResponder {
         guard let digest = DigestChallenge(challenge), let origin = Origin(request.url),
             previousAnswers == 0 || (digest.isStale && previousAnswers == 1)
         else { return nil }
-        grants.withLock { $0[origin] = (digest, 1) }
-        return try await credential(answering: digest, count: 1, for: request)
+        // Two calls challenged with one nonce count on from each other: the second is not a replay of the first.
+        let count = grants.withLock { grants in
+            grants.withValue(for: origin, now: Date(), default: (digest, 0)) { grant in
+                if grant.challenge.nonce != digest.nonce || grant.challenge.realm != digest.realm {
+                    grant = (digest, 0)
+                }
+                grant.count += 1
+                return grant.count
+            }
+        }
+        return try await credential(answering: digest, count: count, for: request)
     }
 
     /// The `Authorization` value (RFC 7616 §3.4).

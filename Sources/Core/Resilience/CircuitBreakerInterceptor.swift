@@ -89,7 +89,7 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
     /// The policies of particular keys, in place of ``policy``.
     public let policies: [String: Policy]
     private let clock: any InterceptorClock
-    private let breakers: Locked<[String: CircuitBreaker]>
+    private let breakers: Locked<BoundedMap<String, CircuitBreaker>>
 
     /// Breakers following `policy` (or their own in `policies`), one per key, timed by `clock` (a `VirtualClock` in
     /// tests).
@@ -99,7 +99,7 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
         self.policy = policy
         self.policies = policies
         self.clock = clock
-        breakers = Locked([:])
+        breakers = Locked(BoundedMap())
     }
 
     /// Where the breaker for `key` stands now (`closed` for a key no call has used).
@@ -112,13 +112,18 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
         return breakers.withLock { $0[key]?.state(now: now) ?? .closed }
     }
 
+    /// How many keys it keeps a breaker for (bounded: ``BoundedMap``).
+    package var keyCount: Int { breakers.withLock { $0.count } }
+
     /// Fails the call at once while its key's breaker is open; otherwise passes it on and counts its outcome.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let key = request.resilienceKey
         let policy = policies.isEmpty ? self.policy : policies[key] ?? self.policy
         let now = clock.now
         let (admission, opened) = breakers.withLock { breakers in
-            breakers[key, default: CircuitBreaker(policy: policy)].admit(now: now, policy: policy)
+            breakers.withValue(for: key, now: now, default: CircuitBreaker(policy: policy)) {
+                $0.admit(now: now, policy: policy)
+            }
         }
         report(opened, key, request)
         if case .rejected(let retryAfter) = admission {
@@ -127,7 +132,7 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
         let result = await Result { try await execution(request) }
         let (outcome, end) = (policy.outcome(of: result), clock.now)
         let moved = breakers.withLock { breakers in
-            breakers[key]?.record(outcome, of: admission, now: end, policy: policy)
+            breakers.update(key, now: end) { $0.record(outcome, of: admission, now: end, policy: policy) } ?? nil
         }
         report(moved, key, request)
         return try result.get()

@@ -65,7 +65,7 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
     /// The most calls that wait for a slot of one key; more are shed.
     public let maximumQueued: Int
     private let clock: any InterceptorClock
-    private let keys: Locked<[String: Key]>
+    private let keys: Locked<BoundedMap<String, Key>>
     /// What counts as a failed call: what counts for a circuit breaker by default.
     private let failures = CircuitBreakerInterceptor.Policy()
 
@@ -75,7 +75,8 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
         self.limit = limit
         self.maximumQueued = max(0, maximumQueued)
         self.clock = clock
-        keys = Locked([:])
+        // A key with calls in flight or waiting keeps its slots: dropping them would admit past the limit.
+        keys = Locked(BoundedMap { $0.slots.inUse > 0 })
     }
 
     /// The limit of `key` now (where it starts, for a key no call has used).
@@ -83,14 +84,15 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
         keys.withLock { $0[key].map(limit(of:)) } ?? initialLimit
     }
 
+    /// How many keys it keeps slots for (bounded: ``BoundedMap``).
+    package var keyCount: Int { keys.withLock { $0.count } }
+
     /// Waits for a slot of the request's key, passes the request on, and moves the limit by what that took.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         let key = request.resilienceKey
+        let now = clock.now
         let (slots, admittedUnder) = keys.withLock { keys in
-            if let entry = keys[key] { return (entry.slots, limit(of: entry)) }
-            let entry = newKey()
-            keys[key] = entry
-            return (entry.slots, limit(of: entry))
+            keys.withValue(for: key, now: now, default: newKey()) { ($0.slots, limit(of: $0)) }
         }
         let asked = ContinuousClock.now
         try await acquire(slots, key: key, limit: admittedUnder, request)
@@ -101,11 +103,11 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
         let latency = (ContinuousClock.now - start).seconds
         let failed = failures.outcome(of: result) == .failure
         let moved: Int? = keys.withLock { keys in
-            guard case .adaptive(let settings) = limit,
-                let changed = keys[key]?.adaptive?.sample(
-                    latency: latency, failed: failed, inFlight: inFlight, settings)
-            else { return nil }
-            return changed ? keys[key]?.adaptive?.admittedLimit : nil
+            guard case .adaptive(let settings) = limit else { return nil }
+            return keys.update(key, now: clock.now) { entry in
+                let changed = entry.adaptive?.sample(latency: latency, failed: failed, inFlight: inFlight, settings)
+                return changed == true ? entry.adaptive?.admittedLimit : nil
+            } ?? nil
         }
         if let moved { slots.setLimit(moved) }
         slots.release()

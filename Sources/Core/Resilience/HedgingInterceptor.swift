@@ -41,7 +41,7 @@ public struct HedgingInterceptor: RestingInterceptor {
     /// Where each hedge takes a token from.
     public let budget: RetryBudget
     private let clock: any InterceptorClock
-    private let latencies: Locked<[String: LatencySamples]>
+    private let latencies: Locked<BoundedMap<String, LatencySamples>>
 
     /// Hedges after `delay`, at most `maximumHedges` per call, each paid from `budget`, timed by `clock`.
     public init(
@@ -52,8 +52,11 @@ public struct HedgingInterceptor: RestingInterceptor {
         self.maximumHedges = max(0, maximumHedges)
         self.budget = budget
         self.clock = clock
-        latencies = Locked([:])
+        latencies = Locked(BoundedMap())
     }
+
+    /// How many keys it keeps latencies for (bounded: ``BoundedMap``).
+    package var keyCount: Int { latencies.withLock { $0.count } }
 
     /// The delay before a hedge of a request to `key`, now.
     func hedgeDelay(for key: String) -> Duration {
@@ -138,6 +141,7 @@ public struct HedgingInterceptor: RestingInterceptor {
     ) {
         guard case .percentile = delay, Self.isGood(result) else { return }
         let elapsed = (ContinuousClock.now - start).seconds
-        latencies.withLock { $0[key, default: LatencySamples()].add(elapsed) }
+        let now = clock.now
+        latencies.withLock { $0.withValue(for: key, now: now, default: LatencySamples()) { $0.add(elapsed) } }
     }
 }

@@ -54,7 +54,7 @@ public final class RateLimitInterceptor: RestingInterceptor {
     /// The most calls that wait for a token of one key at a time.
     public let maximumWaiting: Int
     private let clock: any InterceptorClock
-    private let buckets: Locked<[String: TokenBucket]>
+    private let buckets: Locked<BoundedMap<String, TokenBucket>>
 
     /// A limiter giving each key `limit` (or its own in `limits`), waiting at most `maximumWait` and `maximumWaiting`
     /// calls, timed by `clock` (a `VirtualClock` in tests).
@@ -67,7 +67,7 @@ public final class RateLimitInterceptor: RestingInterceptor {
         self.maximumWait = maximumWait
         self.maximumWaiting = maximumWaiting
         self.clock = clock
-        buckets = Locked([:])
+        buckets = Locked(BoundedMap { $0.waiting > 0 })
     }
 
     /// Until when `key` is paused at its server's request, if it is.
@@ -75,6 +75,9 @@ public final class RateLimitInterceptor: RestingInterceptor {
         let now = clock.now
         return buckets.withLock { $0[key]?.pausedUntil }.flatMap { $0 > now ? $0 : nil }
     }
+
+    /// How many keys it keeps state for (bounded: ``BoundedMap``).
+    package var keyCount: Int { buckets.withLock { $0.count } }
 
     /// Waits for a token of the request's key, passes the request on, and takes in what the answer says of the
     /// server's limits.
@@ -93,8 +96,9 @@ public final class RateLimitInterceptor: RestingInterceptor {
     private func takeToken(for key: String, _ request: HTTPRequest) async throws {
         let (limit, now) = (limits[key] ?? self.limit, clock.now)
         let reservation = buckets.withLock { buckets in
-            buckets[key, default: TokenBucket(limit: limit, now: now)].reserve(
-                now: now, limit: limit, maximumWait: maximumWait, maximumWaiting: maximumWaiting)
+            buckets.withValue(for: key, now: now, default: TokenBucket(limit: limit, now: now)) {
+                $0.reserve(now: now, limit: limit, maximumWait: maximumWait, maximumWaiting: maximumWaiting)
+            }
         }
         switch reservation {
         case .refused(let retryAfter): throw RestingError.rateLimited(key: key, retryAfter: retryAfter)
@@ -106,10 +110,10 @@ public final class RateLimitInterceptor: RestingInterceptor {
                 }
                 try await clock.sleep(for: wait)
             } catch {
-                buckets.withLock { $0[key]?.cancelWait() }
+                buckets.withLock { _ = $0.update(key, now: now) { $0.cancelWait() } }
                 throw error as? RestingError ?? .cancelled
             }
-            buckets.withLock { $0[key]?.endWait() }
+            buckets.withLock { _ = $0.update(key, now: now) { $0.endWait() } }
             request.events?.report(.rateLimitWaited(key: key, waited: wait))
         }
     }
@@ -125,8 +129,8 @@ public final class RateLimitInterceptor: RestingInterceptor {
         let fields = RateLimitFields(head.headers, now: now)
         guard asked != nil || !fields.isEmpty else { return }
         let paused = buckets.withLock { buckets -> Duration? in
-            let quotaPause = buckets[key]?.learn(fields, now: now)
-            if let asked { buckets[key]?.pause(until: now + asked.seconds) }
+            let quotaPause = buckets.update(key, now: now) { $0.learn(fields, now: now) } ?? nil
+            if let asked { buckets.update(key, now: now) { $0.pause(until: now + asked.seconds) } }
             return [asked, quotaPause].compactMap { $0 }.max()
         }
         if let paused { request.events?.report(.rateLimitPaused(key: key, duration: paused)) }

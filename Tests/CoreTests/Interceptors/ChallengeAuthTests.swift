@@ -108,6 +108,25 @@ struct ChallengeAuthTests {
         }
     }
 
+    @Test("calls challenged with one nonce count on from each other (nc 1, 2, 3); a new nonce counts from 1 again")
+    func nonceCountGoesOn() async throws {
+        let digest = DigestAuthentication(username: "u", password: "p")
+        let request = HTTPRequest(method: .get, url: try #require(URL(string: "https://example.com/")))
+        func answer(nonce: String) async throws -> String {
+            let challenge = AuthenticationChallenge(
+                scheme: "Digest", parameters: ["realm": "r", "nonce": nonce, "qop": "auth"])
+            return try #require(try await digest.authorization(answering: challenge, for: request, previousAnswers: 0))
+        }
+        // Two calls sent together, both challenged before either was answered: a server refusing replays must
+        // see two counts.
+        async let first = answer(nonce: "n1")
+        async let second = answer(nonce: "n1")
+        let counts = Set([try await first, try await second].map { $0.contains("nc=00000001") })
+        #expect(counts == [true, false])
+        #expect(try await digest.authorization(for: request)?.contains("nc=00000003") == true)
+        #expect(try await answer(nonce: "n2").contains("nc=00000001"))
+    }
+
     @Test("a challenge it cannot meet is not answered: an unknown algorithm or qop, no nonce, -sess without qop")
     func unanswerable() async throws {
         let digest = DigestAuthentication(username: "u", password: "p")

@@ -1,0 +1,79 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// State kept per key that a server or a caller chooses — a host, an origin, a resilience key — in bounded memory:
+/// at most about `capacity` keys, a key unused for `idleExpiry` dropped, and past the capacity the least recently
+/// used dropped first. Every link that keys state by such a value keeps it here, so that a crawler or a
+/// multi-tenant gateway calling a million hosts holds the state of the recent ones only.
+///
+/// An entry that `isBusy` says is in use (a call waits on it) is never dropped: what holds it is bounded by the
+/// calls in flight. Sweeps run when the map passes its capacity and every quarter of it in new keys, and drop
+/// down to three quarters, so their cost spreads over the insertions that made them (no timer, no thread).
+package struct BoundedMap<Key: Hashable, Value> {
+    private struct Entry {
+        var value: Value
+        var lastUsed: Date
+    }
+
+    private var entries: [Key: Entry] = [:]
+    private var insertionsSinceSweep = 0
+    package let capacity: Int
+    package let idleExpiry: Duration
+    private let isBusy: (Value) -> Bool
+
+    /// A map of at most `capacity` keys (at least 4) whose entries go once unused for `idleExpiry`; `isBusy` keeps
+    /// an entry in use.
+    package init(
+        capacity: Int = 10_000, idleExpiry: Duration = .seconds(3600),
+        isBusy: @escaping (Value) -> Bool = { _ in false }
+    ) {
+        self.capacity = max(4, capacity)
+        self.idleExpiry = idleExpiry
+        self.isBusy = isBusy
+    }
+
+    /// How many keys it holds.
+    package var count: Int { entries.count }
+
+    /// The value of `key`, if it has one; does not count as a use.
+    package subscript(key: Key) -> Value? { entries[key]?.value }
+
+    /// Runs `body` on `key`'s value — made by `make` when it has none — and counts it as used at `now`.
+    package mutating func withValue<Result>(
+        for key: Key, now: Date, default make: @autoclosure () -> Value, _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        if entries[key] == nil {
+            entries[key] = Entry(value: make(), lastUsed: now)
+            insertionsSinceSweep += 1
+            if entries.count > capacity || insertionsSinceSweep >= capacity / 4 { sweep(now: now, keeping: key) }
+        }
+        let fresh = Entry(value: make(), lastUsed: now)
+        return try update(key, now: now, body) ?? body(&entries[key, default: fresh].value)
+    }
+
+    /// Runs `body` on `key`'s value if it has one, counting it as used at `now`; `nil` when it has none.
+    package mutating func update<Result>(_ key: Key, now: Date, _ body: (inout Value) throws -> Result) rethrows
+        -> Result?
+    {
+        guard let index = entries.index(forKey: key) else { return nil }
+        // In place: a value with storage of its own (a ring of latencies) is not copied.
+        entries.values[index].lastUsed = now
+        return try body(&entries.values[index].value)
+    }
+
+    /// Drops the entries idle past `idleExpiry`, then, above three quarters of the capacity, the least recently used
+    /// — never `keeping` nor a busy one.
+    private mutating func sweep(now: Date, keeping: Key) {
+        insertionsSinceSweep = 0
+        let expired = now - idleExpiry.seconds
+        entries = entries.filter { key, entry in key == keeping || entry.lastUsed > expired || isBusy(entry.value) }
+        let target = capacity * 3 / 4
+        guard entries.count > target else { return }
+        let evictable = entries.filter { key, entry in key != keeping && !isBusy(entry.value) }
+            .sorted { $0.value.lastUsed < $1.value.lastUsed }
+        for (key, _) in evictable.prefix(entries.count - target) { entries[key] = nil }
+    }
+}

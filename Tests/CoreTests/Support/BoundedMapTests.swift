@@ -1,0 +1,65 @@
+import Foundation
+import RestingTesting
+import Testing
+
+@testable import RestingCore
+
+/// State keyed by what a server or a caller chooses stays bounded: one map type (``BoundedMap``), and every link
+/// that keys state by a host, an origin or a key keeps it there.
+@Suite("Bounded per-key state")
+struct BoundedMapTests {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("100,000 distinct keys leave at most the capacity, the most recently used kept")
+    func capacity() {
+        var map = BoundedMap<String, Int>(capacity: 1_000)
+        var largest = 0
+        for index in 0..<100_000 {
+            map.withValue(for: "host-\(index)", now: start + Double(index), default: index) { $0 += 0 }
+            largest = max(largest, map.count)
+        }
+        #expect(largest <= 1_000)
+        #expect(map["host-99999"] == 99_999 && map["host-0"] == nil)
+    }
+
+    @Test("a key unused past the idle expiry is dropped; a busy one is kept whatever its age")
+    func idleAndBusy() {
+        var map = BoundedMap<String, Int>(capacity: 8, idleExpiry: .seconds(60)) { $0 < 0 }
+        map.withValue(for: "busy", now: start, default: -1) { _ in }
+        map.withValue(for: "idle", now: start, default: 1) { _ in }
+        map.withValue(for: "used", now: start, default: 2) { _ in }
+        _ = map.update("used", now: start + 50) { $0 += 1 }
+        for index in 0..<4 { map.withValue(for: "new-\(index)", now: start + 100, default: 3) { _ in } }
+        #expect(map["busy"] == -1 && map["idle"] == nil && map["used"] == 3)
+        for index in 0..<100 { map.withValue(for: "more-\(index)", now: start + 100, default: 3) { _ in } }
+        #expect(map["busy"] == -1 && map.count <= 8)
+    }
+
+    @Test("the resilience links called for 100,000 distinct hosts keep state for at most 10,000 of them")
+    func resilienceLinksStayBounded() async throws {
+        let clock = VirtualClock()
+        let breaker = CircuitBreakerInterceptor(clock: clock)
+        let limiter = RateLimitInterceptor(limit: .init(requests: 100, per: .seconds(1)), clock: clock)
+        let concurrency = ConcurrencyLimitInterceptor(clock: clock)
+        let hedging = HedgingInterceptor(maximumHedges: 0, clock: clock)
+        let links: [any RestingInterceptor] = [breaker, limiter, concurrency, hedging]
+        try await withThrowingTaskGroup { group in
+            for link in links {
+                group.addTask {
+                    let chain = FakeChain(.status(200))
+                    for index in 0..<100_000 {
+                        let url = try #require(URL(string: "https://h\(index).example.com/"))
+                        _ = try await chain.run(link, on: HTTPRequest(method: .get, url: url))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for (name, count) in [
+            ("breaker", breaker.keyCount), ("limiter", limiter.keyCount), ("concurrency", concurrency.keyCount),
+            ("hedging", hedging.keyCount),
+        ] {
+            #expect(count <= 10_000, "\(name) keeps \(count) keys")
+        }
+    }
+}
