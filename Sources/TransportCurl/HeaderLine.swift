@@ -20,8 +20,9 @@ enum HeaderLine {
 
     /// Why a status line is not one RFC 9112 §4 allows — `nil` when it is: `HTTP` in capitals (the name is
     /// case-sensitive, §2.3), `/`, a version (`1.1`; libcurl writes HTTP/2's and HTTP/3's as `2` and `3`), a space,
-    /// three digits, and a space before the reason phrase, which may be empty. libcurl itself is more lenient: it takes
-    /// `Http/1.1`, a line without the space after the code, and the first three digits of a longer code.
+    /// three digits, and a space before the reason phrase, which may be empty — or nothing after the code (servers
+    /// send `HTTP/1.1 200`). libcurl itself is more lenient: it takes `Http/1.1` and the first three digits of a
+    /// longer code.
     static func statusLineFault(_ line: UnsafeBufferPointer<UInt8>) -> String? {
         var end = line.count
         if end > 0, line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
@@ -45,8 +46,9 @@ enum HeaderLine {
             return "the status code is not three digits"
         }
         index += 3
-        guard index < end else { return "no space after the status code" }
-        guard line[index] == UInt8(ascii: " ") else { return "the status code is not three digits" }
+        // `HTTP/1.1 200` with no space after the code: servers send it, libcurl and the proposed standard HTTP
+        // client's conformance suite take it.
+        guard index == end || line[index] == UInt8(ascii: " ") else { return "the status code is not three digits" }
         return nil
     }
 

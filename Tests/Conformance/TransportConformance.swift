@@ -37,8 +37,9 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// delegate answer avoids it, so the check cannot run there without killing the test process.
         public var survivesTrailers = true
         /// The transport sees the status line itself, so it can refuse a protocol name not in capitals
-        /// (`Http/1.1`). FoundationNetworking on Linux accepts any protocol name libcurl does (libcurl compares
-        /// `HTTP/` without case) and `HTTPURLResponse` carries no version, so a transport on URLSession cannot.
+        /// (`Http/1.1`) and take a line with nothing after the code (`HTTP/1.1 200`). FoundationNetworking on Linux
+        /// accepts any protocol name libcurl does (libcurl compares `HTTP/` without case), refuses a line without a
+        /// reason phrase, and `HTTPURLResponse` carries no version, so a transport on URLSession can do neither.
         public var readsStatusLines = true
         /// A streamed body's reader that stops stops the socket (the server's send buffer fills). Without it the
         /// transport must still bound its memory, and say how in its documentation.

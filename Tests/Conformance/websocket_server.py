@@ -23,13 +23,18 @@ same code. What each path adds, with query parameters:
     ?deflate=0                     declines permessage-deflate (by default it agrees when offered, keeping the
                                    context-takeover parameters the client asked for, and compresses every message)
     ?deflate_params=p              agrees to permessage-deflate with parameters `p` as they are (a window, or
-                                   something not offered)
+                                   something not offered; `blank-parameter`: `permessage-deflate; ; …`)
     ?accept=wrong                  answers 101 with a wrong Sec-WebSocket-Accept
     ?extension=x                   answers 101 choosing an extension no one offered
     /refuse?status=403             answers a plain HTTP response with a JSON body (no upgrade)
     /hostile?answer=name           refuses the handshake with a hostile answer, as raw bytes: `overflow` (a 401 whose
                                    second chunk's size is 2^63-1), `trailers` (a chunked 401 whose trailer section
-                                   never ends), `bare-status` (`HTTP/1.1 403`, no reason phrase nor space, a body)
+                                   never ends), `bare-status` (`HTTP/1.1 403`, no reason phrase nor space, a body),
+                                   `short-status` (`HTTP/1 403 `: a one-digit version, an empty reason phrase),
+                                   `no-content` (a 204 with no body, the connection kept open), `not-modified` (a
+                                   304 announcing a 100-byte representation, the connection kept open)
+    ?stall=1&close_on_release=code after GET /release?tag=…, sends a close frame with that code and still reads nothing
+                                   (a peer that closes while a send to it is stuck), holding the connection 60 s
     /auth                          the echo for `Authorization: Bearer fresh`, else 401 with WWW-Authenticate
     /cookie                        the echo for a `session=…` cookie, else 403
     /redirect?to=URL&status=302    a redirect to URL
@@ -194,6 +199,22 @@ class Handler(BaseHTTPRequestHandler):
                 pass
         elif answer == "bare-status":
             self.wfile.write(b"HTTP/1.1 403\r\nContent-Length: 2\r\n\r\nno")
+        elif answer == "short-status":
+            self.wfile.write(b"HTTP/1 403 \r\nContent-Length: 2\r\n\r\nno")
+        elif answer in ("no-content", "not-modified"):
+            # Neither has a body (RFC 9112 §6.3), whatever its fields say: the connection stays open, as a keep-alive
+            # server's does, until the client leaves.
+            if answer == "no-content":
+                self.wfile.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+            else:
+                self.wfile.write(b"HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n\r\n")
+            self.wfile.flush()
+            self.connection.settimeout(60)
+            try:
+                while self.connection.recv(65536):
+                    pass
+            except OSError:
+                pass
         self.wfile.flush()
 
     def upgrade(self, query):
@@ -220,6 +241,8 @@ class Handler(BaseHTTPRequestHandler):
                 ["permessage-deflate"] + [name for name, on in
                                           zip(["client_no_context_takeover", "server_no_context_takeover"], deflate)
                                           if on])
+            if agreed == "blank-parameter":  # a parameter of spaces only between two semicolons
+                agreed = "permessage-deflate; ; server_no_context_takeover"
             if not agreed.startswith("permessage-deflate"):
                 agreed = "permessage-deflate; " + agreed
             self.send_header("Sec-WebSocket-Extensions", agreed)
@@ -243,6 +266,10 @@ class Handler(BaseHTTPRequestHandler):
                 STALLED[tag] = connection.sock
                 while not STATS.get(tag, {}).get("released"):
                     LOCK.wait(30)
+            if "close_on_release" in query:
+                connection.send(frame(0x8, struct.pack("!H", int(query["close_on_release"]))))
+                time.sleep(60)  # reads nothing: the client's stuck bytes stay where they are
+                return
         if query.get("greet") == "headers":
             headers = {name: value for name, value in self.headers.items()}
             connection.send(frame(0x1, json.dumps(headers).encode()))

@@ -6,9 +6,14 @@ import Testing
 
 @testable import RestingCurl
 
-/// A WebSocket handshake that a server refuses is read by `CurlClient` itself (``HTTPBodyReader``): whatever that
-/// answer holds — a 70-byte chunked body whose second chunk claims 2^63 − 1 bytes, a trailer section that never ends
-/// — the client fails the call typed, within its size limit, and its process lives on.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A WebSocket handshake's answer is read by `CurlClient` itself (``HTTPHeadReader``, ``HTTPBodyReader``): whatever
+/// it holds — a 70-byte chunked body whose second chunk claims 2^63 − 1 bytes, a trailer section that never ends, a
+/// one-digit version, an extension parameter of spaces, a 204 that keeps its connection — the client fails the call
+/// typed, promptly and within its size limit, and its process lives on.
 @Suite("A refused WebSocket handshake's hostile answer", .timeLimit(.minutes(5)))
 struct HostileHandshakeTests {
     static let server = Task {
@@ -68,5 +73,92 @@ struct HostileHandshakeTests {
             head: .init(status: 401, headers: ["Transfer-Encoding": "chunked"]),
             from: UpgradeExchangeTests.ScriptedConnection(Data(wire.utf8), step: 7), limit: 4096)
         #expect(body == Data("ok".utf8))
+    }
+
+    @Test("a status line `HTTP/1 403 ` (one-digit version, empty reason) fails the call typed, not the process")
+    func shortStatusLine() async throws {
+        let base = try await Self.server.value.baseURL
+        let (lines, status) = try await Probe.runToExit(["websocket", base, "/hostile?answer=short-status"])
+        #expect(status == 0, "the probe's exit status (128 + a signal's number when one ended it)")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("failed") == true, "\(lines)")
+    }
+
+    @Test(
+        "a 101 agreeing to `permessage-deflate; ; server_no_context_takeover` (a blank parameter) fails typed, not the process"
+    )
+    func blankExtensionParameter() async throws {
+        let base = try await Self.server.value.baseURL
+        let (lines, status) = try await Probe.runToExit(["websocket", base, "/echo?deflate_params=blank-parameter"])
+        #expect(status == 0, "the probe's exit status (128 + a signal's number when one ended it)")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("failed") == true, "\(lines)")
+    }
+
+    @Test(
+        "a 204 or 304 answer (no body, whatever its fields say) fails the handshake with its status at once, not when the connection ends",
+        arguments: [("no-content", 204), ("not-modified", 304)])
+    func bodylessAnswers(_ answer: String, _ status: Int) async throws {
+        var configuration = CurlConfiguration()
+        configuration.totalTimeout = .seconds(3)
+        let client = RestingClient(
+            baseUrl: try await Self.server.value.baseURL, httpClient: try CurlClient(configuration: configuration))
+        let handshake = RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/hostile?answer=\(answer)"))
+        let outcome = try await finishing(within: .seconds(30)) {
+            await Result { () async throws -> WebSocket in try await client.webSocket(handshake) }
+        }
+        #expect {
+            _ = try outcome.get()
+        } throws: { error in
+            guard case RestingError.httpError(let failure) = error else {
+                Issue.record("the handshake failed with \(error), not with its \(status)")
+                return false
+            }
+            return failure.status == status
+        }
+    }
+
+    /// A listening socket on 127.0.0.1 that never accepts: connections complete (the backlog), and nothing they
+    /// send is ever read. Returns the descriptor and the port.
+    static func deafListener() throws -> (descriptor: Int32, port: UInt16) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0 && listen(descriptor, 4) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test("a handshake whose request head the server never reads fails at its deadline (2 s), not never")
+    func deafServerHonoursTheDeadline() async throws {
+        let (listener, port) = try Self.deafListener()
+        defer { close(listener) }
+        var configuration = CurlConfiguration()
+        configuration.totalTimeout = .seconds(2)
+        let transport = try CurlClient(configuration: configuration)
+        var request = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(port)/ws")))
+        request.upgrade = .webSocket
+        // Larger than the loopback's send and receive buffers together: the head cannot all go out.
+        request.headers.add(name: "X-Large", value: String(repeating: "a", count: 32 << 20))
+        let head = request
+        let outcome = try await finishing(within: .seconds(20)) {
+            await Result { () async throws -> Int in try await transport.send(head) { _ in }.status }
+        }
+        #expect {
+            _ = try outcome.get()
+        } throws: { error in
+            guard case RestingError.transportFailed(let failure) = error else { return false }
+            return failure.kind == .timedOut
+        }
+        transport.upgrades.closeAll()
     }
 }

@@ -67,11 +67,12 @@ public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomSt
     /// 1011: the server met an unexpected condition.
     public static let internalServerError = Self(rawValue: 1011)
 
-    /// Whether the code may be sent in a close frame (§7.4.1–7.4.2): 1000–1003, 1007–1011, and 3000–4999 (registered
-    /// and private codes); never 1005, 1006, 1015 or the rest of the reserved range.
+    /// Whether the code may be sent in a close frame (§7.4.1–7.4.2 and IANA's registry): 1000–1003, 1007–1014 (1012
+    /// Service Restart, 1013 Try Again Later and 1014 Bad Gateway were registered after RFC 6455), and 3000–4999
+    /// (registered and private codes); never 1005, 1006, 1015 or the rest of the reserved range.
     public var isSendable: Bool {
         switch rawValue {
-        case 1000...1003, 1007...1011, 3000...4999: true
+        case 1000...1003, 1007...1014, 3000...4999: true
         default: false
         }
     }

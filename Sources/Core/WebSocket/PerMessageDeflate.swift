@@ -42,7 +42,9 @@ package struct PerMessageDeflate: Sendable, Equatable {
         var seen: Set<String> = []
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { String($0).trimmingWhitespace }
-            let name = pair[0].lowercased()
+            guard let name = pair.first?.lowercased(), !name.isEmpty else {
+                throw WebSocketFailure(.handshakeInvalid, "permessage-deflate has an empty parameter")
+            }
             guard seen.insert(name).inserted else {
                 throw WebSocketFailure(.handshakeInvalid, "permessage-deflate repeats \(name)")
             }

@@ -14,8 +14,10 @@ final class WebSocketInbox: Sendable {
         var nextReaderID: UInt64 = 0
         /// The reading loop, waiting for room.
         var producer: CheckedContinuation<Void, Never>?
+        /// The socket is closing: the reading loop never waits for room any more (it reads on for the peer's close).
+        var holdsProducer = true
 
-        var hasRoom: Bool { bytes < capacity || head == messages.count }
+        var hasRoom: Bool { bytes < capacity || head == messages.count || !holdsProducer }
         let capacity: Int
     }
 
@@ -56,6 +58,17 @@ final class WebSocketInbox: Sendable {
             }
             return state.withLock { $0.ending == nil }
         }
+    }
+
+    /// Lets the reading loop go on whatever is kept, from now on: the socket is closing, and its reading loop must
+    /// find the peer's close frame behind the messages nobody will read.
+    func stopHoldingProducer() {
+        let producer = state.withLock { state in
+            state.holdsProducer = false
+            defer { state.producer = nil }
+            return state.producer
+        }
+        producer?.resume()
     }
 
     /// The next message; `nil` once the peer has closed and every message is taken; throws the socket's failure,
@@ -113,6 +126,11 @@ final class WebSocketInbox: Sendable {
             if state.head == state.messages.count {
                 state.messages.removeAll(keepingCapacity: true)
                 state.head = 0
+            } else if state.head * 2 >= state.messages.count {
+                // A reader that stays behind never empties the array: drop what it took, so that memory holds what
+                // waits and no more (amortised: no more moves than messages taken).
+                state.messages.removeFirst(state.head)
+                state.head = 0
             }
             return .success(message)
         }
@@ -121,14 +139,15 @@ final class WebSocketInbox: Sendable {
     }
 
     /// Ends the messages (the first ending counts): readers waiting get it now, others once they have taken what
-    /// is kept. A failure drops what is kept: the socket is no longer what it was.
+    /// is kept — a failure too: what was received is the reader's. A cancellation drops what is kept: nobody wants
+    /// it.
     func finish(_ ending: Result<Void, RestingError>) {
         let (readers, producer) = state.withLock { state in
             guard state.ending == nil else {
                 return ([CheckedContinuation<WebSocketMessage?, any Error>](), CheckedContinuation<Void, Never>?.none)
             }
             state.ending = ending
-            if case .failure = ending {
+            if case .failure(.cancelled) = ending {
                 state.messages.removeAll()
                 state.head = 0
                 state.bytes = 0

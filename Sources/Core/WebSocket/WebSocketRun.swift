@@ -47,11 +47,12 @@ final class WebSocketRun: Sendable {
         if isOver { for task in tasks { task.cancel() } }
     }
 
-    /// Waits until the socket is over.
+    /// Waits until the socket is over and what carries it released (the lifecycle may be over before: the answer to
+    /// a peer's close still going out).
     func waitUntilOver() async {
         await withCheckedContinuation { continuation in
             let isOver = state.withLock { state in
-                if state.lifecycle.isOver { return true }
+                if state.onEnd == nil { return true }
                 state.closeWaiters.append(continuation)
                 return false
             }
@@ -63,6 +64,9 @@ final class WebSocketRun: Sendable {
     /// within `timeout` in all: past it, or when the closing task is cancelled, the socket is over as a close no
     /// frame answered, and what carries it is released (which ends a close frame's write still waiting).
     func closeHandshake(within timeout: Duration, sendClose: @Sendable () async -> Void) async {
+        // The reading loop must read on to find the peer's close frame, even with the inbox full: what arrives meanwhile
+        // is dropped.
+        inbox.stopHoldingProducer()
         let timer = Task {
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }

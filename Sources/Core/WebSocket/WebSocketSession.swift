@@ -20,8 +20,11 @@ final class WebSocketSession: WebSocketEngine {
     private struct State {
         /// Compresses messages sent, once one is (permessage-deflate).
         var deflater: MessageDeflater?
-        /// When the keep-alive ping still unanswered went out.
+        /// Since when the keep-alive has waited for the peer: its last ping's send, or the last bytes heard after it.
         var awaitingPongSince: ContinuousClock.Instant?
+        /// Since when the reading loop has waited for the socket (with a keep-alive); `nil` while it does something
+        /// else — waits for room in the inbox, answers a ping — and cannot hear the peer.
+        var listeningSince: ContinuousClock.Instant?
     }
 
     private let state = Locked(State())
@@ -128,19 +131,22 @@ final class WebSocketSession: WebSocketEngine {
     private func fail(_ error: RestingError) {
         guard let code = run.lifecycle({ $0.failed(error) }) else { return run.over(connectionEnded: false) }
         events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
-        let payload = WebSocketMessageAssembler.closePayload(code: code, reason: "")
-        let closeFrame = WebSocketFrame(isFinal: true, opcode: .close, payload: payload)
         Task {
-            // Best effort, and bounded: the peer that broke the protocol may not be reading.
-            let write = Task { try? await self.write(closeFrame, onlyWhileOpen: false) }
-            let timeout = Task {
-                try? await Task.sleep(for: self.options.closeTimeout)
-                self.connection.close()
-            }
-            await write.value
-            timeout.cancel()
+            await self.writeCloseFrame(code: code)
             self.run.over(connectionEnded: false)
         }
+    }
+
+    /// Writes a close frame with `code`, best effort and within ``WebSocketOptions/closeTimeout``: the peer that broke
+    /// the protocol, or closed first, may not be reading. Past it the connection closes, which ends the write.
+    private func writeCloseFrame(code: WebSocketCloseCode) async {
+        let payload = WebSocketMessageAssembler.closePayload(code: code, reason: "")
+        let timeout = Task { [connection, closeTimeout = options.closeTimeout] in
+            try? await Task.sleep(for: closeTimeout)
+            if !Task.isCancelled { connection.close() }
+        }
+        try? await write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
+        timeout.cancel()
     }
 
     // MARK: Reading
@@ -154,9 +160,11 @@ final class WebSocketSession: WebSocketEngine {
         var assembler = WebSocketMessageAssembler(maximumMessageSize: options.maximumMessageSize, deflate: deflate)
         do {
             while true {
+                if options.keepAlive != nil { state.withLock { $0.listeningSince = .now } }
                 guard let bytes = try await connection.read(maximumLength: 64 * 1024) else {
                     return run.over(connectionEnded: true)
                 }
+                if options.keepAlive != nil { heard() }
                 parser.append(bytes)
                 while let frame = try parser.nextFrame() {
                     guard let incoming = try assembler.take(frame) else { continue }
@@ -196,17 +204,25 @@ final class WebSocketSession: WebSocketEngine {
                 return false
             }
             events?.report(.webSocketClosing(code: closure.code.rawValue, byPeer: true))
-            let payload = WebSocketMessageAssembler.closePayload(code: answer, reason: "")
-            try? await write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
+            await writeCloseFrame(code: answer)
             run.over(connectionEnded: false)
             return false
         }
         return true
     }
 
-    /// Pings every interval, skipping a ping while the last one is unanswered, and fails the socket when one stays
-    /// unanswered past the timeout. The ping goes out in a task of its own: a ping that cannot go out (a peer that
-    /// stopped reading) is unanswered too.
+    /// Bytes arrived from the peer: it is alive, whatever it sends before the pong (which waits behind them).
+    private func heard() {
+        state.withLock { state in
+            state.listeningSince = nil
+            if state.awaitingPongSince != nil { state.awaitingPongSince = .now }
+        }
+    }
+
+    /// Pings every interval, skipping a ping while the last one is unanswered, and fails the socket when nothing
+    /// arrives from the peer for the timeout after one (its pong may wait behind messages). Only time spent listening
+    /// counts: while the socket is not read — its inbox full, the reader behind — the pong could not be heard. The
+    /// ping goes out in a task of its own: a ping that cannot go out (a peer that stopped reading) is unanswered too.
     func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
         var nextPing = ContinuousClock.now + keepAlive.interval
         var pinging: Task<Void, Never>?
@@ -216,7 +232,14 @@ final class WebSocketSession: WebSocketEngine {
                 let unanswered = state.withLock { $0.awaitingPongSince }
                 try await Task.sleep(until: unanswered.map { min(nextPing, $0 + keepAlive.timeout) } ?? nextPing)
                 let now = ContinuousClock.now
-                if let since = state.withLock({ $0.awaitingPongSince }), now >= since + keepAlive.timeout {
+                let isUnanswered = state.withLock { state in
+                    guard let since = state.awaitingPongSince, now >= since + keepAlive.timeout else { return false }
+                    // The wait counts from when the reading loop last began to listen (not listening: from now).
+                    let start = max(since, state.listeningSince ?? now)
+                    state.awaitingPongSince = start
+                    return now >= start + keepAlive.timeout
+                }
+                if isUnanswered {
                     return fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
                 }
                 guard now >= nextPing else { continue }

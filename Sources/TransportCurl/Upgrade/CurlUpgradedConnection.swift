@@ -48,7 +48,7 @@ final class CurlUpgradedConnection: UpgradedConnection {
             switch receive(maximumLength: maximumLength) {
             case .success(let bytes)?: return bytes
             case .failure(let error)?: throw error
-            case nil: try await poller.wait(until: .readable, socket: socket)
+            case nil: try await poller.wait(until: .readable, socket: socket, isAbandoned: isClosed)
             }
         }
     }
@@ -114,8 +114,13 @@ final class CurlUpgradedConnection: UpgradedConnection {
     }
 
     private func waitUncancellably(until readiness: SocketPoller.Readiness) async throws {
-        try await Task.detached { [poller, socket] in try await poller.wait(until: readiness, socket: socket) }.value
+        try await Task.detached { [poller, socket, isClosed] in
+            try await poller.wait(until: readiness, socket: socket, isAbandoned: isClosed)
+        }.value
     }
+
+    /// Whether ``close()`` has begun: a wait that starts after it would wait for a socket nobody will report.
+    private var isClosed: @Sendable () -> Bool { { [lock] in lock.withLock { $0.handle == nil } } }
 
     private static let closedError = RestingError.transportFailed(
         TransportError(kind: .connectionReset, code: 0, domain: CurlError.domain, message: "the connection is closed"))

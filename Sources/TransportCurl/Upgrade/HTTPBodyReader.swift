@@ -12,6 +12,8 @@ enum HTTPBodyReader {
     static func read(head: HTTPHeadReader.Head, from connection: any UpgradedConnection, limit: Int64) async throws
         -> Data
     {
+        // No body, whatever the fields say (RFC 9112 §6.3).
+        if head.status == 204 || head.status == 304 { return Data() }
         if head.headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
             return try await readChunked(from: connection, limit: limit)
         }

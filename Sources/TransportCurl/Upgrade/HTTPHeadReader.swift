@@ -55,7 +55,10 @@ struct HTTPHeadReader {
         if let fault = statusLine.withUnsafeBufferPointer({ HeaderLine.statusLineFault($0) }) {
             throw UpgradeExchange.malformed(fault)
         }
-        guard let status = Int(String(decoding: statusLine[9..<12], as: UTF8.self)) else {
+        // The three digits after the version's space, wherever the version ends (`HTTP/1 101` is valid).
+        guard let space = statusLine.firstIndex(of: 32), space + 4 <= statusLine.count,
+            let status = Int(String(decoding: statusLine[(space + 1)..<(space + 4)], as: UTF8.self))
+        else {
             throw UpgradeExchange.malformed("the status code is not three digits")
         }
         var headers = HTTPHeaderFields()

@@ -101,12 +101,19 @@ final class SocketPoller: Sendable {
     /// Whether the thread waits with `poll`, whose list of sockets is rebuilt only when it is interrupted.
     private var polls: Bool { epoll == nil }
 
+    private static let abandoned = TransportError(
+        kind: .connectionReset, code: 0, domain: "SocketPoller", message: "the connection is closed")
+
     private static func failure(_ message: String) -> RestingError {
         .transportFailed(TransportError(kind: .other, code: Int(errno), domain: "errno", message: message))
     }
 
-    /// Waits until `socket` is ready as asked (or in error: the read or write that follows says which).
-    func wait(until readiness: Readiness, socket: Int32) async throws {
+    /// Waits until `socket` is ready as asked (or in error: the read or write that follows says which); fails at once
+    /// when `isAbandoned` says the socket's connection closed before the wait began — ``abandon(_:with:)`` then found
+    /// no waiter to fail, and the socket may have no events left to give.
+    func wait(
+        until readiness: Readiness, socket: Int32, isAbandoned: @escaping @Sendable () -> Bool = { false }
+    ) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -116,6 +123,7 @@ final class SocketPoller: Sendable {
                 let outcome = state.withLock { state -> Result<Bool, RestingError> in
                     if state.isStopped { return .failure(.shutDown) }
                     if Task.isCancelled { return .failure(.cancelled) }
+                    if isAbandoned() { return .failure(.transportFailed(Self.abandoned)) }
                     state.waiters[id] = Waiter(socket: socket, readiness: readiness, continuation: continuation)
                     arm(socket, in: &state)
                     defer { state.isStarted = true }

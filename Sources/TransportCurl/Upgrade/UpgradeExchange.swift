@@ -37,8 +37,14 @@ enum UpgradeExchange {
     ) async throws -> HTTPDataResponse {
         let connection = try await connect(request, configuration: configuration, poller: poller, upgrades: upgrades)
         do {
-            try await connection.write(head(of: request))
-            return try await response(to: request, on: connection, limit: configuration.maximumResponseSize)
+            // The deadline's cancellation, or the caller's, closes the connection: a write does not stop for its
+            // task (half a head would go out), and a peer that reads nothing would hold it for ever.
+            return try await withTaskCancellationHandler {
+                try await connection.write(head(of: request))
+                return try await response(to: request, on: connection, limit: configuration.maximumResponseSize)
+            } onCancel: {
+                connection.close()
+            }
         } catch {
             connection.close()
             throw error is CancellationError ? RestingError.cancelled : error
