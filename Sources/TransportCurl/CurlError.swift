@@ -5,6 +5,19 @@ import RestingCore
 enum CurlError {
     static let domain = "CURLcode"
 
+    /// What libcurl's `code` means for `handle`'s transfer or connection: a tunnel the proxy refused (its CONNECT
+    /// answered with an error status, a 407 among them) is told apart from a connection that broke — the one is not
+    /// worth a retry, the other may be.
+    static func restingError(_ code: CURLcode, of handle: EasyHandle) -> RestingError {
+        if let status = handle.long(CURLINFO_HTTP_CONNECTCODE), status >= 300 {
+            return .transportFailed(
+                TransportError(
+                    kind: .proxyRefused, code: Int(code.rawValue), domain: domain,
+                    message: "the proxy answered the tunnel's CONNECT with \(status)"))
+        }
+        return restingError(code, detail: handle.errorDetail)
+    }
+
     static func restingError(_ code: CURLcode, detail: String) -> RestingError {
         let kind: TransportError.Kind
         switch code {

@@ -292,7 +292,7 @@ final class CurlTransfer: @unchecked Sendable {
         if code == CURLE_OUT_OF_MEMORY, head.phase == .head {
             return .failure(Self.malformed("a response header line is too long"))
         }
-        guard code == CURLE_OK else { return .failure(Self.failure(code, of: handle)) }
+        guard code == CURLE_OK else { return .failure(CurlError.restingError(code, of: handle)) }
         let status = handle.long(CURLINFO_RESPONSE_CODE) ?? 0
         let received = collector.bytesReceived
         let body: Data
@@ -316,18 +316,6 @@ final class CurlTransfer: @unchecked Sendable {
             status: status, headers: head.fields, body: ResponseBody(body), url: request.url, metrics: metrics)
         response.trailers = head.trailers
         return .success(response)
-    }
-
-    /// What libcurl's `code` means for this transfer: a tunnel the proxy refused (its CONNECT answered with an error
-    /// status) is told apart from a connection that broke.
-    private static func failure(_ code: CURLcode, of handle: EasyHandle) -> RestingError {
-        if let status = handle.long(CURLINFO_HTTP_CONNECTCODE), status >= 300 {
-            return .transportFailed(
-                TransportError(
-                    kind: .proxyRefused, code: Int(code.rawValue), domain: CurlError.domain,
-                    message: "the proxy answered the tunnel's CONNECT with \(status)"))
-        }
-        return CurlError.restingError(code, detail: handle.errorDetail)
     }
 
     /// What is known once the head has arrived: the phases up to the first byte, the protocol and the connection.

@@ -90,8 +90,29 @@ final class EasyHandle {
         try set(option, pointer: list, what())
     }
 
-    /// libcurl's own explanation of the last failure, if it wrote one.
-    var errorDetail: String { String(cString: errorBuffer) }
+    /// libcurl's own explanation of the last failure, if it wrote one — with the user information of any URL in it
+    /// redacted: libcurl quotes a proxy URL it refuses whole (`Unsupported proxy scheme for 'htp://user:pass@…'`),
+    /// and this text reaches errors, logs, events and spans.
+    var errorDetail: String { Self.redactingUserInfo(String(cString: errorBuffer)) }
+
+    /// `text` with what stands before each `@` of a URL's authority — a user and a password — replaced by
+    /// ``/RestingCore/RedactionPolicy/placeholder``.
+    static func redactingUserInfo(_ text: String) -> String {
+        guard text.contains("@") else { return text }
+        var redacted = ""
+        for (index, part) in text.split(separator: "@", omittingEmptySubsequences: false).enumerated() {
+            guard index > 0 else {
+                redacted = String(part)
+                continue
+            }
+            // The user information starts after the scheme's `://`, or after the quote or space before the URL.
+            let boundaries = ["://", "'", "\"", " ", "("].compactMap { redacted.range(of: $0, options: .backwards) }
+            let start = boundaries.map(\.upperBound).max() ?? redacted.startIndex
+            redacted.replaceSubrange(start..., with: RedactionPolicy.placeholder)
+            redacted += "@" + part
+        }
+        return redacted
+    }
 
     func set(_ option: CURLoption, _ value: Int, _ what: @autoclosure () -> String) throws(RestingError) {
         try check(rk_easy_setopt_long(raw, option, value), what())

@@ -81,4 +81,59 @@ struct WebSocketSecureTests {
         #expect(!headers.keys.contains { $0.lowercased().contains("proxy") })
         try await echoes(socket)
     }
+
+    @Test("a tunnel the proxy refuses with 407 fails as proxyRefused, and a retry link does not try it again")
+    func refusedTunnelIsNotRetried() async throws {
+        let proxy = try await LocalServer.start(
+            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/auth_proxy.py"),
+            arguments: ["--mode", "basic"])
+        let origin = try await LocalServer.start(script: Self.script)
+        var configuration = CurlConfiguration()
+        configuration.proxy = .url("http://127.0.0.1:\(proxy.port)")
+        configuration.proxyCredentials = .init(username: "proxyuser", password: "wrong")
+        let client = RestingClient(
+            baseUrl: origin.baseURL, httpClient: try CurlClient(configuration: configuration),
+            interceptors: [RetryInterceptor()])
+        await #expect {
+            _ = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
+        } throws: { error in
+            guard case RestingError.transportFailed(let failure) = error else { return false }
+            return failure.kind == .proxyRefused
+        }
+        let logURL = try #require(URL(string: "\(proxy.baseURL)/_proxy/log"))
+        let log = try await CurlClient().send(HTTPRequest(method: .get, url: logURL)) { _ in }
+        let seen = try JSONDecoder().decode(ProxyLog.self, from: try await log.body.collect(upTo: 1 << 16))
+        // One attempt: libcurl's CONNECT asks which scheme, its second answers the challenge; both get 407 (a retried
+        // attempt made it 4, then 6).
+        #expect(seen.challenges == 2, "one attempt's two CONNECTs answered 407, never tried again")
+    }
+
+    struct ProxyLog: Decodable { let challenges: Int }
+
+    @Test("the handshake carries the client's User-Agent, as every call does")
+    func userAgent() async throws {
+        let origin = try await LocalServer.start(script: Self.script)
+        for (agent, expected) in [(String?.none, "RestingKit"), ("Scores/2.1", "Scores/2.1")] {
+            var configuration = CurlConfiguration()
+            if let agent { configuration.userAgent = agent }
+            let socket = try await open(
+                origin.baseURL, "/echo?greet=headers", on: try CurlClient(configuration: configuration))
+            var messages = socket.makeAsyncIterator()
+            guard case .text(let json)? = try await messages.next() else { throw RestingError.cancelled }
+            let headers = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+            #expect(headers["User-Agent"] == expected)
+            await socket.close()
+        }
+    }
+
+    @Test("a URL libcurl and Foundation read differently (http://127.1) is refused, as it is for every call")
+    func urlAgreement() async throws {
+        let origin = try await LocalServer.start(script: Self.script)
+        await #expect {
+            _ = try await open("http://127.1:\(origin.port)", "/echo", on: try CurlClient())
+        } throws: { error in
+            guard case RestingError.invalidURL = error else { return false }
+            return true
+        }
+    }
 }

@@ -11,14 +11,27 @@
 /// Features keep their own checks where they give a clearer error (pagination refuses a link to another
 /// origin), but none is needed for safety: a feature that forgets one still cannot leak.
 enum CredentialBoundary {
-    /// `request` without the credential fields its URL's origin may not receive.
+    /// `request` without the credential fields its URL's origin may not receive — in its header section, and in
+    /// its body's trailer section (made once the body has gone, so filtered then).
     static func enforce(on request: inout HTTPRequest) {
-        // Most calls carry no credential: nothing to work out, not even an origin.
-        guard request.headers.contains(where: \.carriesCredential) else { return }
         let destination = Origin(request.url)
         let callOrigin = request.credentialOrigin
-        request.headers.removeAll { field in
-            field.carriesCredential && (destination == nil || (field.origin ?? callOrigin) != destination)
+        if request.body.trailers != nil {
+            request.body = request.body.mappingTrailers { trailers in
+                var trailers = trailers
+                trailers.removeAll { mayNotLeave($0, for: destination, callOrigin: callOrigin) }
+                return trailers
+            }
         }
+        // Most calls carry no credential: nothing to work out.
+        guard request.headers.contains(where: \.carriesCredential) else { return }
+        request.headers.removeAll { mayNotLeave($0, for: destination, callOrigin: callOrigin) }
+    }
+
+    /// Whether `field` carries a credential that `destination` may not receive.
+    private static func mayNotLeave(_ field: HTTPHeaderFields.Field, for destination: Origin?, callOrigin: Origin?)
+        -> Bool
+    {
+        field.carriesCredential && (destination == nil || (field.origin ?? callOrigin) != destination)
     }
 }

@@ -40,7 +40,7 @@ enum UpgradeExchange {
             // The deadline's cancellation, or the caller's, closes the connection: a write does not stop for its
             // task (half a head would go out), and a peer that reads nothing would hold it for ever.
             return try await withTaskCancellationHandler {
-                try await connection.write(head(of: request))
+                try await connection.write(head(of: request, userAgent: configuration.userAgent))
                 return try await response(to: request, on: connection, limit: configuration.maximumResponseSize)
             } onCancel: {
                 connection.close()
@@ -55,6 +55,8 @@ enum UpgradeExchange {
     private static func connect(
         _ request: HTTPRequest, configuration: CurlConfiguration, poller: SocketPoller, upgrades: OpenUpgrades
     ) async throws -> CurlUpgradedConnection {
+        // As for every call: libcurl must connect where everything above read the URL as going.
+        try URLAgreement.check(request.url, request.url.absoluteString)
         let handle = try EasyHandle.make(for: configuration)
         try handle.reroute(request.attributes.proxy)
         try handle.set(CURLOPT_URL, request.url.absoluteString, "URL")
@@ -70,7 +72,7 @@ enum UpgradeExchange {
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, discardCallback), "body")
         let attempt = ConnectAttempt(handle: handle)
         let code = try await attempt.run()
-        guard code == CURLE_OK else { throw CurlError.restingError(code, detail: handle.errorDetail) }
+        guard code == CURLE_OK else { throw CurlError.restingError(code, of: handle) }
         let socket = rk_easy_active_socket(handle.raw)
         guard socket >= 0 else {
             throw CurlError.restingError(CURLE_COULDNT_CONNECT, detail: "libcurl kept no socket")
@@ -84,8 +86,8 @@ enum UpgradeExchange {
         return connection
     }
 
-    /// `request`'s head, as HTTP/1.1 sends it.
-    static func head(of request: HTTPRequest) -> Data {
+    /// `request`'s head, as HTTP/1.1 sends it, with `userAgent` (the client's, as every call has) unless it has one.
+    static func head(of request: HTTPRequest, userAgent: String? = nil) -> Data {
         let url = request.url
         let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
         var target = path.isEmpty ? "/" : path
@@ -99,6 +101,7 @@ enum UpgradeExchange {
                 || (url.scheme == "https" && url.port == 443)
             lines.append("Host: \(host)\(isDefaultPort ? "" : ":\(url.port ?? 0)")")
         }
+        if let userAgent, request.headers["User-Agent"] == nil { lines.append("User-Agent: \(userAgent)") }
         for field in request.headers { lines.append("\(field.name): \(field.value)") }
         return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }

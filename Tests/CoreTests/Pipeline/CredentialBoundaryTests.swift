@@ -27,6 +27,45 @@ struct CredentialBoundaryUnitTests {
         #expect(enforced(request).headers.map(\.name) == ["Accept"], "nor does the same host over plain HTTP")
     }
 
+    /// Trailers with an API key, a field marked sensitive and a checksum.
+    static let signedTrailers: @Sendable () -> HTTPHeaderFields = {
+        var fields: HTTPHeaderFields = ["X-Api-Key": "k", "X-Checksum": "c"]
+        fields.add(name: "X-Signature", value: "s", sensitive: true)
+        return fields
+    }
+
+    @Test("a body's trailer section keeps its credentials within the call's origin, like the header section")
+    func trailers() throws {
+        var request = HTTPRequest(method: .post, url: api)
+        request.body = RequestBody.sequence(OneChunk(), trailers: Self.signedTrailers)
+        let sameOrigin = try #require(enforced(request).body.trailers)
+        #expect(sameOrigin().map(\.name) == ["X-Api-Key", "X-Checksum", "X-Signature"])
+        request.url = other
+        let otherOrigin = try #require(enforced(request).body.trailers)
+        #expect(otherOrigin().map(\.name) == ["X-Checksum"])
+    }
+
+    @Test("after a 307 to another origin, the trailers that reach the transport carry no credential")
+    func trailersAcrossARedirect() async throws {
+        let sent = Locked<[String: [String]]>([:])
+        let transport = ClosureHTTPClient { request in
+            _ = try await request.body.collect()
+            let names: [String] = request.body.trailers?().map(\.name) ?? []
+            let host = request.url.host ?? ""
+            sent.withLock { $0[host] = names }
+            guard host == "api.example.com" else { return HTTPDataResponse(status: 204, url: request.url) }
+            let headers: HTTPHeaderFields = ["Location": "https://cdn.example.net/upload"]
+            return HTTPDataResponse(status: 307, headers: headers, url: request.url)
+        }
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport)
+        let upload = Endpoint<RequestBody, Nothing>(.post, "/upload", encoding: .raw(contentType: "text/plain"))
+        let body = RequestBody.sequence(OneChunk(), iteration: .multiple, trailers: Self.signedTrailers)
+        _ = try await client.send(RestingRequest(endpoint: upload, body: body))
+        let seen = sent.withLock { $0 }
+        #expect(seen["api.example.com"] == ["X-Api-Key", "X-Checksum", "X-Signature"])
+        #expect(seen["cdn.example.net"] == ["X-Checksum"])
+    }
+
     @Test("a credential bound to a site goes to that site only, whatever the call's origin")
     func boundFields() {
         var request = HTTPRequest(method: .get, url: api)
@@ -101,4 +140,16 @@ struct CredentialBoundaryUnitTests {
             .value
         #expect(seen.all.map { $0.headers["Authorization"] } == ["Bearer t", nil])
     }
+}
+
+/// One chunk, `body`, each time it is iterated: a sequence a redirect can send again.
+private struct OneChunk: AsyncSequence, Sendable {
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var sent = false
+        mutating func next() async -> Data? {
+            defer { sent = true }
+            return sent ? nil : Data("body".utf8)
+        }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
 }

@@ -37,7 +37,7 @@ public struct RequestBodySequence: Sendable {
     /// A body with trailers is sent chunked, whatever its ``contentLength``. Fields that frame, route, authenticate
     /// or describe the message (RFC 9110 §6.5.1: `Content-Length`, `Host`, `Authorization`, `Content-Type`, …) are
     /// refused with ``RestingError/invalidHeader(name:reason:)``.
-    public let trailers: (@Sendable () -> HTTPHeaderFields)?
+    public private(set) var trailers: (@Sendable () -> HTTPHeaderFields)?
     /// How many bytes may wait between the sequence and the transport before the sequence is asked for no more.
     public static var bufferLimit: Int { 256 * 1024 }
 
@@ -59,6 +59,15 @@ public struct RequestBodySequence: Sendable {
                 guard await deliver(chunk as? Data ?? Data(chunk)) else { return }
             }
         }
+    }
+
+    /// This sequence — the same chunks, the same passes — with its trailers passed through `transform`.
+    func mappingTrailers(_ transform: @escaping @Sendable (HTTPHeaderFields) -> HTTPHeaderFields) -> Self {
+        var mapped = self
+        if let make = trailers {
+            mapped.trailers = { @Sendable in transform(make()) }
+        }
+        return mapped
     }
 
     /// Whether an attempt may still read the body: always for a `.multiple` sequence, and until the first attempt
@@ -95,5 +104,11 @@ extension RequestBody {
     /// The trailers to send after this body, when it is a sequence that has them (asked for once it has ended).
     package var trailers: (@Sendable () -> HTTPHeaderFields)? {
         if case .sequence(let sequence) = source { sequence.trailers } else { nil }
+    }
+
+    /// This body with its trailers, if it has any, passed through `transform` once they are asked for.
+    package func mappingTrailers(_ transform: @escaping @Sendable (HTTPHeaderFields) -> HTTPHeaderFields) -> Self {
+        guard case .sequence(let sequence) = source, sequence.trailers != nil else { return self }
+        return RequestBody(.sequence(sequence.mappingTrailers(transform)))
     }
 }
