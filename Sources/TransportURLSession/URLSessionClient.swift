@@ -70,6 +70,8 @@ public final class URLSessionClient: HTTPClient {
     private let delegate = SessionDelegate()
     /// A setting of the session that this platform would silently ignore; every call fails with it.
     private let unsupportedSetting: RestingError?
+    /// Whether calls may go through the proxy the environment names (Linux; see ``init(configuration:maximumResponseSize:minimumTransferRate:streamSpillLimit:connections:followsProxyEnvironment:)``).
+    public let followsProxyEnvironment: Bool
 
     /// A client on a new session with `configuration`; keep the client for as long as you make calls.
     ///
@@ -79,13 +81,20 @@ public final class URLSessionClient: HTTPClient {
     /// ``/RestingCore/ConnectionOptions``' settings, so a client given any of them fails every call with
     /// ``/RestingCore/RestingError/unsupported(feature:transport:)`` naming the first, rather than connecting as if
     /// it were not set.
+    ///
+    /// On Linux, FoundationNetworking's libcurl follows the proxy environment variables (`http_proxy`, `https_proxy`,
+    /// `all_proxy`) whatever the configuration says, and sends the credentials in them before the proxy asks. As
+    /// `CurlClient` ignores the environment unless told, a call that they would send through a proxy fails with
+    /// ``/RestingCore/RestingError/unsupported(feature:transport:)`` unless `followsProxyEnvironment` is true (a
+    /// `no_proxy` of `*` sends every call direct). Apple platforms use the system's settings and ignore both.
     public init(
         configuration: URLSessionConfiguration = .default,
         maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize,
         minimumTransferRate: MinimumTransferRate? = .default,
         streamSpillLimit: Int64 = URLSessionClient.defaultStreamSpillLimit,
-        connections: ConnectionOptions = ConnectionOptions()
+        connections: ConnectionOptions = ConnectionOptions(), followsProxyEnvironment: Bool = false
     ) {
+        self.followsProxyEnvironment = followsProxyEnvironment
         // Cookies flow only through a `CookieJar` (a `CookieInterceptor`), as on every transport: a second,
         // silent jar here would make this transport disagree with the others.
         let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
@@ -192,6 +201,14 @@ public final class URLSessionClient: HTTPClient {
         guard request.attributes.proxy == nil else {
             throw RestingError.unsupported(feature: "a request's own proxy route", transport: "URLSessionClient")
         }
+        #if canImport(FoundationNetworking)
+        // libcurl reads the variables for each transfer: so is the check.
+        if !followsProxyEnvironment, let variable = ProxyEnvironment.variable(for: request.url) {
+            throw RestingError.unsupported(
+                feature: "a call through the proxy \(variable) names (followsProxyEnvironment is off)",
+                transport: "URLSessionClient")
+        }
+        #endif
         if request.upgrade == .webSocket {
             return try await URLSessionWebSocket.open(request, session: session, delegate: delegate)
         }

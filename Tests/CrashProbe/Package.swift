@@ -14,6 +14,7 @@ let package = Package(
             dependencies: [
                 .product(name: "RestingCore", package: "RestingKit"),
                 .product(name: "RestingCurl", package: "RestingKit"),
+                .product(name: "RestingURLSession", package: "RestingKit"),
             ],
             path: "Sources")
     ],

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingCurl
+import RestingURLSession
 import Synchronization
 
 #if canImport(Glibc)
@@ -21,6 +22,9 @@ import Glibc
 //   CrashProbe tls-at-exit CA URL        GETs URL (https) through a CurlClient trusting the CA file CA, then exits; an
 //                                        exit handler GETs it again over the same connection, printing "at exit
 //                                        STATUS" or "at exit failed KIND": a driver's TLS at exit must not crash
+//   CrashProbe urlsession-get FOLLOWS URL
+//                                        GETs URL through a URLSessionClient whose followsProxyEnvironment is FOLLOWS
+//                                        (`true` or `false`), printing "URL STATUS" or "URL failed ERROR"
 //   CrashProbe websocket BASE PATH       opens a WebSocket to BASE's PATH through a RestingClient on a CurlClient limited to
 //                                        1 MiB of response, printing "opened" or "failed ERROR": a server's answer
 //                                        must not crash it
@@ -85,6 +89,15 @@ if arguments.count > 4, arguments[1] == "proxy-get" {
     }
     exit(0)
 }
+if arguments.count == 4, arguments[1] == "urlsession-get", let url = URL(string: arguments[3]) {
+    let transport = URLSessionClient(followsProxyEnvironment: arguments[2] == "true")
+    do {
+        say("\(url) \(try await transport.send(HTTPRequest(method: .get, url: url)) { _ in }.status)")
+    } catch {
+        say("\(url) failed \(error)")
+    }
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "websocket" {
     var configuration = CurlConfiguration()
     configuration.maximumResponseSize = 1 << 20
@@ -114,7 +127,7 @@ if arguments.count == 4, arguments[1] == "tls-at-exit", let url = URL(string: ar
 guard arguments.count >= 4 else {
     say(
         "usage: CrashProbe enqueue DIR FIRST COUNT | replay DIR SENT_LOG | cookies DIR FIRST COUNT"
-            + " | proxy-get CA PROXY CREDENTIALS URL… | tls-at-exit CA URL | websocket BASE PATH"
+            + " | proxy-get CA PROXY CREDENTIALS URL… | tls-at-exit CA URL | urlsession-get FOLLOWS URL | websocket BASE PATH"
     )
     exit(2)
 }
