@@ -108,8 +108,9 @@ extension CurlConfiguration {
         /// The variables curl reads, with curl's rules: `http_proxy` (lower case only), `https_proxy`, `all_proxy` and
         /// `no_proxy`, read by libcurl for each transfer.
         case environment
-        /// One proxy except for the hosts in `noProxy` (names, `.suffix`es, addresses and, with libcurl 7.86 or
-        /// later, CIDR ranges): `http://` and `https://` (TLS to the proxy, trusting ``TLS/caFile`` or
+        /// One proxy except for the hosts in `noProxy` (names, `.suffix`es or `*.suffix`es, addresses, bracketed
+        /// or not, and, with libcurl 7.86 or later, CIDR ranges; an entry with a port, which libcurl would match with
+        /// nothing, fails the client's creation): `http://` and `https://` (TLS to the proxy, trusting ``TLS/caFile`` or
         /// ``TLS/caPEM`` too), `socks4://` and `socks5://` (names resolved here), `socks4a://` and `socks5h://`
         /// (names resolved by the proxy).
         case url(String, noProxy: [String] = [])

@@ -86,10 +86,10 @@ extension EasyHandle {
             try set(CURLOPT_NOPROXY, pointer: nil, "no-proxy list")
         case .url(let url, let noProxy):
             try set(CURLOPT_PROXY, url, "proxy")
-            if noProxy.isEmpty {
-                try set(CURLOPT_NOPROXY, pointer: nil, "no-proxy list")
+            if let noProxy = try NoProxyList.curlForm(noProxy) {
+                try set(CURLOPT_NOPROXY, noProxy, "no-proxy list")
             } else {
-                try set(CURLOPT_NOPROXY, noProxy.joined(separator: ","), "no-proxy list")
+                try set(CURLOPT_NOPROXY, pointer: nil, "no-proxy list")
             }
         }
     }
