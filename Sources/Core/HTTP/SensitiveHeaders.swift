@@ -12,10 +12,11 @@
 /// headerProvider.addHeader(key: "X-Tenant-Secret", value: secret, sensitive: true)
 /// ```
 public enum SensitiveHeaders {
-    /// Lowercased names: the credential headers of HTTP itself, cookies, and the API-key, token and CSRF
-    /// headers in common use.
+    /// Lowercased names: the credential headers of HTTP itself, cookies, the API-key, token and CSRF headers in
+    /// common use, and a WebSocket's offered subprotocols, which carry a bearer token where a browser API can set no
+    /// header (Kubernetes' `base64url.bearer.authorization.k8s.io.…`).
     public static let names: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie",
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "sec-websocket-protocol",
         "x-api-key", "api-key", "apikey", "x-apikey", "x-auth-token", "x-access-token", "x-refresh-token",
         "x-session-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token", "x-goog-api-key",
         "ocp-apim-subscription-key",

@@ -66,6 +66,17 @@ struct CredentialBoundaryUnitTests {
         #expect(seen["cdn.example.net"] == ["X-Checksum"])
     }
 
+    @Test("a WebSocket's offered subprotocols may carry a token: kept within the call's origin, redacted in logs")
+    func subprotocolToken() {
+        let token = "base64url.bearer.authorization.k8s.io.c2VjcmV0"
+        var request = HTTPRequest(
+            method: .get, url: api, headers: ["Sec-WebSocket-Protocol": "v4.channel.k8s.io, \(token)"])
+        #expect(enforced(request).headers["Sec-WebSocket-Protocol"] != nil)
+        request.url = other
+        #expect(enforced(request).headers["Sec-WebSocket-Protocol"] == nil)
+        #expect(request.headers.allSatisfy { !RedactionPolicy.default.value(ofHeader: $0).contains(token) })
+    }
+
     @Test("a credential bound to a site goes to that site only, whatever the call's origin")
     func boundFields() {
         var request = HTTPRequest(method: .get, url: api)
