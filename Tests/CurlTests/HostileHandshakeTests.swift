@@ -161,4 +161,38 @@ struct HostileHandshakeTests {
         }
         transport.upgrades.closeAll()
     }
+
+    /// The threads of this process named `name` (Linux's `/proc`).
+    static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.hasPrefix(name) == true
+        }.count
+    }
+
+    /// Waits, yielding, until `condition` holds.
+    static func until(_ condition: @escaping @Sendable () -> Bool) async throws {
+        _ = try await finishing(within: .seconds(20)) {
+            while !condition() { await Task.yield() }
+        }
+    }
+
+    @Test("a cancelled handshake to a host that drops SYNs ends its connecting thread, not at the connect timeout")
+    func cancelledConnectEndsItsThread() async throws {
+        #if os(Linux)
+        let silent = try UnresponsiveListener()
+        let client = RestingClient(baseUrl: "http://127.0.0.1:\(silent.port)", httpClient: try CurlClient())
+        let before = Self.threads(named: "resting-connect")
+        let handshakes = (0..<4).map { _ in
+            Task { try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/ws"))) }
+        }
+        try await Self.until { Self.threads(named: "resting-connect") >= before + 4 }
+        for handshake in handshakes { handshake.cancel() }
+        for handshake in handshakes {
+            await #expect(throws: RestingError.cancelled) { _ = try await handshake.value }
+        }
+        // The connect timeout is 30 s; the threads end within about a second of the cancellation.
+        try await Self.until { Self.threads(named: "resting-connect") <= before }
+        #endif
+    }
 }

@@ -154,6 +154,18 @@ struct WebSocketTests {
         }
     }
 
+    @Test("the transport's graceful shutdown closes an open socket with a close frame: the peer sees 1001, not a reset")
+    func transportShutdownSaysGoingAway() async throws {
+        let transport = try CurlClient()
+        let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
+        let socket = try await client.openWebSocket("/echo?tag=transport-shutdown")
+        await transport.shutdown(gracePeriod: .zero)
+        await #expect(throws: RestingError.cancelled) {
+            for try await _ in socket {}
+        }
+        #expect(try await stats("transport-shutdown", closed: true).closed == 1001)
+    }
+
     @Test("a socket outlives the last reference to its client and its transport, and closes cleanly after")
     func outlivesItsTransport() async throws {
         let socket = try await RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: try CurlClient())

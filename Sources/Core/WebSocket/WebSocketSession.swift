@@ -40,6 +40,10 @@ final class WebSocketSession: WebSocketEngine {
         run = WebSocketRun(
             inbox: WebSocketInbox(capacity: options.receiveBufferSize), events: events,
             release: { connection.close() }, onEnd: onEnd)
+        // The transport's shutdown: a close frame (1001) within the close timeout, not a reset.
+        connection.onTransportShutdown { [weak self] in
+            await self?.close(code: .goingAway, reason: "", cancelling: true)
+        }
     }
 
     var isCompressed: Bool { deflate != nil }

@@ -20,6 +20,8 @@ final class CurlUpgradedConnection: UpgradedConnection {
         var handle: EasyHandle?
         /// Bytes read past the handshake's head, handed out first.
         var pending = Data()
+        /// What the protocol on the connection does before the transport's shutdown closes it.
+        var shutdownHandler: (@Sendable () async -> Void)?
     }
 
     private let lock: Locked<State>
@@ -97,6 +99,20 @@ final class CurlUpgradedConnection: UpgradedConnection {
             offset += sent
             // Not cancellable once begun (see `UpgradedConnection`): only a close ends the wait.
             if sent == 0 { try await waitUncancellably(until: .writable) }
+        }
+    }
+
+    func onTransportShutdown(_ handler: @escaping @Sendable () async -> Void) {
+        lock.withLock { $0.shutdownHandler = handler }
+    }
+
+    /// The transport is shutting down: the protocol's own goodbye first (bounded by the protocol: a WebSocket's close
+    /// timeout), then the connection closes.
+    func goAway() {
+        guard let handler = lock.withLock({ $0.handle == nil ? nil : $0.shutdownHandler }) else { return close() }
+        Task {
+            await handler()
+            self.close()
         }
     }
 

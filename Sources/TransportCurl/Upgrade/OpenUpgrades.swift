@@ -11,7 +11,8 @@ package final class OpenUpgrades: Sendable {
 
     private let state = Locked(State())
 
-    /// Counts a connection open until `remove(_:)` with the id returned; `close` closes it.
+    /// Counts a connection open until `remove(_:)` with the id returned; `close` closes it (after the protocol's
+    /// goodbye, where it has one).
     func add(close: @escaping @Sendable () -> Void) -> UInt64 {
         state.withLock { state in
             defer { state.nextID += 1 }
@@ -34,7 +35,7 @@ package final class OpenUpgrades: Sendable {
     /// How many are open.
     package var count: Int { state.withLock { $0.closers.count } }
 
-    /// Closes every one.
+    /// Closes every one, each after its protocol's goodbye (a WebSocket's close frame).
     func closeAll() {
         for close in state.withLock({ Array($0.closers.values) }) { close() }
     }

@@ -61,7 +61,6 @@ enum UpgradeExchange {
         try handle.reroute(request.attributes.proxy)
         try handle.set(CURLOPT_URL, request.url.absoluteString, "URL")
         try handle.set(CURLOPT_CONNECT_ONLY, 1, "connect only")
-        try handle.set(CURLOPT_NOPROGRESS, 1, "no progress")
         // RestingKit reads the connection into buffers of its own: libcurl's receive buffer would idle with every
         // socket (16 KiB each by default).
         try handle.set(CURLOPT_BUFFERSIZE, 1024, "receive buffer")
@@ -71,6 +70,10 @@ enum UpgradeExchange {
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, discardCallback), "headers")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, discardCallback), "body")
         let attempt = ConnectAttempt(handle: handle)
+        // libcurl asks the progress callback at least once a second while it connects: a cancelled handshake's
+        // thread ends then, not at the connect timeout (a host dropping SYNs would pile threads up).
+        try handle.check(rk_easy_setopt_progress_callback(handle.raw, abandonedConnectCallback), "progress")
+        try handle.set(CURLOPT_XFERINFODATA, pointer: Unmanaged.passUnretained(attempt).toOpaque(), "progress data")
         let code = try await attempt.run()
         guard code == CURLE_OK else { throw CurlError.restingError(code, of: handle) }
         let socket = rk_easy_active_socket(handle.raw)
@@ -81,7 +84,7 @@ enum UpgradeExchange {
         let connection = CurlUpgradedConnection(handle: handle, socket: socket, poller: poller) {
             if let id = registration.withLock({ $0 }) { upgrades.remove(id) }
         }
-        let id = upgrades.add { [weak connection] in connection?.close() }
+        let id = upgrades.add { [weak connection] in connection?.goAway() }
         registration.withLock { $0 = id }
         return connection
     }
@@ -181,6 +184,9 @@ private final class ConnectAttempt: @unchecked Sendable {
         }
     }
 
+    /// Whether the caller stopped waiting: the connecting thread gives up at libcurl's next progress call.
+    var isAbandoned: Bool { waiter.withLock { $0.isCancelled } }
+
     private func finish(_ result: Result<CURLcode, any Error>) {
         let continuation = waiter.withLock { waiter in
             defer { waiter.continuation = nil }
@@ -188,4 +194,10 @@ private final class ConnectAttempt: @unchecked Sendable {
         }
         continuation?.resume(with: result)
     }
+}
+
+/// Ends a connect-only `curl_easy_perform` whose ``ConnectAttempt`` (its progress data) was abandoned.
+private let abandonedConnectCallback: rk_progress_callback = { userdata, _, _, _, _ in
+    guard let userdata else { return 0 }
+    return Unmanaged<ConnectAttempt>.fromOpaque(userdata).takeUnretainedValue().isAbandoned ? 1 : 0
 }

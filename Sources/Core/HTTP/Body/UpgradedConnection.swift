@@ -27,4 +27,13 @@ public protocol UpgradedConnection: AnyObject, Sendable {
     func write(_ bytes: Data) async throws
     /// Closes the connection.
     func close()
+    /// Registers what the protocol spoken over the connection does when its transport shuts down: a WebSocket
+    /// sends its close frame (1001, going away) before the transport closes the connection, so that the peer sees
+    /// a close, not a reset. The default keeps nothing: a transport that calls no handler closes at once.
+    func onTransportShutdown(_ handler: @escaping @Sendable () async -> Void)
+}
+
+extension UpgradedConnection {
+    /// Keeps nothing: the transport closes the connection at once when it shuts down.
+    public func onTransportShutdown(_ handler: @escaping @Sendable () async -> Void) {}
 }
