@@ -96,7 +96,8 @@ final class EasyHandle {
     var errorDetail: String { Self.redactingUserInfo(String(cString: errorBuffer)) }
 
     /// `text` with what stands before each `@` of a URL's authority — a user and a password — replaced by
-    /// ``/RestingCore/RedactionPolicy/placeholder``.
+    /// ``/RestingCore/RedactionPolicy/placeholder``: from the scheme's `://` (user information holds no `/`, but may
+    /// hold quotes and parentheses), or, in a URL without a scheme, from the word's start.
     static func redactingUserInfo(_ text: String) -> String {
         guard text.contains("@") else { return text }
         var redacted = ""
@@ -105,9 +106,16 @@ final class EasyHandle {
                 redacted = String(part)
                 continue
             }
-            // The user information starts after the scheme's `://`, or after the quote or space before the URL.
-            let boundaries = ["://", "'", "\"", " ", "("].compactMap { redacted.range(of: $0, options: .backwards) }
-            let start = boundaries.map(\.upperBound).max() ?? redacted.startIndex
+            var start = redacted.range(of: " ", options: .backwards)?.upperBound ?? redacted.startIndex
+            if let scheme = redacted.range(of: "://", options: .backwards),
+                !redacted[scheme.upperBound...].contains("/")
+            {
+                start = scheme.upperBound
+            } else {
+                while start < redacted.endIndex, "'\"(".contains(redacted[start]) {
+                    start = redacted.index(after: start)
+                }
+            }
             redacted.replaceSubrange(start..., with: RedactionPolicy.placeholder)
             redacted += "@" + part
         }

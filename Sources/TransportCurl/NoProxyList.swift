@@ -6,8 +6,10 @@ import RestingCore
 /// to keep direct would go to the proxy instead: a port (`host:8080`; libcurl compares hosts only) or a `*` that
 /// is not the whole entry nor its first label.
 enum NoProxyList {
-    /// `entries` in libcurl's form, joined with commas; `nil` when there are none.
+    /// `entries` in libcurl's form, joined with commas; `nil` when there are none. A `*` among others is the whole
+    /// list (libcurl takes `*` only alone).
     static func curlForm(_ entries: [String]) throws(RestingError) -> String? {
+        if entries.contains(where: { $0.trimmingWhitespace == "*" }) { return "*" }
         var written: [String] = []
         for entry in entries {
             let trimmed = entry.trimmingWhitespace

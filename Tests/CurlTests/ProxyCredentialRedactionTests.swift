@@ -18,6 +18,8 @@ struct ProxyCredentialRedactionTests {
         "a mistyped proxy scheme or syntax fails typed; the password is in no error, log line or event",
         arguments: [
             "htp://user:s3cret@127.0.0.1:3128", "http://user:s3cret@[::1", "socks9://user:s3cret@127.0.0.1:1080",
+            // Quotes and parentheses are legal in user information (RFC 3986's sub-delims).
+            "htp://user:s3cret'x@127.0.0.1:3128", "htp://user:s3cret(x@127.0.0.1:3128",
         ])
     func mistypedProxy(_ proxy: String) async throws {
         var configuration = CurlConfiguration()

@@ -61,10 +61,11 @@ struct CacheFreshness: Sendable {
     /// response's or the request's allowance, or else `fallback`.
     func servableOnError(_ requestDirectives: CacheControl, fallback: Duration?) -> Bool {
         guard !directives.mustRevalidate, !directives.noCache else { return false }
-        let allowance = requestDirectives.staleIfError ?? directives.staleIfError
-        guard let seconds = allowance.map(TimeInterval.init) ?? fallback.map({ Double($0.components.seconds) }) else {
-            return false
-        }
+        // The request's allowance is the app's; the response's is the server's, clamped like its lifetime.
+        let allowance =
+            requestDirectives.staleIfError.map(TimeInterval.init)
+            ?? directives.staleIfError.map { ServerDuration.clamped(seconds: Double($0), for: .cacheLifetime).seconds }
+        guard let seconds = allowance ?? fallback.map({ Double($0.components.seconds) }) else { return false }
         return staleness <= seconds
     }
 }

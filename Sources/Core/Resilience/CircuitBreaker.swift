@@ -42,6 +42,13 @@ struct CircuitBreaker: Equatable {
 
     init(policy: CircuitBreakerInterceptor.Policy) { phase = .closed(OutcomeWindow(policy.window)) }
 
+    /// Whether the breaker holds more than a new one would at `now`: it is open or half-open, or has failures in its
+    /// window.
+    func holdsState(at now: Date) -> Bool {
+        guard case .closed(let window) = phase else { return true }
+        return window.counts(now: now).failures > 0
+    }
+
     /// The state at `now`: an open breaker whose wait is over is half-open.
     func state(now: Date) -> CircuitBreakerState {
         switch phase {

@@ -99,7 +99,7 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
         self.policy = policy
         self.policies = policies
         self.clock = clock
-        breakers = Locked(BoundedMap())
+        breakers = Locked(BoundedMap { breaker, now in breaker.holdsState(at: now) })
     }
 
     /// Where the breaker for `key` stands now (`closed` for a key no call has used).

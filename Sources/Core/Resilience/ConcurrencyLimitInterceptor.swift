@@ -76,7 +76,7 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
         self.maximumQueued = max(0, maximumQueued)
         self.clock = clock
         // A key with calls in flight or waiting keeps its slots: dropping them would admit past the limit.
-        keys = Locked(BoundedMap { $0.slots.inUse > 0 })
+        keys = Locked(BoundedMap { key, _ in key.slots.inUse > 0 })
     }
 
     /// The limit of `key` now (where it starts, for a key no call has used).

@@ -67,7 +67,7 @@ public final class RateLimitInterceptor: RestingInterceptor {
         self.maximumWait = maximumWait
         self.maximumWaiting = maximumWaiting
         self.clock = clock
-        buckets = Locked(BoundedMap { $0.waiting > 0 })
+        buckets = Locked(BoundedMap { bucket, now in bucket.holdsState(at: now) })
     }
 
     /// Until when `key` is paused at its server's request, if it is.
@@ -128,10 +128,15 @@ public final class RateLimitInterceptor: RestingInterceptor {
         }
         let fields = RateLimitFields(head.headers, now: now)
         guard asked != nil || !fields.isEmpty else { return }
+        let limit = limits[key] ?? self.limit
+        // The key may have gone while the call was out (many other hosts called meanwhile): what the server says now
+        // is kept all the same.
         let paused = buckets.withLock { buckets -> Duration? in
-            let quotaPause = buckets.update(key, now: now) { $0.learn(fields, now: now) } ?? nil
-            if let asked { buckets.update(key, now: now) { $0.pause(until: now + asked.seconds) } }
-            return [asked, quotaPause].compactMap { $0 }.max()
+            buckets.withValue(for: key, now: now, default: TokenBucket(limit: limit, now: now)) { bucket in
+                let quotaPause = bucket.learn(fields, now: now)
+                if let asked { bucket.pause(until: now + asked.seconds) }
+                return [asked, quotaPause].compactMap { $0 }.max()
+            }
         }
         if let paused { request.events?.report(.rateLimitPaused(key: key, duration: paused)) }
     }

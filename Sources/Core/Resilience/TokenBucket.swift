@@ -26,6 +26,8 @@ struct TokenBucket: Equatable {
     private var serverLimit: RateLimitInterceptor.Limit?
     /// Calls holding a reservation with a wait.
     private(set) var waiting = 0
+    /// When the bucket is full again, its spent tokens back.
+    private var fullAt: Date
 
     static func == (lhs: TokenBucket, rhs: TokenBucket) -> Bool {
         lhs.tokens == rhs.tokens && lhs.pausedUntil == rhs.pausedUntil && lhs.waiting == rhs.waiting
@@ -34,6 +36,14 @@ struct TokenBucket: Equatable {
     init(limit: RateLimitInterceptor.Limit, now: Date) {
         tokens = Double(limit.burst)
         updated = now
+        fullAt = now
+    }
+
+    /// Whether the bucket holds more than a new one would at `now`: spent tokens, a pause or a quota the server
+    /// announced, calls waiting.
+    func holdsState(at now: Date) -> Bool {
+        waiting > 0 || fullAt > now || pausedUntil.map { $0 > now } == true
+            || serverQuota.map { $0.reset > now } == true
     }
 
     /// Reserves a token at `now`, unless its wait would pass `maximumWait` or `maximumWaiting` calls already wait.
@@ -60,6 +70,7 @@ struct TokenBucket: Equatable {
             return .refused(retryAfter: duration)
         }
         tokens -= 1
+        fullAt = now + (Double(limit.burst) - tokens) / limit.ratePerSecond
         if takesQuota, let quota = serverQuota { serverQuota = (quota.remaining - 1, quota.reset) }
         if wait > 0 { waiting += 1 }
         return .granted(wait: duration)

@@ -9,9 +9,11 @@ import Foundation
 /// used dropped first. Every link that keys state by such a value keeps it here, so that a crawler or a
 /// multi-tenant gateway calling a million hosts holds the state of the recent ones only.
 ///
-/// An entry that `isBusy` says is in use (a call waits on it) is never dropped: what holds it is bounded by the
-/// calls in flight. Sweeps run when the map passes its capacity and every quarter of it in new keys, and drop
-/// down to three quarters, so their cost spreads over the insertions that made them (no timer, no thread).
+/// An entry that `keeps` says still holds something (a spent quota, a server's pause, an open breaker, a call in
+/// flight) outlives its idle expiry and goes last: entries that hold nothing — as good as a new one — go first. Only
+/// past the capacity in kept entries alone does the least recently used of them go too, so the bound holds whatever
+/// a server does. Sweeps run when the map passes its capacity and every quarter of it in new keys, and drop down to
+/// three quarters, so their cost spreads over the insertions that made them (no timer, no thread).
 package struct BoundedMap<Key: Hashable, Value> {
     private struct Entry {
         var value: Value
@@ -22,17 +24,17 @@ package struct BoundedMap<Key: Hashable, Value> {
     private var insertionsSinceSweep = 0
     package let capacity: Int
     package let idleExpiry: Duration
-    private let isBusy: (Value) -> Bool
+    private let keeps: (Value, Date) -> Bool
 
-    /// A map of at most `capacity` keys (at least 4) whose entries go once unused for `idleExpiry`; `isBusy` keeps
-    /// an entry in use.
+    /// A map of at most `capacity` keys (at least 4) whose entries go once unused for `idleExpiry`, unless `keeps`
+    /// says one still holds something at that time.
     package init(
         capacity: Int = 10_000, idleExpiry: Duration = .seconds(3600),
-        isBusy: @escaping (Value) -> Bool = { _ in false }
+        keeps: @escaping (Value, Date) -> Bool = { _, _ in false }
     ) {
         self.capacity = max(4, capacity)
         self.idleExpiry = idleExpiry
-        self.isBusy = isBusy
+        self.keeps = keeps
     }
 
     /// How many keys it holds.
@@ -64,16 +66,32 @@ package struct BoundedMap<Key: Hashable, Value> {
         return try body(&entries.values[index].value)
     }
 
-    /// Drops the entries idle past `idleExpiry`, then, above three quarters of the capacity, the least recently used
-    /// — never `keeping` nor a busy one.
+    /// Drops the entries idle past `idleExpiry` that hold nothing, then, above three quarters of the capacity, the
+    /// least recently used of those that hold nothing, and, if still above the capacity, the least recently used of
+    /// the rest down to three quarters — never `keeping`.
     private mutating func sweep(now: Date, keeping: Key) {
         insertionsSinceSweep = 0
         let expired = now - idleExpiry.seconds
-        entries = entries.filter { key, entry in key == keeping || entry.lastUsed > expired || isBusy(entry.value) }
+        var held: [(key: Key, lastUsed: Date)] = []
+        var empty: [(key: Key, lastUsed: Date)] = []
+        for (key, entry) in entries where key != keeping {
+            if keeps(entry.value, now) {
+                held.append((key, entry.lastUsed))
+            } else if entry.lastUsed <= expired {
+                entries[key] = nil
+            } else {
+                empty.append((key, entry.lastUsed))
+            }
+        }
         let target = capacity * 3 / 4
-        guard entries.count > target else { return }
-        let evictable = entries.filter { key, entry in key != keeping && !isBusy(entry.value) }
-            .sorted { $0.value.lastUsed < $1.value.lastUsed }
-        for (key, _) in evictable.prefix(entries.count - target) { entries[key] = nil }
+        for (key, _) in empty.sorted(by: { $0.lastUsed < $1.lastUsed }).prefix(max(0, entries.count - target)) {
+            entries[key] = nil
+        }
+        // Past the capacity in held entries alone, they go too, down to the same three quarters: a sweep per
+        // insertion would cost the whole map each time.
+        guard entries.count > capacity else { return }
+        for (key, _) in held.sorted(by: { $0.lastUsed < $1.lastUsed }).prefix(max(0, entries.count - target)) {
+            entries[key] = nil
+        }
     }
 }
