@@ -141,7 +141,8 @@ let package = Package(
         // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s
         // runner (`make fuzz`), and their saved inputs replayed by FuzzRegressionTests in `make test`.
         .target(
-            name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart"], path: "Tests/FuzzTargets"),
+            name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart", "RestingCurl"],
+            path: "Tests/FuzzTargets"),
         .testTarget(
             name: "CoreTests",
             dependencies: [

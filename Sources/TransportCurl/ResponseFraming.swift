@@ -4,8 +4,8 @@ import RestingCore
 /// tells a transfer that its response is whole while its request body is still open. libcurl itself keeps such a
 /// transfer running until the upload ends — forever, for a body whose producer waits for the response — so the
 /// driver ends it instead. Only transfers whose body is an async sequence watch for it.
-struct ResponseFraming: Equatable {
-    enum State: Equatable {
+package struct ResponseFraming: Equatable {
+    package enum State: Equatable {
         /// A `Content-Length` body, this many bytes still to come.
         case length(remaining: Int64)
         /// A chunk-size line: the size so far, its hex digits, and whether an extension (`;…`) has begun.
@@ -22,10 +22,10 @@ struct ResponseFraming: Equatable {
         case untracked
     }
 
-    private(set) var state: State
+    package private(set) var state: State
 
     /// The framing of a final response with `status` and `headers` to a `method` request.
-    init(status: Int, method: RequestMethod, headers: HTTPHeaderFields) {
+    package init(status: Int, method: RequestMethod, headers: HTTPHeaderFields) {
         if method == .head || status == 204 || status == 304 {
             state = .complete
         } else if let codings = headers["Transfer-Encoding"] {
@@ -40,10 +40,10 @@ struct ResponseFraming: Equatable {
         }
     }
 
-    var isComplete: Bool { state == .complete }
+    package var isComplete: Bool { state == .complete }
 
     /// Follows `bytes` of the body as they arrived; whether the body is now whole.
-    mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while index < bytes.count {
             switch state {

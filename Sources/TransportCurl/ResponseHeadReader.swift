@@ -4,9 +4,9 @@ import RestingCore
 /// the blank line that ends it has come — the lines after it, a chunked body's trailers, are kept apart and never
 /// join the head, where they could supply a `Location` or a `Retry-After` that the head's checks have already
 /// passed. A new status line (after a `100 Continue`, say) starts a new head.
-struct ResponseHeadReader {
+package struct ResponseHeadReader {
     /// Where the current response is.
-    enum Phase: Equatable {
+    package enum Phase: Equatable {
         /// Its head's lines are arriving.
         case head
         /// Its head has ended: what follows is trailers.
@@ -14,7 +14,7 @@ struct ResponseHeadReader {
     }
 
     /// What a line did to the head.
-    enum Step: Equatable {
+    package enum Step: Equatable {
         /// It was taken (a field, a status line, a trailer left out).
         case taken
         /// It was the blank line that ends the head.
@@ -29,17 +29,20 @@ struct ResponseHeadReader {
     /// room a streamed head gives back (``shrinkToFit()``) is the next head's, not a hole.
     static var typicalFieldCount: Int { 12 }
 
-    private(set) var phase = Phase.head
-    private(set) var fields = HTTPHeaderFields()
+    package private(set) var phase = Phase.head
+    package private(set) var fields = HTTPHeaderFields()
     /// The fields after the body, which libcurl hands over as header lines once the body has ended.
-    private(set) var trailers = HTTPHeaderFields()
+    package private(set) var trailers = HTTPHeaderFields()
     /// The current response's `Content-Length`, read as its line arrived.
     private(set) var announcedLength: Int64?
     /// Header bytes of every response of the transfer so far: what the limit bounds, and part of what has arrived.
     private(set) var bytes = 0
 
+    /// A reader before the first line.
+    package init() {}
+
     /// Takes one line, as libcurl delivers it (with its line break).
-    mutating func read(_ line: UnsafeBufferPointer<UInt8>) -> Step {
+    package mutating func read(_ line: UnsafeBufferPointer<UInt8>) -> Step {
         bytes += line.count
         guard bytes <= Self.maximumBytes else {
             return .malformed("response headers larger than \(Self.maximumBytes) bytes")

@@ -10,17 +10,17 @@ import Foundation
 /// common `X-RateLimit-Remaining` / `X-RateLimit-Reset` (whose reset is seconds to wait, or a Unix time when it is
 /// one). Values that do not parse are ignored, never guessed; a reset is clamped like every server's duration
 /// (``ServerDuration/Use/rateLimitReset``).
-struct RateLimitFields {
+package struct RateLimitFields {
     /// Requests left before the reset, and the time until it.
-    var remaining: (count: Int, reset: Duration)?
+    package var remaining: (count: Int, reset: Duration)?
     /// The server's quota: `requests` per `window`.
-    var policy: (requests: Int, window: Duration)?
+    package var policy: (requests: Int, window: Duration)?
 
     /// Whether the response said nothing of a quota.
     var isEmpty: Bool { remaining == nil && policy == nil }
 
     /// The fields of `headers`, read at `now` (for a reset given as a Unix time).
-    init(_ headers: HTTPHeaderFields, now: Date) {
+    package init(_ headers: HTTPHeaderFields, now: Date) {
         if let field = headers["RateLimit"], let (count, reset) = Self.remaining(inRateLimit: field) {
             remaining = (count, ServerDuration.clamped(seconds: Double(reset), for: .rateLimitReset))
         } else if let count = Self.integer(headers["RateLimit-Remaining"] ?? headers["X-RateLimit-Remaining"]),

@@ -6,12 +6,12 @@ import Foundation
 
 /// How an endpoint reads its value out of the envelope its API wraps every body in (`{"data": …}`), set with
 /// ``Endpoint/unwrapping(_:)`` or ``Endpoint/unwrapping(_:_:)``.
-struct EnvelopeReading<Value: Sendable>: Sendable {
+package struct EnvelopeReading<Value: Sendable>: Sendable {
     /// The value inside `body`, decoded with `decoder`.
-    let read: @Sendable (_ body: Data, _ decoder: JSONDecoder) throws -> Value
+    package let read: @Sendable (_ body: Data, _ decoder: JSONDecoder) throws -> Value
 
     /// The value at `keyPath` — member names joined by dots, as they read after the decoder's key strategy.
-    init(keyPath: String) where Value: Decodable {
+    package init(keyPath: String) where Value: Decodable {
         let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         read = { body, decoder in
             guard !keys.contains(where: \.isEmpty) else {

@@ -8,18 +8,20 @@ import Foundation
 
 /// Reads an HTTP/1.1 response head from the bytes of an upgrade's connection (``UpgradeExchange``): the status line
 /// as RFC 9112 §4 allows it, fields without obsolete line folding, within ``UpgradeExchange/maximumHeadSize``.
-struct HTTPHeadReader {
-    struct Head {
-        var status: Int
-        var headers: HTTPHeaderFields
+package struct HTTPHeadReader {
+    package struct Head {
+        package var status: Int
+        package var headers: HTTPHeaderFields
     }
+
+    package init() {}
 
     private var buffer: [UInt8] = []
     /// Bytes after the head's blank line.
     private var remainder: [UInt8] = []
 
     /// Takes the next bytes; the head once its blank line has arrived.
-    mutating func take(_ bytes: Data) throws(RestingError) -> Head? {
+    package mutating func take(_ bytes: Data) throws(RestingError) -> Head? {
         let searchFrom = max(0, buffer.count - 3)
         buffer.append(contentsOf: bytes)
         guard let end = Self.blankLine(in: buffer, from: searchFrom) else {
@@ -33,7 +35,7 @@ struct HTTPHeadReader {
     }
 
     /// What came after the head.
-    mutating func takeRemainder() -> Data {
+    package mutating func takeRemainder() -> Data {
         defer { remainder = [] }
         return Data(remainder)
     }
