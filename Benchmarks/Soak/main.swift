@@ -300,5 +300,10 @@ for soakedTransport in transports {
         failed = true
     }
 }
+// Last, WebSockets whose peer stopped reading, on the flagship transport: every way of ending one must end it.
+if !(try await soakStalledWebSockets(seconds: max(10, seconds / 4))) {
+    print("soak: websocket failed")
+    failed = true
+}
 server.stop()
 exit(failed ? 1 : 0)
