@@ -12,8 +12,11 @@ import Foundation
 /// request.attributes.proxy = .direct
 /// ```
 ///
-/// `CurlClient` honours it (the transport's proxy credentials and TLS trust apply; its `noProxy` list does not);
-/// a transport that cannot fails the call with ``RestingError/unsupported(feature:transport:)``.
+/// `CurlClient` honours it (the transport's TLS trust applies, its `noProxy` list does not); a transport that cannot
+/// fails the call with ``RestingError/unsupported(feature:transport:)``.
+///
+/// - Important: the transport's proxy credentials answer this proxy's `407` too: route a request only to a proxy
+///   those credentials are meant for.
 public enum ProxyRoute: Sendable, Equatable, CustomStringConvertible {
     /// No proxy, whatever the transport's setting.
     case direct
