@@ -75,20 +75,12 @@ struct HostileHandshakeTests {
         #expect(body == Data("ok".utf8))
     }
 
-    @Test("a status line `HTTP/1 403 ` (one-digit version, empty reason) fails the call typed, not the process")
-    func shortStatusLine() async throws {
-        let base = try await Self.server.value.baseURL
-        let (lines, status) = try await Probe.runToExit(["websocket", base, "/hostile?answer=short-status"])
-        #expect(status == 0, "the probe's exit status (128 + a signal's number when one ended it)")
-        #expect(lines.count == 1 && lines.first?.hasPrefix("failed") == true, "\(lines)")
-    }
-
     @Test(
-        "a 101 agreeing to `permessage-deflate; ; server_no_context_takeover` (a blank parameter) fails typed, not the process"
-    )
-    func blankExtensionParameter() async throws {
+        "a status line `HTTP/1 403 ` (one-digit version, empty reason), or a 101 agreeing to `permessage-deflate; ; …` (a blank parameter), fails the call typed, not the process",
+        arguments: ["/hostile?answer=short-status", "/echo?deflate_params=blank-parameter"])
+    func answersThatTrapped(_ path: String) async throws {
         let base = try await Self.server.value.baseURL
-        let (lines, status) = try await Probe.runToExit(["websocket", base, "/echo?deflate_params=blank-parameter"])
+        let (lines, status) = try await Probe.runToExit(["websocket", base, path])
         #expect(status == 0, "the probe's exit status (128 + a signal's number when one ended it)")
         #expect(lines.count == 1 && lines.first?.hasPrefix("failed") == true, "\(lines)")
     }

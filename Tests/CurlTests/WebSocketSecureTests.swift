@@ -63,15 +63,24 @@ struct WebSocketSecureTests {
         }
     }
 
-    @Test("through a proxy asking for Basic credentials, the socket is tunnelled; the origin never sees them")
-    func tunnelledThroughAProxy() async throws {
+    /// A WebSocket server, and a client configuration through a proxy asking for Basic credentials, answered with
+    /// `password` (`proxy-secret` is the one it takes).
+    private func throughProxy(password: String) async throws -> (
+        proxy: LocalServer, origin: LocalServer, configuration: CurlConfiguration
+    ) {
         let proxy = try await LocalServer.start(
             script: LocalServer.repository.appendingPathComponent("Tests/Conformance/auth_proxy.py"),
             arguments: ["--mode", "basic"])
-        let origin = try await LocalServer.start(script: Self.script)
         var configuration = CurlConfiguration()
         configuration.proxy = .url("http://127.0.0.1:\(proxy.port)")
-        configuration.proxyCredentials = .init(username: "proxyuser", password: "proxy-secret")
+        configuration.proxyCredentials = .init(username: "proxyuser", password: password)
+        return (proxy, try await LocalServer.start(script: Self.script), configuration)
+    }
+
+    @Test("through a proxy asking for Basic credentials, the socket is tunnelled; the origin never sees them")
+    func tunnelledThroughAProxy() async throws {
+        let (proxy, origin, configuration) = try await throughProxy(password: "proxy-secret")
+        defer { withExtendedLifetime(proxy) {} }  // it runs while its LocalServer lives
         let socket = try await open(
             origin.baseURL, "/echo?greet=headers", on: try CurlClient(configuration: configuration))
         var messages = socket.makeAsyncIterator()
@@ -84,13 +93,7 @@ struct WebSocketSecureTests {
 
     @Test("a tunnel the proxy refuses with 407 fails as proxyRefused, and a retry link does not try it again")
     func refusedTunnelIsNotRetried() async throws {
-        let proxy = try await LocalServer.start(
-            script: LocalServer.repository.appendingPathComponent("Tests/Conformance/auth_proxy.py"),
-            arguments: ["--mode", "basic"])
-        let origin = try await LocalServer.start(script: Self.script)
-        var configuration = CurlConfiguration()
-        configuration.proxy = .url("http://127.0.0.1:\(proxy.port)")
-        configuration.proxyCredentials = .init(username: "proxyuser", password: "wrong")
+        let (proxy, origin, configuration) = try await throughProxy(password: "wrong")
         let client = RestingClient(
             baseUrl: origin.baseURL, httpClient: try CurlClient(configuration: configuration),
             interceptors: [RetryInterceptor()])

@@ -116,33 +116,12 @@ struct WebSocketHostilePeerTests {
         #expect(throws: RestingError.self) { try sent.get() }
     }
 
-    @Test("after the peer's close frame, close() ends the socket and the send stuck on that peer")
-    func closeAfterPeerClosedWhileASendIsStuck() async throws {
-        let tag = "hostile-peer-close-stuck-close"
-        let peerClosed = EventWaiter { kind in
-            if case .webSocketClosing(_, byPeer: true) = kind { return true }
-            return false
-        }
-        let socket = try await client(listener: peerClosed).openWebSocket(
-            "/echo?stall=1&close_on_release=1000&tag=\(tag)",
-            options: WebSocketOptions(compression: nil, closeTimeout: .milliseconds(300)))
-        let send = Task { try await socket.send(Data(count: 32 << 20)) }
-        _ = try await stats(tag, "queued=65536")
-        _ = try await get("/release?tag=\(tag)")
-        try await step("the peer's close frame read") { await peerClosed.wait() }
-        try await step("socket.close()") { await socket.close() }
-        let sent = try await step("the stuck send, after close()") { await send.result }
-        #expect(throws: RestingError.self) { try sent.get() }
-    }
-
-    @Test("after the peer's close frame, with a send stuck on that peer, RestingClient.shutdown(gracePeriod:) returns")
-    func shutdownAfterPeerClosedWhileASendIsStuck() async throws {
-        let tag = "hostile-peer-close-stuck-shutdown"
-        let peerClosed = EventWaiter { kind in
-            if case .webSocketClosing(_, byPeer: true) = kind { return true }
-            return false
-        }
-        let client = try await client(listener: peerClosed)
+    /// A socket whose peer reads nothing, with a send stuck on it, once the peer's close frame has been read; made
+    /// on `client` (by default one with the listener that waits for that frame).
+    func peerClosedWhileASendIsStuck(_ tag: String, on client: RestingClient? = nil, waiting peerClosed: EventWaiter)
+        async throws -> (socket: WebSocket, send: Task<Void, any Error>)
+    {
+        let client = if let client { client } else { try await self.client(listener: peerClosed) }
         let socket = try await client.openWebSocket(
             "/echo?stall=1&close_on_release=1000&tag=\(tag)",
             options: WebSocketOptions(compression: nil, closeTimeout: .milliseconds(300)))
@@ -150,6 +129,31 @@ struct WebSocketHostilePeerTests {
         _ = try await stats(tag, "queued=65536")
         _ = try await get("/release?tag=\(tag)")
         try await step("the peer's close frame read") { await peerClosed.wait() }
+        return (socket, send)
+    }
+
+    static func peerClosing() -> EventWaiter {
+        EventWaiter { kind in
+            if case .webSocketClosing(_, byPeer: true) = kind { return true }
+            return false
+        }
+    }
+
+    @Test("after the peer's close frame, close() ends the socket and the send stuck on that peer")
+    func closeAfterPeerClosedWhileASendIsStuck() async throws {
+        let (socket, send) = try await peerClosedWhileASendIsStuck(
+            "hostile-peer-close-stuck-close", waiting: Self.peerClosing())
+        try await step("socket.close()") { await socket.close() }
+        let sent = try await step("the stuck send, after close()") { await send.result }
+        #expect(throws: RestingError.self) { try sent.get() }
+    }
+
+    @Test("after the peer's close frame, with a send stuck on that peer, RestingClient.shutdown(gracePeriod:) returns")
+    func shutdownAfterPeerClosedWhileASendIsStuck() async throws {
+        let peerClosed = Self.peerClosing()
+        let client = try await client(listener: peerClosed)
+        let (_, send) = try await peerClosedWhileASendIsStuck(
+            "hostile-peer-close-stuck-shutdown", on: client, waiting: peerClosed)
         try await step("client.shutdown(gracePeriod: 10 ms)") { await client.shutdown(gracePeriod: .milliseconds(10)) }
         let sent = try await step("the stuck send, after shutdown") { await send.result }
         #expect(throws: RestingError.self) { try sent.get() }
