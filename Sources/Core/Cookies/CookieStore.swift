@@ -14,8 +14,8 @@ package struct CookieStore: Sendable {
     /// minimums: 50 and 3000).
     let maximumPerDomain: Int
     let maximumCount: Int
-    /// The longest a cookie may live, whatever it asks (RFC 6265bis: 400 days).
-    package static let maximumLifetime: TimeInterval = 400 * 86_400
+    /// The longest a cookie may live, whatever it asks (RFC 6265bis: 400 days; ``ServerDuration/Use/cookieLifetime``).
+    package static let maximumLifetime: TimeInterval = ServerDuration.Use.cookieLifetime.ceiling.seconds
 
     package init(
         publicSuffixes: PublicSuffixList, cookies: [Cookie] = [], maximumPerDomain: Int = 50, maximumCount: Int = 3000
@@ -102,9 +102,11 @@ package struct CookieStore: Sendable {
         let expires: Date?
         if let maxAge = parsed.maxAge {
             expires =
-                maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(maxAge), Self.maximumLifetime))
+                maxAge <= 0
+                ? .distantPast : now + ServerDuration.clamped(seconds: Double(maxAge), for: .cookieLifetime).seconds
         } else if let date = parsed.expires {
-            expires = min(date, now.addingTimeInterval(Self.maximumLifetime))
+            // A date past is now: the cookie is expired, and goes.
+            expires = now + ServerDuration.until(date, from: now, for: .cookieLifetime).seconds
         } else {
             expires = nil
         }

@@ -21,15 +21,18 @@ package enum ServerDuration {
         case backoff
         /// An event stream's `retry:` field: 1 hour (the stream's ``ServerSentEvents/Reconnection`` caps it lower).
         case eventStreamRetry
-        /// A cached response's freshness lifetime and age (`max-age`, `Expires`, `Age`): 1 year, as RFC 9111 §5.3
-        /// advises for `Expires`.
+        /// A cached response's freshness lifetime and age (`max-age`, `Expires`, `Age`, `stale-if-error`): 1 year, as
+        /// RFC 9111 §5.3 advises for `Expires`.
         case cacheLifetime
+        /// A cookie's lifetime (`Max-Age`, `Expires`): 400 days, as RFC 6265bis caps it.
+        case cookieLifetime
 
         /// The longest duration a server gets for this use.
         package var ceiling: Duration {
             switch self {
             case .retryAfter, .rateLimitReset, .backoff, .eventStreamRetry: .seconds(3600)
             case .cacheLifetime: .seconds(365 * 24 * 3600)
+            case .cookieLifetime: .seconds(400 * 24 * 3600)
             }
         }
     }

@@ -97,4 +97,18 @@ struct ServerDurationTests {
             }
         }
     }
+
+    @Test("a cookie's lifetime is 400 days at the most, and a date past expires it")
+    func cookieLifetime() async throws {
+        for value in Self.hostileValues {
+            for attribute in ["Max-Age=\(value)", "Expires=\(value)"] {
+                let jar = InMemoryCookieJar(now: { Self.now })
+                try await jar.receive(setCookieFields: ["a=b; \(attribute)"], from: URL(string: "https://h.example/")!)
+                for cookie in jar.allCookies {
+                    let lifetime = cookie.expires.map { $0.timeIntervalSince(Self.now) } ?? 0
+                    #expect(lifetime <= ServerDuration.Use.cookieLifetime.ceiling.seconds, "\(attribute)")
+                }
+            }
+        }
+    }
 }
