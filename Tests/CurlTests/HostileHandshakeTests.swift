@@ -130,7 +130,7 @@ struct HostileHandshakeTests {
         return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
-    @Test("a handshake whose request head the server never reads fails at its deadline (2 s), not never")
+    @Test("a handshake whose request head the server never reads fails at its deadline, not never")
     func deafServerHonoursTheDeadline() async throws {
         let (listener, port) = try Self.deafListener()
         defer { close(listener) }
@@ -140,9 +140,10 @@ struct HostileHandshakeTests {
         var request = HTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1:\(port)/ws")))
         request.upgrade = .webSocket
         // Larger than the loopback's send and receive buffers together: the head cannot all go out.
-        request.headers.add(name: "X-Large", value: String(repeating: "a", count: 32 << 20))
+        request.headers.add(name: "X-Large", value: String(repeating: "a", count: 16 << 20))
         let head = request
-        let outcome = try await finishing(within: .seconds(20)) {
+        // Building and sending a 16 MiB head takes seconds under a sanitizer: the limit is a hang detector.
+        let outcome = try await finishing(within: .seconds(120)) {
             await Result { () async throws -> Int in try await transport.send(head) { _ in }.status }
         }
         #expect {
@@ -164,7 +165,7 @@ struct HostileHandshakeTests {
 
     /// Waits, yielding, until `condition` holds.
     static func until(_ condition: @escaping @Sendable () -> Bool) async throws {
-        _ = try await finishing(within: .seconds(20)) {
+        _ = try await finishing(within: .seconds(60)) {
             while !condition() { await Task.yield() }
         }
     }
