@@ -163,10 +163,11 @@ struct HostileHandshakeTests {
         }.count
     }
 
-    /// Waits, yielding, until `condition` holds.
+    /// Waits until `condition` — a count of threads, which nothing announces — holds, looking again every 10 ms
+    /// (a yielding spin would hold one of the cooperative pool's two threads).
     static func until(_ condition: @escaping @Sendable () -> Bool) async throws {
         _ = try await finishing(within: .seconds(60)) {
-            while !condition() { await Task.yield() }
+            while !condition() { try? await Task.sleep(for: .milliseconds(10)) }
         }
     }
 

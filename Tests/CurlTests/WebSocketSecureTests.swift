@@ -7,7 +7,7 @@ import Testing
 
 /// `CurlClient`'s WebSockets over TLS and through proxies: `wss` with the client's CA and pins, and the connection
 /// tunnelled through a proxy that asks for credentials — which the origin never sees.
-@Suite("CurlClient WebSockets over TLS and proxies", .timeLimit(.minutes(2)))
+@Suite("CurlClient WebSockets over TLS and proxies", .timeLimit(.minutes(5)))
 struct WebSocketSecureTests {
     static let script = LocalServer.repository.appendingPathComponent("Tests/Conformance/websocket_server.py")
 

@@ -106,7 +106,7 @@ struct WebSocketHostilePeerTests {
         let socket = try await client().openWebSocket(
             "/echo?stall=1&close_on_release=1000&tag=\(tag)",
             options: WebSocketOptions(compression: nil, closeTimeout: .milliseconds(300)))
-        let send = Task { try await socket.send(Data(count: 32 << 20)) }
+        let send = Task { try await socket.send(WebSocketStalledPeerTests.stuckMessage) }
         // Bytes of the message wait in the peer's socket: the send has begun and cannot end while it reads nothing.
         _ = try await stats(tag, "queued=65536")
         _ = try await get("/release?tag=\(tag)")  // the peer sends its close frame, and still reads nothing
@@ -126,7 +126,7 @@ struct WebSocketHostilePeerTests {
         let socket = try await client.openWebSocket(
             "/echo?stall=1&close_on_release=1000&tag=\(tag)",
             options: WebSocketOptions(compression: nil, closeTimeout: .milliseconds(300)))
-        let send = Task { try await socket.send(Data(count: 32 << 20)) }
+        let send = Task { try await socket.send(WebSocketStalledPeerTests.stuckMessage) }
         _ = try await stats(tag, "queued=65536")
         _ = try await get("/release?tag=\(tag)")
         try await step("the peer's close frame read") { await peerClosed.wait() }

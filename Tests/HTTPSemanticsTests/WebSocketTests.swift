@@ -10,7 +10,7 @@ import Testing
 /// WebSockets on `CurlClient` against the conformance kit's `websocket_server.py`, for what the kit's WebSocket checks
 /// (which both transports run in ConformanceTests) do not cover: the handshake as a call through the chain, the
 /// events, keep-alive, subprotocols, and every way a socket is cancelled or shut down.
-@Suite("WebSocket on CurlClient", .timeLimit(.minutes(2)))
+@Suite("WebSocket on CurlClient", .timeLimit(.minutes(5)))
 struct WebSocketTests {
     static let server = Task { try await LocalServer.start(script: script) }
     static let otherServer = Task { try await LocalServer.start(script: script) }
