@@ -7,6 +7,8 @@ package final class OpenUpgrades: Sendable {
         var closers: [UInt64: @Sendable () -> Void] = [:]
         var nextID: UInt64 = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Threads still in a connect-only `curl_easy_perform`.
+        var connectingThreads = 0
     }
 
     private let state = Locked(State())
@@ -34,6 +36,12 @@ package final class OpenUpgrades: Sendable {
 
     /// How many are open.
     package var count: Int { state.withLock { $0.closers.count } }
+
+    /// How many connecting threads are still at work (a cancelled handshake's too, until libcurl lets go).
+    package var connectingThreads: Int { state.withLock { $0.connectingThreads } }
+
+    /// A connecting thread starts (`+1`) or ends (`-1`).
+    func countConnectingThread(_ change: Int) { state.withLock { $0.connectingThreads += change } }
 
     /// Closes every one, each after its protocol's goodbye (a WebSocket's close frame).
     func closeAll() {

@@ -69,7 +69,7 @@ enum UpgradeExchange {
         try handle.set(CURLOPT_HTTPPROXYTUNNEL, 1, "proxy tunnel")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_HEADERFUNCTION, discardCallback), "headers")
         try handle.check(rk_easy_setopt_data_callback(handle.raw, CURLOPT_WRITEFUNCTION, discardCallback), "body")
-        let attempt = ConnectAttempt(handle: handle)
+        let attempt = ConnectAttempt(handle: handle, census: upgrades)
         // libcurl asks the progress callback at least once a second while it connects: a cancelled handshake's
         // thread ends then, not at the connect timeout (a host dropping SYNs would pile threads up).
         try handle.check(rk_easy_setopt_progress_callback(handle.raw, abandonedConnectCallback), "progress")
@@ -147,10 +147,15 @@ enum UpgradeExchange {
 private final class ConnectAttempt: @unchecked Sendable {
     // @unchecked: `handle` is touched by the connecting thread only, until it resumes the waiter.
     private let handle: EasyHandle
+    /// Counts the connecting thread while it runs.
+    private let census: OpenUpgrades
     private let waiter = Locked<(continuation: CheckedContinuation<CURLcode, any Error>?, isCancelled: Bool)>(
         (nil, false))
 
-    init(handle: EasyHandle) { self.handle = handle }
+    init(handle: EasyHandle, census: OpenUpgrades) {
+        self.handle = handle
+        self.census = census
+    }
 
     func run() async throws -> CURLcode {
         try await withTaskCancellationHandler {
@@ -161,14 +166,18 @@ private final class ConnectAttempt: @unchecked Sendable {
                 }
                 guard !cancelled else { return finish(.failure(RestingError.cancelled)) }
                 let context = Unmanaged.passRetained(self)
+                census.countConnectingThread(1)
                 let started = rk_start_thread(
                     "resting-connect",
                     { context in
                         guard let context else { return }
                         let attempt = Unmanaged<ConnectAttempt>.fromOpaque(context).takeRetainedValue()
-                        attempt.finish(.success(curl_easy_perform(attempt.handle.raw)))
+                        let code = curl_easy_perform(attempt.handle.raw)
+                        attempt.census.countConnectingThread(-1)
+                        attempt.finish(.success(code))
                     }, context.toOpaque())
                 if started != 0 {
+                    census.countConnectingThread(-1)
                     context.release()
                     finish(
                         .failure(CurlError.restingError(CURLE_FAILED_INIT, detail: "cannot start a connecting thread")))
