@@ -52,8 +52,11 @@ package struct BoundedMap<Key: Hashable, Value> {
             insertionsSinceSweep += 1
             if entries.count > capacity || insertionsSinceSweep >= capacity / 4 { sweep(now: now, keeping: key) }
         }
-        let fresh = Entry(value: make(), lastUsed: now)
-        return try update(key, now: now, body) ?? body(&entries[key, default: fresh].value)
+        if let result = try update(key, now: now, body) { return result }
+        // Only if a sweep dropped the key it was asked to keep: never, but without a force-unwrap.
+        var entry = Entry(value: make(), lastUsed: now)
+        defer { entries[key] = entry }
+        return try body(&entry.value)
     }
 
     /// Runs `body` on `key`'s value if it has one, counting it as used at `now`; `nil` when it has none.
