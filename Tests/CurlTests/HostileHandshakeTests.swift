@@ -167,7 +167,10 @@ struct HostileHandshakeTests {
         // Linux drops the SYNs that reach a full accept queue, so the connect hangs; elsewhere it may be refused.
         #if os(Linux)
         let silent = try UnresponsiveListener()
-        let transport = try CurlClient()
+        // No connect timeout may end the handshakes before they are cancelled, however loaded the machine.
+        var configuration = CurlConfiguration()
+        configuration.connectTimeout = .seconds(3600)
+        let transport = try CurlClient(configuration: configuration)
         let client = RestingClient(baseUrl: "http://127.0.0.1:\(silent.port)", httpClient: transport)
         let handshakes = (0..<4).map { _ in
             Task { try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/ws"))) }
