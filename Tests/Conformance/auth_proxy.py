@@ -42,7 +42,7 @@ def record(key, value=None):
 def relay(client, upstream):
     sockets = [client, upstream]
     while True:
-        readable = select.select(sockets, [], [], 30)[0]
+        readable = select.select(sockets, [], [], 300)[0]
         if not readable:
             return
         for source in readable:

@@ -18,9 +18,13 @@ struct WebSocketSecureTests {
             arguments: ["--tls-cert", fixtures.path("server.pem"), "--tls-key", fixtures.path("server.key")])
     }
 
+    /// The close timeout is a minute: these tests check the handshake's route, and under a sanitizer on two loaded
+    /// cores the peer's close frame, relayed by a Python proxy, has taken longer than the default 5 s.
     private func open(_ base: String, _ path: String, on transport: CurlClient) async throws -> WebSocket {
         let client = RestingClient(baseUrl: base, httpClient: transport)
-        return try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, path)))
+        return try await client.webSocket(
+            RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, path)),
+            options: WebSocketOptions(closeTimeout: .seconds(60)))
     }
 
     private func echoes(_ socket: WebSocket) async throws {
