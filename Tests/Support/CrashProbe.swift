@@ -15,10 +15,10 @@ public enum Probe {
         return dlsym(scope, name) != nil
     }
 
-    /// Where `make probe` builds it.
+    /// Where `make probe` builds it (the tool packages' shared build folder, .build/tools).
     public static var executable: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("CrashProbe/.build/debug/CrashProbe")
+            .deletingLastPathComponent().appendingPathComponent(".build/tools/debug/CrashProbe")
     }
 
     /// Runs the probe with `environment` and reads its output; after `killAfter` lines (if given) kills it with
