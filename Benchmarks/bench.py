@@ -29,7 +29,9 @@ own share. c, curl-transport, curl-executor and the decode floor also run at 128
 curl-executor time every request (p50, p99, p99.9 latency, in µs). Then hedging against chaos_server.py (1.2 % of
 answers 200 ms late, the rest 2 ms — just over 1 %, so that the p99 of unhedged calls is a late one, as it is for any
 share past 1 %; at exactly 1 % it is the fastest of them or the slowest of the rest by a rounding): p99 hedged at the
-95th percentile over p99 without, and the extra requests hedging sent. Then an HTTP/2 check: 8 requests at once
+95th percentile over p99 without, and the extra requests hedging sent. Before hedging, two figures that are counted,
+not timed (the FootprintProbe's, which `make test` holds to budgets): heap allocations per GET at 8 in flight, and the
+resident memory of a process that made one call. Then an HTTP/2 check: 8 requests at once
 over TLS to nginx must share at most one connection per driver thread (curl_h2_drivers). Ends with `RESULT <name>
 <value>` lines.
 """
@@ -43,7 +45,7 @@ import tempfile
 import time
 import urllib.request
 
-from benchlib import free_port, nginx, run
+from benchlib import free_port, nginx, probe, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
@@ -165,6 +167,7 @@ def main():
                         target = url.replace("/post.json", "/cached.json") if client == "curl-cached" else url
                         results.setdefault((client, concurrency), []).append(measure(client, target, concurrency))
             report(results)
+            count_allocations(url)
             compare_hedging()
             check_http2(directory, tls_port)
             compare_http2_load(directory, tls_port)
@@ -224,6 +227,18 @@ def report(results):
         for client, prefix in list(LATENCY_CLIENTS.items())[1:]:
             print(f"RESULT {prefix}_get_c{concurrency}_p99_ratio_vs_c "
                   f"{ratio(results, client, 'c', concurrency, key='p99'):.2f}")
+
+def count_allocations(url):
+    """Figures no load can move, counted in the FootprintProbe (the same counts `make test` holds to budgets): heap
+    allocations per GET decoded through CurlClient at 8 in flight, and the resident memory of a process that made one
+    call."""
+    allocations = probe("get", url, "2000", "8")["allocations-per-call"]
+    resident = probe("resident", url)["resident-kib"]
+    print(f"Counted: {allocations:.1f} allocations per GET at 8 in flight; {resident / 1024:.1f} MiB resident after "
+          f"one call")
+    print(f"RESULT curl_get_c8_allocations_per_call {allocations:.1f}")
+    print(f"RESULT idle_process_rss_mib {resident / 1024:.1f}")
+
 
 HEDGE_CALLS = 3000
 CHAOS_SERVER = f"{ROOT}/Tests/HTTPSemanticsTests/chaos_server.py"

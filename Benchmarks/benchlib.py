@@ -68,3 +68,19 @@ def nginx(directory, http, probe_url, modules=()):
     finally:
         process.terminate()
         process.wait()
+
+
+PROBE = "Tests/FootprintProbe/.build/release/FootprintProbe"
+
+
+def probe(*arguments):
+    """Runs the allocation-counting FootprintProbe (built optimised, as `make test` builds it) with `arguments`; its
+    figures, by name."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Tests/FootprintProbe"], cwd=root, check=True,
+                   stdout=subprocess.DEVNULL)
+    figures = {}
+    for line in run([f"{root}/{PROBE}", *arguments]).splitlines():
+        name, _, value = line.partition(" ")
+        figures[name] = float(value)
+    return figures

@@ -13,7 +13,8 @@ measuring
             A connect-only libcurl handle holds three descriptors (its socket, and the socketpair of the multi handle
             curl_easy_perform makes for it): where the hard limit on open files is lower than three per socket, fewer
             are opened, and RESULT ws_open_sockets says how many.
-Ratios are medians of per-round ratios. BENCH_ROUNDS (5), BENCH_WS_MESSAGES (20000) and BENCH_WS_SOCKETS (10000)
+Then, counted rather than timed, the heap allocations of one echoed message (the FootprintProbe's figure, which
+`make test` holds to a budget). Ratios are medians of per-round ratios. BENCH_ROUNDS (5), BENCH_WS_MESSAGES (20000) and BENCH_WS_SOCKETS (10000)
 change the workload. Ends with `RESULT <name> <value>` lines.
 """
 import os
@@ -22,7 +23,7 @@ import statistics
 import subprocess
 import sys
 
-from benchlib import build_release, run, serving
+from benchlib import build_release, probe, run, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
@@ -70,6 +71,11 @@ def main():
     print(f"RESULT curl_ws_echo_ratio_vs_c {ratio('echo'):.2f}")
     print(f"RESULT curl_ws_echo_1m_ratio_vs_c {ratio('echo-1m'):.2f}")
     print(f"RESULT curl_ws_open_10k_memory_ratio_vs_c {ratio('open'):.2f}")
+    # Counted, not timed: the heap allocations of one message sent and its echo received (the FootprintProbe's count,
+    # which `make test` holds to a budget).
+    with serving([SERVER]) as base:
+        allocations = probe("websocket", f"{base}/echo", "2000")["allocations-per-message"]
+    print(f"RESULT curl_ws_echo_allocations_per_message {allocations:.1f}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// The process CallFootprintTests reads the memory of waiting calls from, built optimised by `make test` (the frames
-// a waiting call holds are the optimiser's to shape). A package of its own so that the package apps depend on
+// The process the footprint and allocation budgets read their figures from (CallFootprintTests,
+// AllocationBudgetTests), built optimised by `make test`: the frames a waiting call holds and the allocations a call
+// makes are the optimiser's to shape. A package of its own so that the package apps depend on
 // declares libraries only.
 let package = Package(
     name: "FootprintProbe",
@@ -10,9 +11,13 @@ let package = Package(
     dependencies: [.package(name: "RestingKit", path: "../..")],
     targets: [
         .target(name: "HeapUsage", path: "Sources/HeapUsage"),
+        .target(name: "AllocationCounter", path: "Sources/AllocationCounter"),
         .executableTarget(
             name: "FootprintProbe",
-            dependencies: ["HeapUsage", .product(name: "RestingCore", package: "RestingKit")],
+            dependencies: [
+                "HeapUsage", "AllocationCounter", .product(name: "RestingCore", package: "RestingKit"),
+                .product(name: "RestingCurl", package: "RestingKit"),
+            ],
             path: "Sources/FootprintProbe"),
     ],
     swiftLanguageModes: [.v6]

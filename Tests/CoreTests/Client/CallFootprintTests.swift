@@ -1,5 +1,4 @@
 import Foundation
-import RestingServerHarness
 import Testing
 
 @testable import RestingCore
@@ -34,8 +33,8 @@ struct CallFootprintTests {
         "a call waiting for its response holds no more heap than it did when its frames were last measured",
         arguments: [("perform", FootprintProbe.performBudget), ("stream", FootprintProbe.streamBudget)])
     func waitingCallFootprint(_ mode: String, budget: Int) async throws {
-        let bytes = try await FootprintProbe.bytesPerWaitingCall(mode, count: 2000)
-        #expect(bytes <= budget, "\(mode): \(bytes) bytes per waiting call, over the budget of \(budget)")
+        let bytes = try await FootprintProbe.figure("bytes-per-call", [mode, "2000"])
+        #expect(bytes <= Double(budget), "\(mode): \(bytes) bytes per waiting call, over the budget of \(budget)")
     }
 
     @Test("a copy of a request is changed on its own: the fields are copied when a shared request is written")
@@ -54,44 +53,5 @@ struct CallFootprintTests {
 
         original.attributes.operationID = "subscribe"
         #expect(original.attributes.operationID == "subscribe" && copy.attributes.operationID == nil)
-    }
-}
-
-/// Tests/FootprintProbe's executable, built optimised by `make test`.
-enum FootprintProbe {
-    #if os(Linux)
-    /// Bytes per call waiting in `perform` for a body read whole: 5 635 measured, plus a tenth.
-    static let performBudget = 6_200
-    /// Bytes per streamed call waiting for its head: 5 767 measured, plus a tenth.
-    static let streamBudget = 6_350
-    #else
-    // Another allocator counts otherwise; not measured here, so half as much room again.
-    static let performBudget = 9_300
-    static let streamBudget = 9_500
-    #endif
-
-    static var executable: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("FootprintProbe/.build/release/FootprintProbe")
-    }
-
-    /// What the probe measured for `count` calls waiting at once, per call.
-    static func bytesPerWaitingCall(_ mode: String, count: Int) async throws -> Int {
-        let lines = try await withCheckedThrowingContinuation { continuation in
-            // Reading a pipe blocks, which the cooperative pool must never do.
-            DispatchQueue.global().async {
-                do {
-                    let probe = try ChildProcess(executable.path, [mode, String(count)])
-                    var lines: [String] = []
-                    while let line = probe.readLine() { lines.append(line) }
-                    probe.waitForExit()
-                    continuation.resume(returning: lines)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-        let figure = lines.last.flatMap { $0.hasPrefix("bytes-per-call ") ? Int($0.dropFirst(15)) : nil }
-        return try #require(figure, "FootprintProbe printed \(lines) (build it with make probe)")
     }
 }

@@ -1,95 +1,55 @@
 import Foundation
-import HeapUsage
 import RestingCore
-import Synchronization
+import RestingCurl
 
-// What a call waiting for its response holds, in heap bytes per call.
-//   FootprintProbe perform COUNT   COUNT calls through `perform` (a body read whole), waiting in the transport
-//   FootprintProbe stream COUNT    COUNT streamed calls through `perform`, waiting for their heads
-// Prints "bytes-per-call N": the least of three rounds, each after the same calls were made and ended once.
+// What a call costs in memory, measured in a process of its own built optimised, as an app is. Each mode prints one
+// line per figure, "NAME VALUE", read by the tests' budgets (Tests/CoreTests/Client/CallFootprintTests.swift,
+// Tests/CoreTests/Client/AllocationBudgetTests.swift) and by `make bench`.
+//   FootprintProbe perform COUNT            heap bytes per call waiting in `perform` for a body read whole
+//   FootprintProbe stream COUNT             heap bytes per streamed call waiting for its head
+//   FootprintProbe get URL COUNT IN_FLIGHT  allocations per GET decoded from JSON through CurlClient
+//   FootprintProbe get-streamed URL COUNT IN_FLIGHT   the same, its body read as a stream of lines
+//   FootprintProbe links COUNT              allocations each quiet resilience link adds to a call
+//   FootprintProbe listener COUNT           allocations per event delivered to a listener
+//   FootprintProbe websocket URL COUNT      allocations per message echoed by a WebSocket server
+//   FootprintProbe resident URL             resident memory (KiB) of this process after one GET through CurlClient
 
-/// A transport that answers no call: each waits in it, holding what a waiting call holds, until it is cancelled.
-final class SilentTransport: HTTPClient {
-    private struct State {
-        var next = 0
-        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
-        var cancelledEarly: Set<Int> = []
-    }
-
-    private let state = Mutex(State())
-
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
-
-    func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        let id = state.withLock { state in
-            defer { state.next += 1 }
-            return state.next
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let cancelled = state.withLock { state in
-                    guard state.cancelledEarly.remove(id) == nil else { return true }
-                    state.waiting[id] = continuation
-                    return false
-                }
-                if cancelled { continuation.resume() }
-            }
-        } onCancel: {
-            let waiting = state.withLock { state in
-                guard let waiting = state.waiting.removeValue(forKey: id) else {
-                    state.cancelledEarly.insert(id)
-                    return CheckedContinuation<Void, Never>?.none
-                }
-                return waiting
-            }
-            waiting?.resume()
-        }
-        throw CancellationError()
-    }
-}
-
-/// Does nothing, as three interceptors of a real app would do something cheap.
-struct PassThrough: RestingInterceptor {
-    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
-        try await execution(request)
-    }
-}
-
-struct Post: Decodable, Sendable { let id: Int }
-
-let arguments = CommandLine.arguments
-guard arguments.count == 3, ["perform", "stream"].contains(arguments[1]), let count = Int(arguments[2]), count > 0
-else {
-    print("usage: FootprintProbe perform|stream COUNT")
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("FootprintProbe: \(message)\n".utf8))
     exit(2)
 }
-let transport = SilentTransport()
-let client = RestingClient(
-    baseUrl: "http://127.0.0.1:9", httpClient: transport, interceptors: [PassThrough(), PassThrough(), PassThrough()])
-let buffered = RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1"))
-let streamed = RestingRequest(endpoint: Endpoint<Nothing, ServerSentEvents>(.get, "/events"))
 
-/// The heap bytes `count` waiting calls add, per call; then ends them.
-func round() async -> Int {
-    let before = Int(heap_in_use())
-    var ends: [@Sendable () async -> Void] = []
-    ends.reserveCapacity(count)
-    for _ in 0..<count {
-        if arguments[1] == "perform" {
-            let call = client.perform(buffered)
-            ends.append { _ = try? await call.value }
-        } else {
-            let call = client.perform(streamed)
-            ends.append { _ = try? await call.value }
-        }
-    }
-    while transport.waitingCount < count { await Task.yield() }
-    let held = Int(heap_in_use()) - before
-    client.cancelAll()
-    for end in ends { await end() }
-    return held / count
+let arguments = Array(CommandLine.arguments.dropFirst())
+let mode = arguments.first ?? ""
+let url = arguments.count > 1 ? URL(string: arguments[1]) : nil
+func number(at index: Int) -> Int {
+    guard arguments.count > index, let value = Int(arguments[index]), value > 0 else { fail("usage: see main.swift") }
+    return value
 }
+func printFigure(_ name: String, _ value: Double) { print(name, String(format: "%.2f", value)) }
 
-var least = Int.max
-for _ in 0..<4 { least = min(least, await round()) }  // the first round warms the allocator and the runtime up
-print("bytes-per-call \(least)")
+do {
+    switch mode {
+    case "perform", "stream":
+        print("bytes-per-call", await bytesPerWaitingCall(count: number(at: 1), streamed: mode == "stream"))
+    case "get", "get-streamed":
+        guard let url else { fail("no URL") }
+        let figure = try await Allocations.curlGet(
+            url, total: number(at: 2), concurrency: number(at: 3), streamed: mode == "get-streamed")
+        printFigure("allocations-per-call", figure)
+    case "links":
+        for (link, added) in try await Allocations.quietLinks(total: number(at: 1)) { printFigure(link, added) }
+    case "listener":
+        printFigure("allocations-per-event", try await Allocations.perEvent(total: number(at: 1)))
+    case "websocket":
+        guard let url else { fail("no URL") }
+        printFigure("allocations-per-message", try await Allocations.webSocketEcho(url, total: number(at: 2)))
+    case "resident":
+        guard let url else { fail("no URL") }
+        print("resident-kib", try await ResidentMemory.afterOneCall(url))
+    default:
+        fail("unknown mode \(mode); see main.swift")
+    }
+} catch {
+    fail("\(error)")
+}
