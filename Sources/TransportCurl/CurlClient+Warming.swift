@@ -1,5 +1,10 @@
-import Foundation
 import RestingCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension CurlClient {
     /// Opens `count` new connections to `url`'s origin before the calls that will need them: DNS, TCP and TLS paid at

@@ -106,8 +106,8 @@ final class EasyHandle {
                 redacted = String(part)
                 continue
             }
-            var start = redacted.range(of: " ", options: .backwards)?.upperBound ?? redacted.startIndex
-            if let scheme = redacted.range(of: "://", options: .backwards),
+            var start = redacted.lastIndex(of: " ").map { redacted.index(after: $0) } ?? redacted.startIndex
+            if let scheme = redacted.ranges(of: "://").last,
                 !redacted[scheme.upperBound...].contains("/")
             {
                 start = scheme.upperBound

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension RestingClient {
     /// Opens `count` connections to the base URL's origin before the first calls, through ``httpClient``: see

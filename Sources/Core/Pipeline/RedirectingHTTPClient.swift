@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A transport used on its own, without a ``RestingClient``, that follows redirects under the chain's rules
 /// (methods and bodies rewritten, credentials dropped across origins, the limit and loops) and validates each hop,

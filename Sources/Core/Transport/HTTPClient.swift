@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The transport seam: performs one exchange — one ``HTTPRequest``, one response head, one body — and returns
 /// what the server answered.

@@ -1,8 +1,13 @@
 import AllocationCounter
-import Foundation
 import RestingCore
 import RestingCurl
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Does nothing, as three interceptors of a real app would do something cheap.
 struct PassThrough: RestingInterceptor {

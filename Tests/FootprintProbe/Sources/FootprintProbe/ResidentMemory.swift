@@ -1,6 +1,11 @@
-import Foundation
 import RestingCore
 import RestingCurl
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The memory a process that uses RestingKit keeps resident.
 enum ResidentMemory {

@@ -1,7 +1,12 @@
-import Foundation
 import HeapUsage
 import RestingCore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A transport that answers no call: each waits in it, holding what a waiting call holds, until it is cancelled.
 final class SilentTransport: HTTPClient {

@@ -1,6 +1,17 @@
-import Foundation
 import RestingCore
 import RestingCurl
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 // What a call costs in memory, measured in a process of its own built optimised, as an app is. Each mode prints one
 // line per figure, "NAME VALUE", read by the tests' budgets (Tests/CoreTests/Client/CallFootprintTests.swift,
@@ -14,8 +25,9 @@ import RestingCurl
 //   FootprintProbe websocket URL COUNT      allocations per message echoed by a WebSocket server
 //   FootprintProbe resident URL             resident memory (KiB) of this process after one GET through CurlClient
 
+/// Ends the probe with `message` on its output, where the test that ran it shows it.
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("FootprintProbe: \(message)\n".utf8))
+    print("FootprintProbe: \(message)")
     exit(2)
 }
 
@@ -26,7 +38,12 @@ func number(at index: Int) -> Int {
     guard arguments.count > index, let value = Int(arguments[index]), value > 0 else { fail("usage: see main.swift") }
     return value
 }
-func printFigure(_ name: String, _ value: Double) { print(name, String(format: "%.2f", value)) }
+/// Prints "NAME VALUE" with the value to two decimals (String(format:) is Foundation's, which the probe does not link).
+func printFigure(_ name: String, _ value: Double) {
+    let hundredths = Int((value * 100).rounded())
+    let fraction = abs(hundredths % 100)
+    print(name, "\(hundredths < 0 ? "-" : "")\(abs(hundredths / 100)).\(fraction < 10 ? "0" : "")\(fraction)")
+}
 
 do {
     switch mode {
