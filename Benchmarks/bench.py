@@ -31,9 +31,8 @@ answers 200 ms late, the rest 2 ms — just over 1 %, so that the p99 of unhedge
 share past 1 %; at exactly 1 % it is the fastest of them or the slowest of the rest by a rounding): p99 hedged at the
 95th percentile over p99 without, and the extra requests hedging sent. Before hedging, two figures that are counted,
 not timed (the FootprintProbe's, which `make test` holds to budgets): heap allocations per GET at 8 in flight, and the
-resident memory of a process that made one call. Then an HTTP/2 check: 8 requests at once
-over TLS to nginx must share at most one connection per driver thread (curl_h2_drivers). Ends with `RESULT <name>
-<value>` lines.
+resident memory of a process that made one call. Then an HTTP/2 check: 8 requests at once over TLS to nginx must
+share at most one connection per driver thread (curl_h2_drivers). Ends with `RESULT <name> <value>` lines.
 """
 import json
 import os

@@ -14,8 +14,8 @@ measuring
             curl_easy_perform makes for it): where the hard limit on open files is lower than three per socket, fewer
             are opened, and RESULT ws_open_sockets says how many.
 Then, counted rather than timed, the heap allocations of one echoed message (the FootprintProbe's figure, which
-`make test` holds to a budget). Ratios are medians of per-round ratios. BENCH_ROUNDS (5), BENCH_WS_MESSAGES (20000) and BENCH_WS_SOCKETS (10000)
-change the workload. Ends with `RESULT <name> <value>` lines.
+`make test` holds to a budget). Ratios are medians of per-round ratios. BENCH_ROUNDS (5), BENCH_WS_MESSAGES (20000)
+and BENCH_WS_SOCKETS (10000) change the workload. Ends with `RESULT <name> <value>` lines.
 """
 import os
 import resource
