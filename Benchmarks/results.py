@@ -101,7 +101,7 @@ def record(runs):
 
 
 def main(arguments):
-    if len(arguments) >= 2 and arguments[0] == "compare" and len(arguments) == 2:
+    if len(arguments) == 2 and arguments[0] == "compare":
         return compare(arguments[1])
     if len(arguments) >= 2 and arguments[0] == "record":
         return record(arguments[1:])

@@ -52,8 +52,11 @@ enum Allocations {
         }
     }
 
+    /// The rounds ``perCall(_:concurrency:executor:_:)`` counts, after one that warms up.
+    static let countedRounds = 3
+
     /// Allocations per call of `work`, over `total` calls made after as many again that warm caches, pools and
-    /// connections up: the least of three rounds, since a thread the runtime or libcurl starts now and then is no
+    /// connections up: the least of ``countedRounds`` rounds, since a thread the runtime or libcurl starts now and then is no
     /// call's cost.
     static func perCall(
         _ total: Int, concurrency: Int = 1, executor: (any TaskExecutor)? = nil,
@@ -61,12 +64,17 @@ enum Allocations {
     ) async throws -> Double {
         try await run(total, concurrency: concurrency, executor: executor, work)
         var least = Double.infinity
-        for _ in 0..<3 {
+        for _ in 0..<countedRounds {
             let before = allocations_made()
             try await run(total, concurrency: concurrency, executor: executor, work)
             least = min(least, Double(allocations_made() - before) / Double(total))
         }
         return least
+    }
+
+    /// The origin a client of `url` has as its base URL.
+    static func origin(of url: URL) -> String {
+        "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
     }
 
     /// A client like a real app's: three cheap interceptors before `transport`, and any `links` first.
@@ -82,8 +90,7 @@ enum Allocations {
     /// A GET decoded from JSON through `CurlClient`, `concurrency` in flight on the client's executor; `streamed`:
     /// its body read as a stream of lines instead.
     static func curlGet(_ url: URL, total: Int, concurrency: Int, streamed: Bool) async throws -> Double {
-        let base = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
-        let client = client(base, try CurlClient())
+        let client = client(origin(of: url), try CurlClient())
         let decoded = RestingRequest(endpoint: Endpoint<Nothing, Answer>(.get, url.path))
         let lines = RestingRequest(endpoint: Endpoint<Nothing, ResponseLines>(.get, url.path))
         return try await perCall(total, concurrency: concurrency, executor: client.executor) {
@@ -126,16 +133,15 @@ enum Allocations {
         let without = try await perCall(total) { _ = try await unheard.perform(request).value }
         counter.count.store(0, ordering: .relaxed)
         let with = try await perCall(total) { _ = try await heard.perform(request).value }
-        // perCall made four rounds of `total` calls.
-        let eventsPerCall = Double(counter.count.load(ordering: .relaxed)) / Double(4 * total)
+        // perCall made its warm-up round and its counted ones, `total` calls each.
+        let eventsPerCall = Double(counter.count.load(ordering: .relaxed)) / Double((countedRounds + 1) * total)
         return (with - without) / eventsPerCall
     }
 
     /// Messages echoed by the WebSocket server at `url` through `CurlClient`: the allocations of one message sent and
     /// its echo received.
     static func webSocketEcho(_ url: URL, total: Int) async throws -> Double {
-        let base = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
-        let client = client(base, try CurlClient())
+        let client = client(origin(of: url), try CurlClient())
         let socket = try await client.webSocket(
             RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, url.path)),
             options: WebSocketOptions(compression: nil))

@@ -12,8 +12,7 @@ enum ResidentMemory {
     /// Resident KiB after one GET decoded through `CurlClient`, the client kept: what an app pays for having made a
     /// call, its code, metadata and runtime state included.
     static func afterOneCall(_ url: URL) async throws -> Int {
-        let base = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
-        let client = RestingClient(baseUrl: base, httpClient: try CurlClient())
+        let client = RestingClient(baseUrl: Allocations.origin(of: url), httpClient: try CurlClient())
         _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Answer>(.get, url.path))).value
         return withExtendedLifetime(client) { residentKiB() }
     }
