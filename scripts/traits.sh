@@ -38,10 +38,30 @@ resolves() {
         >"$state/resolve-$1.log" 2>&1
 }
 
+# Whether the packages' Git host answers at all, asked once with a short limit. A host that never answers (no route,
+# a firewall that drops) would otherwise hold every resolution below for its whole limit. A machine with a mirror
+# configured skips the question: its copies are local.
+host_answers() {
+    [ ! -f .swiftpm/configuration/mirrors.json ] || return 0
+    command -v git >/dev/null 2>&1 || return 0
+    local limit=()
+    command -v timeout >/dev/null 2>&1 && limit=(timeout "${TRAITS_PROBE_SECONDS:-20}")
+    GIT_TERMINAL_PROMPT=0 ${limit[@]+"${limit[@]}"} git ls-remote --heads https://github.com/apple/swift-log.git \
+        >"$state/probe.log" 2>&1
+}
+
 resolve() {
     mkdir -p "$state"
     : >"$state/available"
     : >"$state/missing"
+    if ! host_answers; then
+        local said
+        said=$(head -n 1 "$state/probe.log")
+        echo "error: git ls-remote github.com, ${TRAITS_PROBE_SECONDS:-20} s limit: ${said:-no answer}" \
+            >"$state/resolve-probe.log"
+        printf '%s\n' "${ALL[@]}" >"$state/missing"
+        return
+    fi
     # The usual cases take one resolution: everything resolves (network or mirror) or nothing does.
     if resolves "$(joined "${ALL[@]}")"; then
         joined "${ALL[@]}" >"$state/available"
@@ -86,7 +106,7 @@ notice() {
     said=$(grep -h -m1 '^error:' "$state"/resolve-*.log 2>/dev/null | head -n 1)
     [ ${#said} -le 160 ] || said="${said:0:160}…"
     echo "traits: not built: $why — their packages could not be resolved here (no route to their Git host and no" \
-        "SwiftPM mirror; \`make test MIRRORS=folder\` names local copies)${said:+ — SwiftPM: ${said#error: }};" \
+        "SwiftPM mirror; \`make test MIRRORS=folder\` names local copies)${said:+ — ${said#error: }};" \
         "every other module was built and tested."
 }
 
