@@ -14,6 +14,16 @@ let package = Package(
         .library(name: "RestingKit", targets: ["RestingKit"]),
         .library(name: "RestingCore", targets: ["RestingCore"]),
         .library(name: "RestingMultipart", targets: ["RestingMultipart"]),
+        // One product per capability: an app may depend on RestingCore and only the capabilities it uses.
+        .library(name: "RestingStreaming", targets: ["RestingStreaming"]),
+        .library(name: "RestingWebSocket", targets: ["RestingWebSocket"]),
+        .library(name: "RestingResilience", targets: ["RestingResilience"]),
+        .library(name: "RestingCache", targets: ["RestingCache"]),
+        .library(name: "RestingCookies", targets: ["RestingCookies"]),
+        .library(name: "RestingOffline", targets: ["RestingOffline"]),
+        .library(name: "RestingPagination", targets: ["RestingPagination"]),
+        .library(name: "RestingJSONRPC", targets: ["RestingJSONRPC"]),
+        .library(name: "RestingAuthentication", targets: ["RestingAuthentication"]),
         .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
         .library(name: "RestingCurl", targets: ["RestingCurl"]),
         // For writing a transport: what streams a response body and writes a download, beside RestingCore.
@@ -65,7 +75,26 @@ let package = Package(
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
         .target(name: "RestingMultipart", path: "Sources/Multipart"),
-        .target(name: "RestingCore", dependencies: ["RestingMultipart", "CZlib"], path: "Sources/Core"),
+        .target(name: "RestingCore", dependencies: ["RestingMultipart"], path: "Sources/Core"),
+        // The capabilities: each in Sources/<its name>, plugging into the call through the core's seams only.
+        // Lines, JSON Lines and Server-Sent Events read from a streamed response body.
+        .target(name: "RestingStreaming", dependencies: ["RestingCore"]),
+        // WebSocket (RFC 6455) as a call's ending, with permessage-deflate.
+        .target(name: "RestingWebSocket", dependencies: ["RestingCore", "CZlib"]),
+        // Deadlines, circuit breakers, hedging, rate limits and adaptive concurrency limits, in one checked order.
+        .target(name: "RestingResilience", dependencies: ["RestingCore"]),
+        // The RFC 9111 HTTP cache interceptor and its stores.
+        .target(name: "RestingCache", dependencies: ["RestingCore", "RestingMultipart"]),
+        // The RFC 6265 cookie jar and its interceptor.
+        .target(name: "RestingCookies", dependencies: ["RestingCore"]),
+        // The offline queue: calls kept on disk while the network is away, replayed when it is back.
+        .target(name: "RestingOffline", dependencies: ["RestingCore"]),
+        // Pages, polling and remote resources.
+        .target(name: "RestingPagination", dependencies: ["RestingCore"]),
+        // JSON-RPC 2.0 over a RestingClient.
+        .target(name: "RestingJSONRPC", dependencies: ["RestingCore"]),
+        // Challenge authentication: WWW-Authenticate parsing, Digest, and responders of your own.
+        .target(name: "RestingAuthentication", dependencies: ["RestingCore"]),
         // What only transport authors need, out of what an app sees.
         .target(name: "RestingTransportKit", dependencies: ["RestingCore"], path: "Sources/TransportKit"),
         .target(
@@ -84,6 +113,8 @@ let package = Package(
             name: "RestingKit",
             dependencies: [
                 "RestingCore", "RestingURLSession", .target(name: "RestingCurl", condition: .when(platforms: [.linux])),
+                "RestingStreaming", "RestingWebSocket", "RestingResilience", "RestingCache", "RestingCookies",
+                "RestingOffline", "RestingPagination", "RestingJSONRPC", "RestingAuthentication",
             ],
             path: "Sources/RestingKit"),
         .target(
@@ -127,11 +158,15 @@ let package = Package(
         .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
         // Helpers shared by the test targets.
         .target(
-            name: "RestingTestSupport", dependencies: ["RestingCore", "RestingServerHarness"], path: "Tests/Support"),
+            name: "RestingTestSupport", dependencies: ["RestingWebSocket", "RestingCore", "RestingServerHarness"],
+            path: "Tests/Support"),
         // The transport conformance suite: checks any HTTPClient against the conformance server.
         .target(
             name: "RestingTransportConformance",
-            dependencies: ["RestingCore", "RestingTesting", "RestingServerHarness", "RestingTestSupport"],
+            dependencies: [
+                "RestingStreaming", "RestingWebSocket", "RestingCore", "RestingTesting", "RestingServerHarness",
+                "RestingTestSupport",
+            ],
             path: "Tests/Conformance",
             exclude: [
                 "auth_proxy.py", "https_proxy.py", "make_certificates.sh", "nginx_h2.py", "proxy_peers.py",
@@ -141,40 +176,57 @@ let package = Package(
         // A fuzz target for every parser a server's or a caller's bytes reach: run under libFuzzer by Fuzz/'s
         // runner (`make fuzz`), and their saved inputs replayed by FuzzRegressionTests in `make test`.
         .target(
-            name: "RestingFuzzTargets", dependencies: ["RestingCore", "RestingMultipart", "RestingCurl"],
+            name: "RestingFuzzTargets",
+            dependencies: [
+                "RestingOffline", "RestingPagination", "RestingResilience",
+                "RestingCore", "RestingMultipart", "RestingCurl", "RestingWebSocket", "RestingStreaming",
+                "RestingCookies",
+                "RestingCache", "RestingAuthentication",
+            ],
             path: "Tests/FuzzTargets"),
         .testTarget(
             name: "CoreTests",
             dependencies: [
                 "RestingCore", "RestingTesting", "RestingTestSupport", "RestingServerHarness", "RestingFuzzTargets",
+                "RestingStreaming", "RestingWebSocket", "RestingResilience", "RestingCache", "RestingCookies",
+                "RestingOffline", "RestingPagination", "RestingJSONRPC", "RestingAuthentication",
             ],
             path: "Tests/CoreTests"),
         .testTarget(
             name: "MultipartTests", dependencies: ["RestingMultipart", "RestingFuzzTargets"],
             path: "Tests/MultipartTests"),
         .testTarget(
-            name: "URLSessionTests", dependencies: ["RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
+            name: "URLSessionTests",
+            dependencies: ["RestingStreaming", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
             path: "Tests/URLSessionTests"),
         .testTarget(
             name: "CurlTests",
-            dependencies: ["RestingCurl", "RestingServerHarness", "RestingTestSupport", "RestingTransportConformance"],
+            dependencies: [
+                "RestingCache", "RestingStreaming", "RestingWebSocket", "RestingCurl", "RestingServerHarness",
+                "RestingTestSupport", "RestingTransportConformance",
+            ],
             path: "Tests/CurlTests"),
         // Every transport through the conformance kit (ours and a user-side one), what RestingTransportKit gives a
         // transport author, and HTTP/2 and connection reuse.
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
+                "RestingStreaming",
                 "RestingCurl", "RestingURLSession", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
                 "RestingTransportConformance", "RestingTransportKit",
             ],
             path: "Tests/ConformanceTests"),
         .testTarget(
             name: "StreamingTests",
-            dependencies: ["RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
+            dependencies: [
+                "RestingStreaming", "RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport",
+            ],
             path: "Tests/StreamingTests"),
         .testTarget(
             name: "HTTPSemanticsTests",
             dependencies: [
+                "RestingAuthentication", "RestingCache", "RestingCookies", "RestingOffline", "RestingPagination",
+                "RestingResilience", "RestingStreaming", "RestingWebSocket",
                 "RestingCurl", "RestingURLSession", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
             ],
             path: "Tests/HTTPSemanticsTests", exclude: ["recording_server.py", "digest_server.py", "chaos_server.py"]),
@@ -193,6 +245,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIClientTests",
             dependencies: [
+                "RestingCache",
                 "RestingOpenAPI", "RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
                 .product(
@@ -203,6 +256,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "RestingCache", "RestingResilience", "RestingStreaming",
                 "RestingHTTPTypes", "RestingLogging", "RestingMetrics", "RestingTracing", "RestingOpenAPI",
                 "RestingCurl",
                 "RestingURLSession",
@@ -222,6 +276,7 @@ let package = Package(
         .testTarget(
             name: "RestingKitTests",
             dependencies: [
+                "RestingOffline", "RestingPagination", "RestingStreaming",
                 "RestingKit", "RestingCurl", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
             ],
             path: "Tests/RestingKitTests"),

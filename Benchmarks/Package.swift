@@ -16,6 +16,8 @@ let package = Package(
                 .product(name: "RestingCore", package: "RestingKit"),
                 .product(name: "RestingCurl", package: "RestingKit"),
                 .product(name: "RestingURLSession", package: "RestingKit"),
+                .product(name: "RestingCache", package: "RestingKit"),
+                .product(name: "RestingResilience", package: "RestingKit"),
                 "RestingKitBenchmarkSupport",
             ],
             path: "Swift"),
@@ -30,7 +32,11 @@ let package = Package(
             path: "Support"),
         .executableTarget(
             name: "RestingCurlStreamingBenchmark",
-            dependencies: [.product(name: "RestingCurl", package: "RestingKit"), "RestingKitBenchmarkSupport"],
+            dependencies: [
+                .product(name: "RestingCurl", package: "RestingKit"),
+                .product(name: "RestingStreaming", package: "RestingKit"),
+                .product(name: "RestingWebSocket", package: "RestingKit"), "RestingKitBenchmarkSupport",
+            ],
             path: "CurlStreaming"),
         // `make soak`: both transports under a bounded mixed load with faults, resources sampled.
         .executableTarget(
@@ -39,6 +45,7 @@ let package = Package(
                 .product(name: "RestingCore", package: "RestingKit"),
                 .product(name: "RestingCurl", package: "RestingKit"),
                 .product(name: "RestingURLSession", package: "RestingKit"),
+                .product(name: "RestingWebSocket", package: "RestingKit"),
                 .product(name: "_RestingServerHarness", package: "RestingKit"),
             ],
             path: "Soak"),

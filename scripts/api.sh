@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODULES=(RestingMultipart RestingCore RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
+MODULES=(RestingMultipart RestingCore RestingStreaming RestingWebSocket RestingResilience RestingCache RestingCookies RestingOffline RestingPagination RestingJSONRPC RestingAuthentication RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
     RestingHTTPTypes RestingLogging RestingMetrics RestingTracing RestingOpenAPI)
 mode=${1:-check}
 work=.build/api

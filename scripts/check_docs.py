@@ -21,6 +21,9 @@ def main():
                 continue
             if "::SYNTHESIZED::" in symbol["identifier"]["precise"] or "location" not in symbol:
                 continue
+            # An `extension` block of another module's type: its members are documented, the block has no page.
+            if symbol["kind"]["identifier"] == "swift.extension":
+                continue
             counted += 1
             if symbol.get("docComment", {}).get("lines"):
                 continue

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""RestingCore's folders are floors: each may use only the floors below it.
+"""The package's boundaries, proven: which module may import which, and RestingCore's floors.
 
-`scripts/check_layers.py` proves it with the compiler: for every floor, the files of that floor and the floors
-below are type-checked alone, so a reference to anything above fails to resolve. It also derives which folder
-uses which (from the names each folder declares) and checks that the tables in the README and in
-Documentation/RestingCore.docc/Architecture.md between the markers `<!-- floors:begin -->` and
+Modules. Every library target's sources import only the targets it declares in Package.swift (SwiftPM builds every
+module into one folder, so an undeclared import of a module built anyway would compile), and the declarations keep
+the arrows of the Architecture article: the core imports no capability and no transport; a capability imports the
+core and only what it declares, never a transport; a transport imports no capability.
+
+Floors. RestingCore's folders are floors: each may use only the floors below it. For every floor, the files of that
+floor and the floors below are type-checked alone, so a reference to anything above fails to resolve. The script
+also derives which folder uses which (from the names each folder declares) and checks that the tables in the README
+and in Documentation/RestingCore.docc/Architecture.md between the markers `<!-- floors:begin -->` and
 `<!-- floors:end -->` say exactly that; `--print` prints the table to paste.
 
 Run by `make test` after the build (it needs RestingMultipart's module in .build/debug/Modules; CZlib's module map is
@@ -12,6 +17,7 @@ in its sources).
 """
 import collections
 import concurrent.futures
+import json
 import os
 import re
 import subprocess
@@ -40,19 +46,11 @@ FLOORS = [
     ("Storage", "files that survive a crash"),
     ("Promise", "the progressable promise every call returns"),
     ("Response", "how a response body becomes the endpoint's type"),
-    ("Streaming", "streamed response bodies: lines, JSON Lines, Server-Sent Events"),
     ("Request", "endpoints, path templates, providers, the request converter"),
     ("Pipeline", "the interceptor protocol and the chain"),
     ("Interceptors", "the interceptors we ship"),
-    ("Cache", "the RFC 9111 cache interceptor and its stores"),
-    ("Cookies", "the RFC 6265 cookie jar and its interceptor"),
     ("Client", "RestingClient and a call's owner: its stages in order, its endings (decoded, streamed)"),
-    ("WebSocket", "RFC 6455: frames, the handshake as a call's ending, the socket's session over a connection or over a transport's own WebSocket"),
-    ("Resilience", "deadlines, circuit breakers, hedged requests, rate limits, adaptive concurrency limits"),
     ("Download", "downloads to disk with resume"),
-    ("JSONRPC", "JSON-RPC 2.0 over RestingClient"),
-    ("Pagination", "pages, polling and remote resources"),
-    ("Offline", "the offline queue"),
 ]
 
 DECLARATION = re.compile(
@@ -114,8 +112,58 @@ def typecheck(floor_index):
     return "\n".join(errors[:10]) or result.stderr[-2000:]
 
 
-def main():
+# The capability modules (Sources/<name>): each plugs into the call through the core's seams.
+CAPABILITIES = {
+    "RestingStreaming", "RestingWebSocket", "RestingResilience", "RestingCache", "RestingCookies", "RestingOffline",
+    "RestingPagination", "RestingJSONRPC", "RestingAuthentication",
+}
+TRANSPORTS = {"RestingURLSession", "RestingCurl"}
+# Modules of the toolchain and the platform any target may import.
+SYSTEM = {
+    "Foundation", "FoundationEssentials", "FoundationNetworking", "Synchronization", "Observation", "Dispatch",
+    "Glibc", "Musl", "Darwin", "os", "XCTest", "Testing", "_Concurrency", "CryptoKit", "Security",
+}
+IMPORT = re.compile(r"^\s*(?:@[\w]+(?:\([^)]*\))?\s+)*import\s+(?:(?:struct|class|enum|protocol|func|typealias)\s+)?(\w+)", re.M)
+
+
+def module_failures():
+    """What breaks the module arrows, from Package.swift's declarations and the sources' imports."""
+    dump = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, capture_output=True, text=True,
+                                     check=True).stdout)
+    targets = {t["name"]: t for t in dump["targets"]}
     failures = []
+    for name, target in sorted(targets.items()):
+        path = target.get("path") or f"Sources/{name}"
+        if target["type"] != "regular" or not path.startswith("Sources/"):
+            continue
+        declared = set()
+        for dependency in target.get("dependencies", []):
+            kind, value = next(iter(dependency.items()))
+            # byName / target: [name, condition]; product: [name, package, moduleAliases, condition]
+            declared.add(value[0])
+        folder = os.path.join(ROOT, path)
+        for directory, _, names in os.walk(folder):
+            for file in (n for n in names if n.endswith(".swift")):
+                source = os.path.join(directory, file)
+                for imported in IMPORT.findall(without_comments_and_strings(open(source).read())):
+                    if imported not in declared | SYSTEM and imported != name:
+                        failures.append(
+                            f"{os.path.relpath(source, ROOT)} imports {imported}, which {name} does not declare")
+        if name == "RestingCore" and declared & (CAPABILITIES | TRANSPORTS):
+            failures.append(f"RestingCore depends on {', '.join(sorted(declared & (CAPABILITIES | TRANSPORTS)))}")
+        if name in CAPABILITIES and declared & TRANSPORTS:
+            failures.append(f"{name}, a capability, depends on a transport: {', '.join(sorted(declared & TRANSPORTS))}")
+        if name in TRANSPORTS | {"RestingTransportKit"} and declared & CAPABILITIES:
+            failures.append(f"{name} depends on a capability: {', '.join(sorted(declared & CAPABILITIES))}")
+        if name in CAPABILITIES and path != f"Sources/{name}":
+            failures.append(f"{name} lives in {path}: a capability's folder is named after it")
+    missing = CAPABILITIES - set(targets)
+    failures += [f"{name} is named a capability here but is no target" for name in sorted(missing)]
+    return failures
+
+
+def main():
+    failures = module_failures()
     listed = {folder for folder, _ in FLOORS}
     present = {d for d in os.listdir(CORE) if os.path.isdir(os.path.join(CORE, d))}
     for folder in sorted(present - listed):
@@ -148,7 +196,8 @@ def main():
     for failure in failures:
         print(f"check_layers: {failure}", file=sys.stderr)
     if not failures:
-        print(f"check_layers: {len(FLOORS)} floors of RestingCore, each compiles with only the floors below it")
+        print(f"check_layers: {len(CAPABILITIES)} capability modules around RestingCore, each importing only what it "
+              f"declares; {len(FLOORS)} floors of RestingCore, each compiles with only the floors below it")
     return 1 if failures else 0
 
 

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODULES=(RestingMultipart RestingCore RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
+MODULES=(RestingMultipart RestingCore RestingStreaming RestingWebSocket RestingResilience RestingCache RestingCookies RestingOffline RestingPagination RestingJSONRPC RestingAuthentication RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
     RestingHTTPTypes RestingLogging RestingMetrics RestingTracing RestingOpenAPI)
 OUT=.build/docs
 GRAPHS=$OUT/symbol-graphs
@@ -26,7 +26,7 @@ for module in "${MODULES[@]}"; do
     swift-symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules_dir" \
         -Xcc -fmodule-map-file=Sources/CCurl/include/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CZlib/include/module.modulemap \
-        -minimum-access-level public -output-dir "$GRAPHS/$module" >/dev/null
+        -minimum-access-level public -emit-extension-block-symbols -output-dir "$GRAPHS/$module" >/dev/null
 done
 python3 scripts/check_docs.py "$GRAPHS"
 

@@ -1,5 +1,6 @@
 import RestingCore
 import RestingCurl
+import RestingStreaming
 import Synchronization
 
 #if canImport(Glibc)

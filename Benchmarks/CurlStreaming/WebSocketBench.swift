@@ -1,5 +1,6 @@
 import RestingCore
 import RestingCurl
+import RestingWebSocket
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

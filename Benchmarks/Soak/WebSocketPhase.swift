@@ -2,6 +2,7 @@ import Foundation
 import RestingCore
 import RestingCurl
 import RestingServerHarness
+import RestingWebSocket
 import Synchronization
 
 /// The soak's WebSocket phase: for `seconds`, sockets to a peer that stops reading, each with a send stuck on it

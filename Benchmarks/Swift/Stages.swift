@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingCurl
+import RestingResilience
 
 /// CPU per call of each stage of the pipeline, measured alone in one task on CurlClient's executor (where the
 /// pipeline runs in `make bench`) with no network, so that the README's cost table (and the next regression)

@@ -1,7 +1,9 @@
 import Foundation
+import RestingCache
 import RestingCore
 import RestingCurl
 import RestingKitBenchmarkSupport
+import RestingResilience
 import RestingURLSession
 import Synchronization
 

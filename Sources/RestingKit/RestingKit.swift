@@ -1,6 +1,16 @@
 import Foundation
+// The one import most apps write: the core, every capability and the default transport.
+@_exported import RestingAuthentication
+@_exported import RestingCache
+@_exported import RestingCookies
 @_exported import RestingCore
+@_exported import RestingJSONRPC
+@_exported import RestingOffline
+@_exported import RestingPagination
+@_exported import RestingResilience
+@_exported import RestingStreaming
 @_exported import RestingURLSession
+@_exported import RestingWebSocket
 
 #if os(Linux)
 import RestingCurl
@@ -28,7 +38,7 @@ extension RestingClient {
             maximumRedirects: maximumRedirects)
     }
 
-    /// The transport of a client made without one: ``URLSessionClient/shared`` on Apple platforms, and on Linux one
+    /// The transport of a client made without one: ``/RestingURLSession/URLSessionClient/shared`` on Apple platforms, and on Linux one
     /// `CurlClient` (module `RestingCurl`) for the whole process, made on first use.
     ///
     /// Why not URLSession on Linux: FoundationNetworking up to Swift 6.3 terminates the process when a chunked response

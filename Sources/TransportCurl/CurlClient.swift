@@ -177,24 +177,3 @@ public final class CurlClient: HTTPClient {
             home: home)
     }
 }
-
-extension CurlClient {
-    /// Deprecated, a second name — how a ``CurlClient`` connects, verifies and limits its transfers: ``CurlConfiguration``.
-    @available(*, deprecated, renamed: "CurlConfiguration")
-    public typealias Configuration = CurlConfiguration
-    /// Deprecated, a second name — which HTTP versions a ``CurlClient`` speaks: ``CurlConfiguration/HTTPVersion``.
-    @available(*, deprecated, renamed: "CurlConfiguration.HTTPVersion")
-    public typealias HTTPVersion = CurlConfiguration.HTTPVersion
-    /// Deprecated, a second name — whether and how a ``CurlClient`` uses a proxy: ``CurlConfiguration/Proxy``.
-    @available(*, deprecated, renamed: "CurlConfiguration.Proxy")
-    public typealias Proxy = CurlConfiguration.Proxy
-    /// Deprecated, a second name — server verification and client identity: ``CurlConfiguration/TLS``.
-    @available(*, deprecated, renamed: "CurlConfiguration.TLS")
-    public typealias TLS = CurlConfiguration.TLS
-    /// Deprecated, a second name — a client identity for mutual TLS: ``CurlConfiguration/ClientCertificate``.
-    @available(*, deprecated, renamed: "CurlConfiguration.ClientCertificate")
-    public typealias ClientCertificate = CurlConfiguration.ClientCertificate
-    /// Deprecated, a second name — the oldest TLS version a ``CurlClient`` accepts: ``CurlConfiguration/MinimumVersion``.
-    @available(*, deprecated, renamed: "CurlConfiguration.MinimumVersion")
-    public typealias MinimumVersion = CurlConfiguration.MinimumVersion
-}

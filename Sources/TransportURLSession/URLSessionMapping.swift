@@ -40,7 +40,7 @@ enum URLSessionMapping {
                 fields.append((sortKey, HTTPHeaderFields.Field(name: name, value: text)))
                 continue
             }
-            for cookie in SetCookie.splitJoinedFields(text) {
+            for cookie in HTTPHeaderFields.splitJoinedSetCookie(text) {
                 fields.append((sortKey, HTTPHeaderFields.Field(name: name, value: cookie)))
             }
         }

@@ -227,7 +227,7 @@ final class URLSessionWebSocket: TransportWebSocket, SessionTask {
         // Apple's close codes take any value; FoundationNetworking's only those it names, so a private code goes
         // as 1000 there.
         let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: Int(code.rawValue)) ?? .normalClosure
-        let reason = WebSocketMessageAssembler.closeReason(reason)
+        let reason = WebSocketClosure.reasonPayload(reason)
         task.cancel(with: closeCode, reason: reason.isEmpty ? nil : reason)
     }
 

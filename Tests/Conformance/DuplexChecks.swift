@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingStreaming
 import RestingTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingServerHarness
+import RestingWebSocket
 import Testing
 
 /// The WebSocket checks (``TransportConformance/Capabilities/upgradesConnections``), against the kit's WebSocket

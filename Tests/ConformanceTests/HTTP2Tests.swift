@@ -2,6 +2,7 @@ import Foundation
 import RestingCore
 import RestingCurl
 import RestingServerHarness
+import RestingStreaming
 import RestingTransportConformance
 import RestingURLSession
 import Testing

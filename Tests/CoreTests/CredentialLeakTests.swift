@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingPagination
 
 /// Where a credential could escape — a followed link, a redirect, a log line, a cURL command, a recording —
 /// it either stays within its origin or is hidden.

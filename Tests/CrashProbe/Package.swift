@@ -14,6 +14,9 @@ let package = Package(
             dependencies: [
                 .product(name: "RestingCore", package: "RestingKit"),
                 .product(name: "RestingCurl", package: "RestingKit"),
+                .product(name: "RestingCookies", package: "RestingKit"),
+                .product(name: "RestingOffline", package: "RestingKit"),
+                .product(name: "RestingWebSocket", package: "RestingKit"),
                 .product(name: "RestingURLSession", package: "RestingKit"),
             ],
             path: "Sources")

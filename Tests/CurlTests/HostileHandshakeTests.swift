@@ -2,6 +2,7 @@ import Foundation
 import RestingCore
 import RestingServerHarness
 import RestingTestSupport
+import RestingWebSocket
 import Testing
 
 @testable import RestingCurl

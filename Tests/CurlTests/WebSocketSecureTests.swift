@@ -3,6 +3,7 @@ import RestingCore
 import RestingCurl
 import RestingServerHarness
 import RestingTransportConformance
+import RestingWebSocket
 import Testing
 
 /// `CurlClient`'s WebSockets over TLS and through proxies: `wss` with the client's CA and pins, and the connection

@@ -17,6 +17,9 @@ let package = Package(
             dependencies: [
                 "HeapUsage", "AllocationCounter", .product(name: "RestingCore", package: "RestingKit"),
                 .product(name: "RestingCurl", package: "RestingKit"),
+                .product(name: "RestingResilience", package: "RestingKit"),
+                .product(name: "RestingStreaming", package: "RestingKit"),
+                .product(name: "RestingWebSocket", package: "RestingKit"),
             ],
             path: "Sources/FootprintProbe"),
     ],

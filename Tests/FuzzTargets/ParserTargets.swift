@@ -1,4 +1,6 @@
+import RestingAuthentication
 import RestingCore
+import RestingPagination
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import RestingCore
+import RestingOffline
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

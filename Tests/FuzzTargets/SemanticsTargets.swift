@@ -1,3 +1,5 @@
+import RestingCache
+import RestingCookies
 import RestingCore
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,5 @@
 import RestingCore
+import RestingStreaming
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

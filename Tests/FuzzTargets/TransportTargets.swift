@@ -1,5 +1,6 @@
 import RestingCore
 import RestingCurl
+import RestingResilience
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import RestingCore
+import RestingWebSocket
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import Foundation
+import RestingCache
 import RestingCore
 import RestingServerHarness
 import RestingTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import RestingCookies
 import RestingCore
 import RestingServerHarness
 import Testing

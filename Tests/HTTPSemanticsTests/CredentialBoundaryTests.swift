@@ -3,7 +3,12 @@ import RestingServerHarness
 import RestingTestSupport
 import Testing
 
+@testable import RestingCache
+@testable import RestingCookies
 @testable import RestingCore
+@testable import RestingOffline
+@testable import RestingPagination
+@testable import RestingStreaming
 
 /// The credential boundary on the wire: whatever path a request takes — a redirect, a followed link, a replay, a
 /// network interceptor on another hop, a cached answer — a credential reaches only the origin it was issued for,

@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingResilience
 import RestingServerHarness
 import RestingTesting
 import Testing

@@ -3,6 +3,7 @@ import RestingCore
 import RestingServerHarness
 import RestingTestSupport
 import RestingURLSession
+import RestingWebSocket
 import Testing
 
 #if canImport(FoundationNetworking)

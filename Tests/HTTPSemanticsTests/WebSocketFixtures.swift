@@ -1,4 +1,5 @@
 import RestingCore
+import RestingWebSocket
 import Testing
 
 extension RestingClient {

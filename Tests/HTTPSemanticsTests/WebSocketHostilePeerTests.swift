@@ -5,6 +5,7 @@ import RestingTestSupport
 import Testing
 
 @testable import RestingCore
+@testable import RestingWebSocket
 
 /// WebSockets on `CurlClient` against a peer that closes while a send to it is stuck, floods a reader that lags, or
 /// closes with a code registered after RFC 6455: what a correct socket does, each wait under a hang detector.

@@ -2,6 +2,7 @@ import Foundation
 import RestingCore
 import RestingCurl
 import RestingServerHarness
+import RestingWebSocket
 import Testing
 
 /// `CurlClient`'s WebSocket against real peers no one here wrote: the `websockets` package (the reference Python

@@ -3,6 +3,7 @@ import RestingCore
 import RestingCurl
 import RestingServerHarness
 import RestingTestSupport
+import RestingWebSocket
 import Testing
 
 /// A WebSocket whose peer stopped reading, with a send stuck on it: a message larger than every buffer between the

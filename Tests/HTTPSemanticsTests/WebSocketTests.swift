@@ -1,10 +1,14 @@
 import Foundation
+import RestingCache
+import RestingCookies
 import RestingCore
 import RestingCurl
+import RestingResilience
 import RestingServerHarness
 import RestingTestSupport
 import RestingTesting
 import RestingURLSession
+import RestingWebSocket
 import Testing
 
 /// WebSockets on `CurlClient` against the conformance kit's `websocket_server.py`, for what the kit's WebSocket checks

@@ -5,6 +5,7 @@ import MetricsTestKit
 import RestingCore
 import RestingLogging
 import RestingMetrics
+import RestingStreaming
 import RestingTesting
 import RestingTracing
 import Testing

@@ -2,10 +2,12 @@
 import CoreMetrics
 import Foundation
 import MetricsTestKit
+import RestingCache
 import RestingCore
 import RestingCurl
 import RestingMetrics
 import RestingServerHarness
+import RestingStreaming
 import RestingTesting
 import Testing
 

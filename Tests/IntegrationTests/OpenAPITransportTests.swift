@@ -2,10 +2,12 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import RestingCache
 import RestingCore
 import RestingCurl
 import RestingOpenAPI
 import RestingServerHarness
+import RestingStreaming
 import RestingTestSupport
 import RestingTesting
 import RestingURLSession

@@ -4,6 +4,7 @@ import Foundation
 import MetricsTestKit
 import RestingCore
 import RestingMetrics
+import RestingResilience
 import RestingTesting
 import Testing
 

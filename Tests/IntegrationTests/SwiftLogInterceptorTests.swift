@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RestingCore
 import RestingLogging
+import RestingStreaming
 import RestingTesting
 import Testing
 

@@ -2,6 +2,7 @@
 import Foundation
 import InMemoryTracing
 import RestingCore
+import RestingStreaming
 import RestingTesting
 import RestingTracing
 import Testing

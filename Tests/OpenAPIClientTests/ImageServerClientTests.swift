@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import RestingCache
 import RestingCore
 import RestingCurl
 import RestingOpenAPI

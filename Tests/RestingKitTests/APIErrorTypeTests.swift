@@ -6,6 +6,9 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingOffline
+@testable import RestingPagination
+@testable import RestingStreaming
 
 /// The app's error type, named once on the client or an endpoint, is what every call path throws for a status it does
 /// not accept — with the response underneath — and a body that is not one stays a `RestingError.httpError`.

@@ -5,6 +5,7 @@ import RestingServerHarness
 import Testing
 
 @testable import RestingCore
+@testable import RestingPagination
 
 /// Every way an API announces its next page — RFC 8288 `Link`, a header of its own, the body — followed on the first
 /// page's origin, refused to another origin unless the app trusts its host (the call's credentials go with it), on

@@ -5,6 +5,7 @@ import RestingTestSupport
 import Testing
 
 @testable import RestingCore
+@testable import RestingPagination
 
 @Suite("Pagination against image_server")
 struct PaginationTests {

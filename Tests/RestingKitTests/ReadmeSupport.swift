@@ -35,14 +35,18 @@ enum Snippets {
 
     static func inReadme() throws -> [String: String] { try inMarkdown("README.md") }
 
-    /// The snippets of the DocC articles, each named by its article and its snippet.
+    /// The snippets of the DocC articles of every module's catalog, each named by its article and its snippet.
     static func inArticles() throws -> [String: String] {
-        let catalog = repository.appendingPathComponent("Documentation/RestingCore.docc")
+        let documentation = repository.appendingPathComponent("Documentation")
         var snippets: [String: String] = [:]
-        for article in try FileManager.default.contentsOfDirectory(atPath: catalog.path) where article.hasSuffix(".md")
-        {
-            for (name, text) in try inMarkdown("Documentation/RestingCore.docc/" + article) {
-                snippets[article + ": " + name] = text
+        for catalog in try FileManager.default.contentsOfDirectory(atPath: documentation.path)
+        where catalog.hasSuffix(".docc") {
+            let folder = documentation.appendingPathComponent(catalog)
+            for article in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            where article.hasSuffix(".md") {
+                for (name, text) in try inMarkdown("Documentation/\(catalog)/\(article)") {
+                    snippets[article + ": " + name] = text
+                }
             }
         }
         return snippets

@@ -1,4 +1,5 @@
 import RestingCore
+import RestingWebSocket
 
 /// Closes `target` (with 1001 and "kill switch") from inside every call it intercepts, then lets the call go on: how
 /// the WebSocket tests close a socket from inside another call.

@@ -1,6 +1,7 @@
 import Foundation
 import RestingCore
 import RestingServerHarness
+import RestingStreaming
 import RestingTestSupport
 import RestingURLSession
 import Testing

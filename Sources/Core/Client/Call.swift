@@ -16,16 +16,16 @@ import Foundation
 /// Its helpers are not inlined into it, on purpose: ``respond(_:_:)`` waits for the response, and everything its
 /// frame holds is held for that long by every call in flight (the Performance article, "What a waiting call holds";
 /// `CallFootprintTests` guard it).
-struct Call<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
-    let client: RestingClient
-    let request: RestingRequest<RequestType, ResponseType>
+package struct Call<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
+    package let client: RestingClient
+    package let request: RestingRequest<RequestType, ResponseType>
     /// The base URL the request is converted against: the client's when the call starts, unless a page or a replay
     /// continues a call that had another.
     let baseUrl: String
     /// Adjusts the converted request (a next page's URL).
     let continuing: (@Sendable (inout HTTPRequest) -> Void)?
 
-    init(
+    package init(
         _ client: RestingClient, _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String? = nil,
         continuing: (@Sendable (inout HTTPRequest) -> Void)? = nil
     ) {
@@ -42,7 +42,7 @@ struct Call<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendabl
     /// of its own here cost a slab of task memory per waiting call (the Performance article, "What a waiting call
     /// holds").
     @inline(__always)
-    func respond<Ending: CallEnding>(_ ending: Ending, _ context: CallContext) async throws -> Ending.Value
+    package func respond<Ending: CallEnding>(_ ending: Ending, _ context: CallContext) async throws -> Ending.Value
     where Ending.RequestType == RequestType, Ending.ResponseType == ResponseType {
         // 1. Conversion: path template, providers, query / JSON / form / multipart body; then what the ending asks.
         let converted = try converted(for: ending, events: context.events)
@@ -88,7 +88,7 @@ struct Call<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendabl
 
 /// How a way of calling ends: what it adds to the request, the status check it applies, an answer some responses get
 /// before that check, and the call's value from an accepted response — reporting the call's end to its events.
-protocol CallEnding: Sendable {
+package protocol CallEnding: Sendable {
     associatedtype RequestType: Encodable & Sendable
     associatedtype ResponseType: Decodable & Sendable
     associatedtype Value: Sendable
@@ -110,9 +110,9 @@ protocol CallEnding: Sendable {
 }
 
 extension CallEnding {
-    func prepare(_ request: inout HTTPRequest) throws {}
-    func statusCheck(_ check: StatusCheck) -> StatusCheck { check }
-    func answer(beforeCheck response: HTTPDataResponse, events: CallEventReporter?) throws -> Value? { nil }
-    func exchangeFailed(_ error: any Error) {}
-    func progress(_ handler: @escaping ProgressHandler) -> ProgressHandler { handler }
+    package func prepare(_ request: inout HTTPRequest) throws {}
+    package func statusCheck(_ check: StatusCheck) -> StatusCheck { check }
+    package func answer(beforeCheck response: HTTPDataResponse, events: CallEventReporter?) throws -> Value? { nil }
+    package func exchangeFailed(_ error: any Error) {}
+    package func progress(_ handler: @escaping ProgressHandler) -> ProgressHandler { handler }
 }

@@ -1,6 +1,6 @@
 /// A FIFO async semaphore whose waiters can be cancelled, and whose limit can change while calls hold or wait for
 /// slots (an adaptive concurrency limit moves it).
-final class CallLimiter: Sendable {
+package final class CallLimiter: Sendable {
     private typealias Waiter = CheckedContinuation<Bool, any Error>
 
     private struct State {
@@ -25,14 +25,14 @@ final class CallLimiter: Sendable {
 
     private let state: Locked<State>
 
-    init(limit: Int) { state = Locked(State(limit: limit)) }
+    package init(limit: Int) { state = Locked(State(limit: limit)) }
 
     /// Waits for a slot, in order of arrival; throws ``RestingError/cancelled`` if cancelled while waiting.
     func acquire() async throws { _ = try await acquire(queueLimit: .max) }
 
     /// Waits for a slot, in order of arrival, unless `queueLimit` callers wait already: then `false` at once. Throws
     /// ``RestingError/cancelled`` if cancelled while waiting.
-    func acquire(queueLimit: Int) async throws -> Bool {
+    package func acquire(queueLimit: Int) async throws -> Bool {
         let ticket = state.withLock { state in
             defer { state.nextTicket += 1 }
             state.arriving.insert(state.nextTicket)
@@ -69,10 +69,10 @@ final class CallLimiter: Sendable {
     var queuedCount: Int { state.withLock { $0.queue.count } }
 
     /// Slots held.
-    var inUse: Int { state.withLock { $0.inUse } }
+    package var inUse: Int { state.withLock { $0.inUse } }
 
     /// Hands the slot to the next waiter, or frees it.
-    func release() {
+    package func release() {
         let next = state.withLock { state in
             state.inUse -= 1
             return state.admitted()
@@ -82,7 +82,7 @@ final class CallLimiter: Sendable {
 
     /// Moves the limit to `limit`: waiters are admitted while slots are free; holders over a lowered limit keep
     /// their slots, and no one is admitted until they are under it.
-    func setLimit(_ limit: Int) {
+    package func setLimit(_ limit: Int) {
         let admitted = state.withLock { state in
             state.limit = limit
             return state.admitted()

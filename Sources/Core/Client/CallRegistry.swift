@@ -8,7 +8,7 @@
 /// A call can shut its own client down (an interceptor's kill switch): it cannot settle while it waits, so the wait
 /// leaves out every call that is itself waiting for the shutdown — known by ``current``, which each call's work runs
 /// with.
-final class CallRegistry: Sendable {
+package final class CallRegistry: Sendable {
     /// A call of one registry: what the work of a call runs with, so that a shutdown from inside it knows the call.
     struct Membership: Sendable {
         let registry: ObjectIdentifier
@@ -83,7 +83,7 @@ final class CallRegistry: Sendable {
 
     /// Reserves and registers in one step, for a call that cannot settle before it is registered; `nil` once shut
     /// down.
-    func add(cancel: @escaping @Sendable () -> Void) -> UInt64? {
+    package func add(cancel: @escaping @Sendable () -> Void) -> UInt64? {
         state.withLock { $0.add(.running(cancel: cancel)) }
     }
 
@@ -106,7 +106,7 @@ final class CallRegistry: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func settle(_ id: UInt64) {
+    package func settle(_ id: UInt64) {
         let waiters = state.withLock { state in
             switch state.calls[id] {
             case .reserved?, .cancelledBeforeRegistration?: state.calls[id] = .settledEarly

@@ -5,8 +5,10 @@ import Foundation
 #endif
 
 /// The ending of `perform` and `send` for a body read whole: decoded as the endpoint says.
-struct DecodedResponse<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: CallEnding {
-    func finish(
+package struct DecodedResponse<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: CallEnding {
+    package init() {}
+
+    package func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> RestingResponse<ResponseType> {
         // A mock or a custom transport may answer with a stream even so: read it whole.

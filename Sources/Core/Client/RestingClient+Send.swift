@@ -47,7 +47,7 @@ extension RestingClient {
 
     /// Runs `work` as one call of this client in the calling task: counted for ``cancelAll()`` (which cancels the
     /// task) and ``shutdown(gracePeriod:)``, in a slot of the concurrency limit, on the transport's executor.
-    func inCallingTask<Value: Sendable>(
+    package func inCallingTask<Value: Sendable>(
         _ work: @Sendable (CallEventReporter?) async throws -> Value
     ) async throws -> Value {
         let canceller = CurrentTaskCanceller()

@@ -62,7 +62,7 @@ public final class RestingClient: Sendable {
     /// nothing for it.
     public let eventListener: EventListenerFactory?
     private let limiter: CallLimiter?
-    let calls = CallRegistry()
+    package let calls = CallRegistry()
     private let chain: InterceptorChain
 
     /// A client for the API at `baseUrl`.
@@ -163,7 +163,9 @@ public final class RestingClient: Sendable {
     }
 
     /// How a call of `endpoint` judges its response's status, and what it throws for one it does not accept.
-    func statusCheck<RequestType, ResponseType>(for endpoint: Endpoint<RequestType, ResponseType>) -> StatusCheck {
+    package func statusCheck<RequestType, ResponseType>(for endpoint: Endpoint<RequestType, ResponseType>)
+        -> StatusCheck
+    {
         StatusCheck(
             accepted: acceptedStatusCodes, alsoAccepted: endpoint.additionalAcceptedStatusCodes,
             errorBody: endpoint.errorBody ?? errorBody, decoder: endpoint.decoder ?? decoder)
@@ -171,7 +173,7 @@ public final class RestingClient: Sendable {
 
     /// Starts `call` in a task of its own, ending as `ending` says, and returns its promise: counted for
     /// ``cancelAll()``, held back by the concurrency limit, on the transport's executor.
-    func call<RequestType, ResponseType, Ending: CallEnding>(
+    package func call<RequestType, ResponseType, Ending: CallEnding>(
         _ call: Call<RequestType, ResponseType>, ending: Ending, cancellationHooks: CancellationHooks? = nil
     ) -> ProgressablePromise<Ending.Value>
     where Ending.RequestType == RequestType, Ending.ResponseType == ResponseType {

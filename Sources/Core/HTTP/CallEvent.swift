@@ -37,18 +37,18 @@ public struct CallEvent: Sendable, CustomStringConvertible {
         case retryScheduled(attempt: Int, delay: Duration, cause: RetryCause)
         /// ``RetryInterceptor`` will not send the call again although its outcome was worth another attempt.
         case retryDeclined(attempt: Int, reason: RetryDeclineReason)
-        /// A ``CircuitBreakerInterceptor``'s breaker for `key` went from `from` to `to` as this call was admitted or
+        /// A `CircuitBreakerInterceptor`'s breaker for `key` went from `from` to `to` as this call was admitted or
         /// ended (the breaker is shared: the call that moved it reports it).
         case circuitBreakerChanged(key: String, from: CircuitBreakerState, to: CircuitBreakerState)
-        /// A ``RateLimitInterceptor`` held the call `waited` for a token of `key`'s bucket.
+        /// A `RateLimitInterceptor` held the call `waited` for a token of `key`'s bucket.
         case rateLimitWaited(key: String, waited: Duration)
-        /// A ``RateLimitInterceptor`` paused `key` for `duration` because this call's response asked it to
+        /// A `RateLimitInterceptor` paused `key` for `duration` because this call's response asked it to
         /// (`Retry-After` on a 429 or 503, or `RateLimit` fields with nothing remaining).
         case rateLimitPaused(key: String, duration: Duration)
-        /// A ``ConcurrencyLimitInterceptor`` admitted the call among `limit` calls in flight for `key`, after it
+        /// A `ConcurrencyLimitInterceptor` admitted the call among `limit` calls in flight for `key`, after it
         /// waited `waited` (zero when there was room).
         case concurrencyLimitAcquired(key: String, limit: Int, waited: Duration)
-        /// ``HedgingInterceptor`` sent hedge `hedge` (from 1) of the call: no answer had come `delay` after the send
+        /// `HedgingInterceptor` sent hedge `hedge` (from 1) of the call: no answer had come `delay` after the send
         /// before it.
         case hedgeStarted(hedge: Int, delay: Duration)
         /// The redirect link follows a `status` response to `url`: hop `hop` of the call (from 1).
@@ -101,7 +101,7 @@ public struct CallEvent: Sendable, CustomStringConvertible {
 
     /// A WebSocket control frame, as ``Kind/webSocketControlFrame(_:bytes:)`` reports it.
     public enum WebSocketControlFrame: String, Sendable, Equatable {
-        /// This side sent a ping (``WebSocket/ping(_:)``, or a keep-alive's).
+        /// This side sent a ping (`WebSocket.ping(_:)`, or a keep-alive's).
         case pingSent
         /// The peer sent a ping (answered at once).
         case pingReceived
@@ -126,7 +126,7 @@ public struct CallEvent: Sendable, CustomStringConvertible {
         case attemptsExhausted
         /// The ``RetryBudget`` had nothing left to spend.
         case budgetExhausted
-        /// The call's deadline (``DeadlineInterceptor``) would pass before the attempt could start.
+        /// The call's deadline (`DeadlineInterceptor`) would pass before the attempt could start.
         case deadline
     }
 

@@ -49,7 +49,7 @@ package enum HTTPDate {
             + "\(twoDigits(secondOfDay / 60 % 60)):\(twoDigits(secondOfDay % 60)) GMT"
     }
 
-    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    package static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     private static func month(_ name: Substring) -> Int? {
         months.firstIndex(of: String(name)).map { $0 + 1 }
@@ -72,7 +72,7 @@ package enum HTTPDate {
     }
 
     /// That instant in GMT, or `nil` when any field is out of range.
-    static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
+    package static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
         guard (1...12).contains(month), (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second),
             (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }

@@ -1,6 +1,6 @@
 /// Character classes of RFC 9110 §5.6.2.
-enum HTTPToken {
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+package enum HTTPToken {
+    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):

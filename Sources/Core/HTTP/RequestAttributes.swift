@@ -31,7 +31,7 @@ public protocol RequestAttributeKey {
 ///
 /// The library's own interceptors read theirs: ``AuthInterceptor`` skips requests whose
 /// ``requiresAuthentication`` is `false`, ``RetryInterceptor`` honours ``maximumAttempts``,
-/// ``LoggingInterceptor`` a per-request ``logLevel``, ``HTTPCacheInterceptor`` a ``cachePolicy``. Transports
+/// ``LoggingInterceptor`` a per-request ``logLevel``, `HTTPCacheInterceptor` a ``cachePolicy``. Transports
 /// ignore attributes: they are never sent.
 ///
 /// ```swift
@@ -93,7 +93,7 @@ public struct RequestAttributes: Sendable {
     }
 }
 
-/// A ``RequestAttributeKey`` whose value travels with a request that is kept for later: an ``OfflineQueue``
+/// A ``RequestAttributeKey`` whose value travels with a request that is kept for later: an `OfflineQueue`
 /// stores it with the request and restores it on replay, so that a replay means what the call meant (a request
 /// marked `requiresAuthentication = false` is not replayed with the app's token).
 ///
@@ -125,9 +125,9 @@ extension PersistentRequestAttributeKey {
     }
 }
 
-enum RequiresAuthenticationKey: PersistentRequestAttributeKey {
-    static let defaultValue = true
-    static let name = "resting.requiresAuthentication"
+package enum RequiresAuthenticationKey: PersistentRequestAttributeKey {
+    package static let defaultValue = true
+    package static let name = "resting.requiresAuthentication"
 }
 
 enum OperationIDKey: PersistentRequestAttributeKey {
@@ -144,9 +144,9 @@ enum IdempotentKey: PersistentRequestAttributeKey {
     static let name = "resting.isIdempotent"
 }
 
-enum MaximumAttemptsKey: PersistentRequestAttributeKey {
-    static let defaultValue: Int? = nil
-    static let name = "resting.maximumAttempts"
+package enum MaximumAttemptsKey: PersistentRequestAttributeKey {
+    package static let defaultValue: Int? = nil
+    package static let name = "resting.maximumAttempts"
 }
 
 extension RequestAttributes {
@@ -182,7 +182,7 @@ extension RequestAttributes {
 
     /// Whether sending this request twice has the effect of sending it once, in place of what its method says
     /// (`GET`, `HEAD`, `OPTIONS`, `PUT`, `DELETE` are): a `POST` with an idempotency key is. ``RetryInterceptor`` and
-    /// ``HedgingInterceptor`` send only idempotent requests again. Default `nil` (the method's).
+    /// `HedgingInterceptor` send only idempotent requests again. Default `nil` (the method's).
     public var isIdempotent: Bool? {
         get { self[IdempotentKey.self] }
         set { self[IdempotentKey.self] = newValue }
@@ -191,5 +191,5 @@ extension RequestAttributes {
 
 extension HTTPRequest {
     /// Whether this request may be sent twice: its ``RequestAttributes/isIdempotent``, or its method's.
-    var isIdempotent: Bool { attributes.isIdempotent ?? method.isIdempotent }
+    package var isIdempotent: Bool { attributes.isIdempotent ?? method.isIdempotent }
 }

@@ -21,7 +21,7 @@ public enum WebSocketMessage: Sendable, Equatable {
     case binary(Data)
 
     /// Whether it is a text message.
-    var isText: Bool {
+    package var isText: Bool {
         if case .text = self { return true }
         return false
     }
@@ -91,5 +91,17 @@ public struct WebSocketClosure: Sendable, Equatable {
     public init(code: WebSocketCloseCode, reason: String = "") {
         self.code = code
         self.reason = reason
+    }
+}
+
+extension WebSocketClosure {
+    /// `reason`'s UTF-8, cut to the 123 bytes a close frame has room for, at a character's end: what every side that
+    /// sends a close frame (the WebSocket module, a transport's own WebSocket) puts after the code.
+    package static func reasonPayload(_ reason: String) -> Data {
+        var cut = reason.utf8.count <= 123 ? Substring(reason) : Substring()
+        if cut.isEmpty, !reason.isEmpty {
+            for character in reason where cut.utf8.count + character.utf8.count <= 123 { cut.append(character) }
+        }
+        return Data(cut.utf8)
     }
 }

@@ -133,9 +133,9 @@ public struct LoggingInterceptor: RestingInterceptor, ExchangeObserver {
 @available(*, deprecated, renamed: "LoggingInterceptor")
 public typealias RequestResponseLoggingInterceptor = LoggingInterceptor
 
-enum LogLevelKey: PersistentRequestAttributeKey {
-    static let defaultValue: LogLevel? = nil
-    static let name = "resting.logLevel"
+package enum LogLevelKey: PersistentRequestAttributeKey {
+    package static let defaultValue: LogLevel? = nil
+    package static let name = "resting.logLevel"
 }
 
 extension RequestAttributes {

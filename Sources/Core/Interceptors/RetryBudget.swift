@@ -27,7 +27,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Takes the cost of one retry, or says no.
-    func withdraw() -> Bool {
+    package func withdraw() -> Bool {
         balance.withLock { balance in
             guard balance >= 1 else { return false }
             balance -= 1
@@ -45,7 +45,7 @@ enum BudgetDepositKey: RequestAttributeKey {
 extension RetryBudget {
     /// Deposits `request`'s share once per call, whichever of the interceptors sharing this budget sees it first,
     /// and marks `request` so that the others do not.
-    func recordRequest(_ request: inout HTTPRequest) {
+    package func recordRequest(_ request: inout HTTPRequest) {
         let id = ObjectIdentifier(self)
         guard request.attributes[BudgetDepositKey.self] != id else { return }
         request.attributes[BudgetDepositKey.self] = id

@@ -119,7 +119,7 @@ public struct RetryInterceptor: RestingInterceptor {
             return backoff(attempt: attempt)
         case .failure(RestingError.deadlineExceeded(let exceeded))
         where exceeded.limit == .attempt && policy.retryableFailures.contains(.timedOut):
-            // An attempt's own timeout (``DeadlineInterceptor``) is a timeout like the transport's.
+            // An attempt's own timeout (`DeadlineInterceptor`) is a timeout like the transport's.
             return backoff(attempt: attempt)
         default: break
         }

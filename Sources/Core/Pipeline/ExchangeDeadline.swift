@@ -4,15 +4,22 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The limits a call's exchanges run within, as ``DeadlineInterceptor`` sets them for the stages after it: the chain
+/// The limits a call's exchanges run within, as `DeadlineInterceptor` sets them for the stages after it: the chain
 /// hands the transport what is left of them, and each waiting stage checks its wait against them.
-struct ExchangeDeadline: Sendable {
+package struct ExchangeDeadline: Sendable {
     /// When the call must end.
-    let deadline: Date?
+    package let deadline: Date?
     /// How long each attempt may take.
-    let attemptTimeout: Duration?
+    package let attemptTimeout: Duration?
     /// The time now, on the clock the deadline was set by (a `VirtualClock` in tests).
     let now: @Sendable () -> Date
+
+    /// Limits of a call ending at `deadline`, each attempt lasting at most `attemptTimeout`, on the clock `now` reads.
+    package init(deadline: Date?, attemptTimeout: Duration?, now: @escaping @Sendable () -> Date) {
+        self.deadline = deadline
+        self.attemptTimeout = attemptTimeout
+        self.now = now
+    }
 
     /// The timeout of an exchange of `request` starting now: the shortest of its own, the attempt's and the time
     /// left. Throws when the deadline has passed.
@@ -27,7 +34,7 @@ struct ExchangeDeadline: Sendable {
     /// The limit a transport's timeout of an exchange under these limits was: the call's when its deadline has
     /// passed (or is within the 5 ms a transport's timer may be early by), the attempt's when it was shorter than the
     /// request's own `requestTimeout`; `nil` when the request's own timeout was.
-    func limitReached(requestTimeout: Duration?) -> DeadlineExceeded.Limit? {
+    package func limitReached(requestTimeout: Duration?) -> DeadlineExceeded.Limit? {
         if let deadline, now().addingTimeInterval(0.005) >= deadline { return .call }
         guard let attemptTimeout, requestTimeout.map({ attemptTimeout < $0 }) ?? true else { return nil }
         return .attempt
@@ -35,7 +42,7 @@ struct ExchangeDeadline: Sendable {
 
     /// The time until the deadline, rounded up to the millisecond (a `Date` holds no finer, no transport times finer,
     /// and a timeout that ends a hair early would end an exchange the deadline allows).
-    var timeLeft: Duration? {
+    package var timeLeft: Duration? {
         deadline.map { deadline in
             // To the microsecond first: the float error of a `Date` must not round a whole millisecond up.
             let microseconds = (deadline.timeIntervalSince(now()) * 1_000_000).rounded()
@@ -44,7 +51,7 @@ struct ExchangeDeadline: Sendable {
     }
 
     /// Whether a wait of `duration` from now would end after the deadline.
-    func cannotWait(_ duration: Duration) -> Bool {
+    package func cannotWait(_ duration: Duration) -> Bool {
         guard let deadline else { return false }
         return now() + duration.seconds >= deadline
     }
@@ -61,8 +68,8 @@ enum ExchangeDeadlineKey: RequestAttributeKey {
 }
 
 extension HTTPRequest {
-    /// The limits ``DeadlineInterceptor`` set for this request's call, if it did.
-    var exchangeDeadline: ExchangeDeadline? {
+    /// The limits `DeadlineInterceptor` set for this request's call, if it did.
+    package var exchangeDeadline: ExchangeDeadline? {
         get { attributes[ExchangeDeadlineKey.self] }
         set { attributes[ExchangeDeadlineKey.self] = newValue }
     }

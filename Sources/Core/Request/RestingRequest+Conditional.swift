@@ -17,7 +17,7 @@ extension RestingRequest {
     }
 
     /// This request conditional on the validators `etag` and `lastModified` (either may be missing).
-    func ifChanged(etag: String?, lastModified: String?) -> Self {
+    package func ifChanged(etag: String?, lastModified: String?) -> Self {
         var request = self
         if let etag { request.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
         if let lastModified { request.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified) }

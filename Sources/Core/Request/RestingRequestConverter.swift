@@ -165,12 +165,12 @@ public struct RestingRequestConverter: RequestConverter {
 }
 
 /// A request body encoded as an endpoint says: bytes and their content type, or query parameters.
-struct EncodedBody {
-    var body: RequestBody = .empty
-    var contentType: String?
-    var queryItems: [URLQueryItem] = []
+package struct EncodedBody {
+    package var body: RequestBody = .empty
+    package var contentType: String?
+    package var queryItems: [URLQueryItem] = []
 
-    init<Body: Encodable>(
+    package init<Body: Encodable>(
         _ value: Body, encoding: RequestEncoding, configuration: RestingRequestConverter.Configuration
     ) throws(RestingError) {
         guard !(value is Nothing) else { return }

@@ -28,7 +28,7 @@ public protocol HTTPErrorBody: Error, Decodable, Sendable {
 
 /// How an unaccepted response becomes the app's error: its body decoded as the type the client or the endpoint
 /// names, or `nil` when the body is not one (a proxy's HTML page), which leaves ``RestingError/httpError(_:)``.
-struct ErrorBodyDecoding: Sendable {
+package struct ErrorBodyDecoding: Sendable {
     let decode: @Sendable (_ error: HTTPError, _ decoder: JSONDecoder) -> (any Error)?
 
     init<Body: Error & Decodable & Sendable>(_ type: Body.Type) {

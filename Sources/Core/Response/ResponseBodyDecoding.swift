@@ -37,8 +37,8 @@ extension Optional: SelfDecodingResponseBody where Wrapped: Decodable {
 }
 
 /// Reads a response body as an endpoint's response type.
-enum ResponseBodyDecoding {
-    static func decode<T: Decodable>(
+package enum ResponseBodyDecoding {
+    package static func decode<T: Decodable>(
         _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading? = nil
     ) throws(RestingError) -> T {
         do {

@@ -6,8 +6,8 @@ import Foundation
 
 /// How an endpoint's responses are read, worked out once when the endpoint is made rather than by a dynamic
 /// cast on every call. (`@unchecked`: it holds metatypes, immutable, which this protocol does not mark.)
-struct ResponseReading: @unchecked Sendable {
-    /// Set when the response type is a stream (``ResponseLines``, ``ServerSentEvents``, …).
+package struct ResponseReading: @unchecked Sendable {
+    /// Set when the response type is a stream (`ResponseLines`, `ServerSentEvents`, …).
     let streaming: (any StreamingResponseBody.Type)?
     /// Set when the response type reads the body itself (`Data`, ``Nothing``, optionals).
     let selfDecoding: (any SelfDecodingResponseBody.Type)?

@@ -6,21 +6,31 @@ import Foundation
 
 /// Which statuses a call takes as its answer, and what it throws for any other: the one place a call's status is
 /// judged, whatever path the call took (a whole body, a stream, a download, a page, a replay).
-struct StatusCheck: Sendable {
+package struct StatusCheck: Sendable {
     /// The client's accepted range.
     let accepted: Range<Int>
     /// What the endpoint accepts besides (a `304` for a conditional read).
     let alsoAccepted: Set<Int>
     /// The app's error type, the endpoint's or the client's.
-    let errorBody: ErrorBodyDecoding?
+    package let errorBody: ErrorBodyDecoding?
     /// Decodes an error body: the endpoint's decoder, or the client's.
-    let decoder: JSONDecoder
+    package let decoder: JSONDecoder
+
+    /// A check that accepts `accepted` and `alsoAccepted`, failing any other status with `errorBody`'s type.
+    package init(
+        accepted: Range<Int>, alsoAccepted: Set<Int>, errorBody: ErrorBodyDecoding?, decoder: JSONDecoder
+    ) {
+        self.accepted = accepted
+        self.alsoAccepted = alsoAccepted
+        self.errorBody = errorBody
+        self.decoder = decoder
+    }
 
     func accepts(_ status: Int) -> Bool { accepted.contains(status) || alsoAccepted.contains(status) }
 
     /// What a call fails with for `error`'s unaccepted response: the app's error when its body is one, else
     /// ``RestingError/httpError(_:)``.
-    func failure(for error: HTTPError) -> any Error {
+    package func failure(for error: HTTPError) -> any Error {
         errorBody?.decode(error, decoder) ?? RestingError.httpError(error)
     }
 

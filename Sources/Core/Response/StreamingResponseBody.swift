@@ -7,8 +7,8 @@ import Foundation
 /// A response type read as a stream: an endpoint declaring one makes ``RestingClient/perform(_:)`` return as
 /// soon as the response head has arrived, with the body still flowing.
 ///
-/// RestingKit ships ``ResponseBodyStream`` (chunks of bytes), ``ResponseLines`` (text lines), ``JSONLines``
-/// (NDJSON values) and ``ServerSentEvents``:
+/// RestingKit ships ``ResponseBodyStream`` (chunks of bytes), `ResponseLines` (text lines), `JSONLines`
+/// (NDJSON values) and `ServerSentEvents`:
 ///
 /// ```swift
 /// let changes = Endpoint<Nothing, JSONLines<Change>>(.get, "/changes", encoding: .query)
@@ -38,14 +38,14 @@ extension StreamingResponseBody {
 }
 
 /// What a ``StreamingResponseBody`` is made from: the body's chunks, the client's decoder, and a way to send
-/// the same call again (what ``ServerSentEvents/reconnecting(_:)`` uses).
+/// the same call again (what `ServerSentEvents.reconnecting(_:)` uses).
 public struct StreamedBody: Sendable {
     /// The body as it arrives.
     public let stream: ResponseBodyStream
     /// The client's (or the endpoint's) JSON decoder.
     public let decoder: JSONDecoder
     /// Sends the call again, and keeps it within reach of cancellation between sends.
-    let reconnector: (any StreamReconnector)?
+    package let reconnector: (any StreamReconnector)?
 
     /// A body that cannot be reopened: what tests and custom types start from.
     public init(stream: ResponseBodyStream, decoder: JSONDecoder = JSONDecoder()) {
@@ -59,7 +59,7 @@ public struct StreamedBody: Sendable {
     }
 }
 
-/// How a streamed call is made again (``ServerSentEvents/reconnecting(_:)``): the call's own client, base URL,
+/// How a streamed call is made again (`ServerSentEvents.reconnecting(_:)`): the call's own client, base URL,
 /// request and concurrency limit, and its cancellation — `cancel()` and `cancelAll()` reach the call in the
 /// waits between its streams too, not only while one is open.
 package protocol StreamReconnector: Sendable {

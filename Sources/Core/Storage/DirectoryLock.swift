@@ -7,12 +7,12 @@ import Foundation
 /// An exclusive claim on a ``DurableDirectory``, held from its creation until it is released (deinit): a second
 /// claim on the same directory, from this process or another, fails. What keeps two offline queues from
 /// replaying the same entries and deleting each other's bodies.
-final class DirectoryLock: Sendable {
+package final class DirectoryLock: Sendable {
     /// The lock file's name: not an entry, a body or a cache file, so no store lists it as one.
     static let fileName = ".lock"
     private let descriptor: Int32
 
-    init(_ directory: DurableDirectory) throws(RestingError) {
+    package init(_ directory: DurableDirectory) throws(RestingError) {
         let file = directory.file(Self.fileName)
         guard let descriptor = FileIO.openForWriting(file, truncate: false, mode: 0o600) else {
             throw .bodyUnreadable(reason: "cannot open \(file.path): \(FileIO.lastError)")

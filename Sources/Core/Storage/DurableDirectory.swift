@@ -10,13 +10,13 @@ import Foundation
 ///
 /// The directory is the owner's alone (mode 0700, files 0600): what it keeps — queued requests with their
 /// bodies — is for this app's eyes only.
-struct DurableDirectory: Sendable {
+package struct DurableDirectory: Sendable {
     let url: URL
     static let temporaryPrefix = "tmp-"
     /// Where files that cannot be read are moved, out of the way of the store but kept for inspection.
     static let quarantineName = "quarantine"
 
-    init(_ url: URL) throws(RestingError) {
+    package init(_ url: URL) throws(RestingError) {
         self.url = url
         // A store reached through a symbolic link would change the modes of, and delete files in, its target.
         guard !FileIO.isSymbolicLink(url) else {
@@ -36,7 +36,7 @@ struct DurableDirectory: Sendable {
     }
 
     /// The names of the complete files, sorted.
-    func names() throws(RestingError) -> [String] {
+    package func names() throws(RestingError) -> [String] {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: url.path)
                 .filter { !$0.hasPrefix(Self.temporaryPrefix) && $0 != Self.quarantineName }.sorted()
@@ -45,20 +45,20 @@ struct DurableDirectory: Sendable {
         }
     }
 
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+    package func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
-    func read(_ name: String) throws(RestingError) -> Data {
+    package func read(_ name: String) throws(RestingError) -> Data {
         try RequestBody.file(file(name)).collectSynchronously()
     }
 
     /// Writes `data` under `name`, atomically; durably unless `flushed` is false (a cache, which can lose an
     /// entry to a power cut but must never see half of one, skips the two `fsync`s).
-    func write(_ data: Data, as name: String, flushed: Bool = true) throws(RestingError) {
+    package func write(_ data: Data, as name: String, flushed: Bool = true) throws(RestingError) {
         try write(as: name, flushed: flushed) { descriptor in data.withUnsafeBytes { FileIO.write(descriptor, $0) } }
     }
 
     /// Writes `body` under `name`, durably, streaming it: a large file body never sits whole in memory.
-    func write(_ body: RequestBody, as name: String) throws(RestingError) {
+    package func write(_ body: RequestBody, as name: String) throws(RestingError) {
         let reader = try body.makeReader()
         defer { reader.close() }
         var readFailure: RestingError?
@@ -96,13 +96,13 @@ struct DurableDirectory: Sendable {
     }
 
     /// Removes `name`, durably unless `flushed` is false.
-    func remove(_ name: String, flushed: Bool = true) throws(RestingError) {
+    package func remove(_ name: String, flushed: Bool = true) throws(RestingError) {
         guard FileIO.remove(file(name)) else { throw Self.failure("remove", file(name)) }
         if flushed { try syncDirectory() }
     }
 
     /// Moves `name` into the quarantine folder (created 0700 when first needed), durably.
-    func quarantine(_ name: String) throws(RestingError) {
+    package func quarantine(_ name: String) throws(RestingError) {
         let folder = url.appendingPathComponent(Self.quarantineName)
         do {
             try FileManager.default.createDirectory(

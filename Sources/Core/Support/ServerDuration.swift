@@ -19,7 +19,7 @@ package enum ServerDuration {
         case rateLimitReset
         /// An API's own back-off header (`Backoff: 60`, Kinto's): 1 hour.
         case backoff
-        /// An event stream's `retry:` field: 1 hour (the stream's ``ServerSentEvents/Reconnection`` caps it lower).
+        /// An event stream's `retry:` field: 1 hour (the stream's `ServerSentEvents.Reconnection` caps it lower).
         case eventStreamRetry
         /// A cached response's freshness lifetime and age (`max-age`, `Expires`, `Age`, `stale-if-error`): 1 year, as
         /// RFC 9111 §5.3 advises for `Expires`.

@@ -42,7 +42,7 @@ package struct ChunkedBodyDecoder: Sendable {
     }
 
     /// Takes the next bytes of the wire; bytes after the body's end are ignored. Throws
-    /// ``RestingError/responseTooLarge(limit:)`` past the limit and a malformed-response failure for anything that
+    /// ``/RestingCore/RestingError/responseTooLarge(limit:)`` past the limit and a malformed-response failure for anything that
     /// is not a chunked body.
     package mutating func take(_ bytes: Data) throws(RestingError) {
         var index = bytes.startIndex

@@ -180,7 +180,7 @@ final class SocketPoller: Sendable {
         if ends { stop() }
     }
 
-    /// Ends the thread; waits still pending fail with ``RestingError/shutDown``.
+    /// Ends the thread; waits still pending fail with ``/RestingCore/RestingError/shutDown``.
     func stop() {
         let waiters = state.withLock { state in
             state.isStopped = true

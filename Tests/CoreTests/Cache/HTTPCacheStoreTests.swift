@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RestingCache
 @testable import RestingCore
 
 /// The memory and disk stores: least-recently-used eviction under a size limit, atomic disk entries, and a

@@ -2,7 +2,10 @@ import Foundation
 import RestingTestSupport
 import Testing
 
+@testable import RestingCache
+@testable import RestingCookies
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// A server for cache tests: one resource per path, with the caching headers a test gives it, answering
 /// conditional requests with 304 when the validator matches, and counting what reached it.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// What a call costs the code that waits for it: an async function keeps every value it holds across an `await` in
 /// its task's memory, for as long as it waits — a subscription's whole life for a streamed call. The values passed

@@ -3,6 +3,7 @@ import RestingTestSupport
 import Testing
 
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// A reconnection is the same call again: its base URL, its place in the concurrency limit, its cancellation.
 @Suite("Reconnections are the same call", .timeLimit(.minutes(5)))

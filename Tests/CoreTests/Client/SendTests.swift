@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// A transport that answers at once and records, for each request, the task it ran in and whether it ran on its
 /// executor.

@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// Streaming calls through the whole pipeline (converter, interceptors, status check) on the stub transport.
 @Suite("Streaming calls", .timeLimit(.minutes(5)))

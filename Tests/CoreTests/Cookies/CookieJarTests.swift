@@ -3,6 +3,7 @@ import RestingTestSupport
 import RestingTesting
 import Testing
 
+@testable import RestingCookies
 @testable import RestingCore
 
 /// The jars: the interceptor that applies them, the in-memory jar's clock, and the persistent jar's file —

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RestingCookies
 @testable import RestingCore
 
 /// RFC 6265's rules, as the cookie store applies them: parsing, domain and path matching, host-only cookies,
@@ -213,7 +214,7 @@ struct CookieRulesTests {
     func joinedFields() {
         let joined = "a=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT; Path=/, b=2, c=3; Max-Age=5"
         #expect(
-            SetCookie.splitJoinedFields(joined) == [
+            HTTPHeaderFields.splitJoinedSetCookie(joined) == [
                 "a=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT; Path=/", "b=2", "c=3; Max-Age=5",
             ])
     }

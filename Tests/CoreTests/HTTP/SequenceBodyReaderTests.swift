@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingOffline
 import RestingTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import RestingTestSupport
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
 
 @Suite("Authentication challenges: RFC 9110's grammar, RFC 7616's Digest, and the interceptor's bounds")

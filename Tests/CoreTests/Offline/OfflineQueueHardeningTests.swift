@@ -2,7 +2,9 @@ import Foundation
 import RestingTestSupport
 import Testing
 
+@testable import RestingCache
 @testable import RestingCore
+@testable import RestingOffline
 
 /// What a hostile network, a crowded disk and a careless caller do to the offline queue: it neither
 /// delivers twice what it cannot identify, nor jams, nor leaks what it stores, nor hides a failure.

@@ -3,6 +3,7 @@ import RestingTestSupport
 import Testing
 
 @testable import RestingCore
+@testable import RestingOffline
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import RestingTestSupport
 import Testing
 
 @testable import RestingCore
+@testable import RestingPagination
 
 /// Whatever a server writes in its next-page header, the iteration ends, follows a page on its own origin, or fails
 /// with a typed error before sending anything elsewhere — it never crashes or sends the call's credentials away.

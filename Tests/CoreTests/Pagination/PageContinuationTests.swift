@@ -3,6 +3,7 @@ import RestingTestSupport
 import Testing
 
 @testable import RestingCore
+@testable import RestingPagination
 
 /// Every page is the same call continued: the endpoint's attributes, the headers, the base URL it began with.
 @Suite("Pages continue their call")

@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingPagination
 
 /// A poll asks again as its schedule and the server say, conditional on the last change, and stops when its task is
 /// cancelled or a failure ends it.

@@ -3,6 +3,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingResilience
 
 @Suite("Rate limit")
 struct RateLimitTests {

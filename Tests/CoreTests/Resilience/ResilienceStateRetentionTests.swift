@@ -3,7 +3,9 @@ import RestingTestSupport
 import RestingTesting
 import Testing
 
+@testable import RestingCache
 @testable import RestingCore
+@testable import RestingResilience
 
 /// The bounded per-key state (``BoundedMap``) of the resilience links and the cache's clamp: state
 /// that says "wait" (a spent quota, a server's pause, an open breaker) must not be forgotten because the client also

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// The event-stream interpretation of the WHATWG HTML standard (§9.2.6), from its own examples and field rules.
 @Suite("Server-Sent Events parser")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// `lines` and NDJSON over a streamed body, fed as chunks.
 @Suite("Streamed lines and NDJSON")

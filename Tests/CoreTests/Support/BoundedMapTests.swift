@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingResilience
 
 /// State keyed by what a server or a caller chooses stays bounded: one map type (``BoundedMap``), and every link
 /// that keys state by a host, an origin or a key keeps it there.

@@ -2,7 +2,12 @@ import Foundation
 import RestingTesting
 import Testing
 
+@testable import RestingCache
+@testable import RestingCookies
 @testable import RestingCore
+@testable import RestingPagination
+@testable import RestingResilience
+@testable import RestingStreaming
 
 /// Every duration a server chooses is clamped by one function (``ServerDuration``): each reader of one is fed huge,
 /// negative, fractional, exponent and far-future values, and nothing it returns is longer than its use's ceiling.

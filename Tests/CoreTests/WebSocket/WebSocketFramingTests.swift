@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RestingCore
+@testable import RestingWebSocket
 
 /// RFC 6455's framing without a socket: frames written and read back, what a frame alone shows to be wrong,
 /// messages put back together from fragments, UTF-8 checked as it arrives, close frames.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RestingCore
+@testable import RestingWebSocket
 
 /// The WebSocket's states and what each event does to them, without a socket.
 @Suite("WebSocket lifecycle")

@@ -3,6 +3,7 @@ import RestingTestSupport
 import Testing
 
 @testable import RestingCore
+@testable import RestingWebSocket
 
 /// A WebSocket whose transport speaks the protocol itself (a ``TransportWebSocket``, as URLSession's), without a
 /// socket: a scripted transport socket under a real `RestingClient`, so the relay's reading, closing, keep-alive and

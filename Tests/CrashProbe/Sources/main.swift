@@ -1,7 +1,10 @@
 import Foundation
+import RestingCookies
 import RestingCore
 import RestingCurl
+import RestingOffline
 import RestingURLSession
+import RestingWebSocket
 import Synchronization
 
 #if canImport(Glibc)

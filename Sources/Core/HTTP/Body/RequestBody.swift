@@ -66,7 +66,7 @@ public struct RequestBody: Sendable {
 
     /// Whether the body is an async sequence that can be iterated once: it cannot be sent twice, so nothing may
     /// hash it ahead, resend it or send it in parallel.
-    var isSinglePass: Bool {
+    package var isSinglePass: Bool {
         if case .sequence(let sequence) = source { sequence.iteration == .single } else { false }
     }
 

@@ -23,8 +23,8 @@ import Foundation
 ///   thrown from the loop as the same ``RestingError``s a buffered call fails with.
 /// - **Single pass.** A second iteration fails with ``RestingError/bodyAlreadyConsumed``, never hangs.
 ///
-/// `lines`, ``jsonLines(of:decoder:maximumLineLength:)`` and ``serverSentEvents`` read the same chunks as text
-/// lines, NDJSON values and Server-Sent Events.
+/// `lines`, `jsonLines(of:decoder:maximumLineLength:)` and `serverSentEvents` (module `RestingStreaming`) read the same
+/// chunks as text lines, NDJSON values and Server-Sent Events.
 public final class ResponseBodyStream: AsyncSequence, Sendable {
     public typealias Element = Data
     public typealias Failure = any Error

@@ -2,7 +2,7 @@
 /// body as a ``ResponseBodyStream`` read chunk by chunk, instead of buffering it whole.
 ///
 /// Set on ``HTTPRequest/responseStreaming`` by ``RestingClient`` for endpoints whose response type streams
-/// (``ResponseBodyStream``, ``ResponseLines``, ``JSONLines``, ``ServerSentEvents``); interceptors and transports
+/// (``ResponseBodyStream``, `ResponseLines`, `JSONLines`, `ServerSentEvents`); interceptors and transports
 /// read it. While it is set:
 /// - ``HTTPRequest/timeout`` bounds the wait for the head only; a body may flow for as long as it keeps moving
 ///   (the transport's idle timeout applies between chunks, never while the reader is the slow one);

@@ -1,4 +1,4 @@
-/// Which limit of a ``DeadlineInterceptor`` ended a call, and where the call was when it did: what
+/// Which limit of a `DeadlineInterceptor` ended a call, and where the call was when it did: what
 /// ``RestingError/deadlineExceeded(_:)`` carries.
 ///
 /// ```swift
@@ -23,9 +23,9 @@ public struct DeadlineExceeded: Sendable, Equatable, CustomStringConvertible {
         case exchange
         /// Waiting for ``RetryInterceptor``'s next attempt.
         case retryWait
-        /// Waiting for a token of ``RateLimitInterceptor``.
+        /// Waiting for a token of `RateLimitInterceptor`.
         case rateLimitWait
-        /// Waiting for a slot of ``ConcurrencyLimitInterceptor``.
+        /// Waiting for a slot of `ConcurrencyLimitInterceptor`.
         case concurrencyWait
     }
 

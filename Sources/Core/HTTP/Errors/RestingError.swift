@@ -75,16 +75,16 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// half or empty body. Make the body replayable (``RequestBody/sequence(_:contentLength:iteration:trailers:)`` with
     /// `.multiple`) where resending matters.
     case requestBodyNotReplayable
-    /// A ``CircuitBreakerInterceptor``'s breaker for `key` (an origin, or the key the app chose) is open: the call
+    /// A `CircuitBreakerInterceptor`'s breaker for `key` (an origin, or the key the app chose) is open: the call
     /// was failed at once, without reaching the transport. The breaker lets a probe through after `retryAfter`.
     case circuitOpen(key: String, retryAfter: Duration)
-    /// A ``RateLimitInterceptor`` would have had the call wait past its bound for `key` (its longest wait, or its
+    /// A `RateLimitInterceptor` would have had the call wait past its bound for `key` (its longest wait, or its
     /// most waiting calls): the call was failed at once. A token is due after `retryAfter`.
     case rateLimited(key: String, retryAfter: Duration)
-    /// A ``ConcurrencyLimitInterceptor`` had `limit` calls in flight for `key` and no room in its queue: the call
+    /// A `ConcurrencyLimitInterceptor` had `limit` calls in flight for `key` and no room in its queue: the call
     /// was shed.
     case loadShed(key: String, limit: Int)
-    /// A ``DeadlineInterceptor``'s limit ended the call: which limit, and in which stage.
+    /// A `DeadlineInterceptor`'s limit ended the call: which limit, and in which stage.
     case deadlineExceeded(DeadlineExceeded)
     /// A WebSocket failed after its handshake, or its handshake's `101` was not RFC 6455's: how, in the failure.
     case webSocketFailed(WebSocketFailure)

@@ -1,6 +1,9 @@
 import AllocationCounter
 import RestingCore
 import RestingCurl
+import RestingResilience
+import RestingStreaming
+import RestingWebSocket
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,6 @@
 import HeapUsage
 import RestingCore
+import RestingStreaming
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,0 +1,79 @@
+import RestingCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Gives a call a deadline that spans all it does — every attempt, redirect, hedge and wait — and each attempt a
+/// timeout of its own, so that a caller waits no longer than it can afford however the call goes.
+///
+/// - The call's deadline is the earliest of ``callTimeout`` (or the request's ``RestingCore/RequestAttributes/callTimeout``)
+///   from now, the ``CallDeadline/current`` of the task that made the call (a server's own request deadline), and
+///   a deadline an outer interceptor set.
+/// - Every exchange is sent with the time left (and at most the attempt's timeout) as its transport timeout, so a
+///   transport gives up when the call must. ``/RestingCore/RetryInterceptor``'s backoff and ``RateLimitInterceptor``'s bucket,
+///   whose waits are known ahead, fail at once when the wait would pass the deadline instead of waiting in vain;
+///   ``ConcurrencyLimitInterceptor``'s queue gives up when the deadline passes.
+/// - A call that runs out of time fails with ``/RestingCore/RestingError/deadlineExceeded(_:)``, saying which limit ran out —
+///   the call's, or the attempt's — and in which stage. An attempt's timeout is retried like any timeout when a
+///   ``/RestingCore/RetryInterceptor`` is outside it; the call's is final.
+///
+/// Put it first among the application interceptors, so that everything after it counts against the deadline.
+///
+/// ```swift
+/// let client = RestingClient(
+///     baseUrl: baseUrl, httpClient: transport,
+///     interceptors: [DeadlineInterceptor(callTimeout: .seconds(2), attemptTimeout: .milliseconds(500)),
+///                    RetryInterceptor()])
+/// ```
+public struct DeadlineInterceptor: RestingInterceptor {
+    /// The longest a call may take, all attempts and waits included; `nil`, no limit but the task's
+    /// ``CallDeadline/current``.
+    public let callTimeout: Duration?
+    /// The longest each attempt may take; `nil`, the transport's own timeout.
+    public let attemptTimeout: Duration?
+    private let clock: any InterceptorClock
+
+    /// An interceptor ending calls after `callTimeout` and attempts after `attemptTimeout`, timed by `clock`.
+    public init(
+        callTimeout: Duration? = nil, attemptTimeout: Duration? = nil, clock: any InterceptorClock = SystemClock()
+    ) {
+        self.callTimeout = callTimeout
+        self.attemptTimeout = attemptTimeout
+        self.clock = clock
+    }
+
+    /// Sets the call's deadline and attempt timeout for the stages after it, or fails a call whose deadline has
+    /// already passed.
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+        let now = clock.now
+        let outer = request.exchangeDeadline
+        let own = (request.attributes.callTimeout ?? callTimeout).map { now + $0.seconds }
+        let deadline = Self.earliest(Self.earliest(own, CallDeadline.current), outer?.deadline)
+        if let deadline, deadline <= now {
+            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .start))
+        }
+        let limits = ExchangeDeadline(
+            deadline: deadline,
+            attemptTimeout: request.attributes.attemptTimeout ?? attemptTimeout ?? outer?.attemptTimeout,
+            now: { [clock] in clock.now })
+        var limited = request
+        limited.exchangeDeadline = limits
+        do {
+            return try await execution(limited)
+        } catch RestingError.transportFailed(let failure) where failure.kind == .timedOut {
+            // The chain handed the transport the shortest of these limits and the request's own timeout: say which.
+            guard let limit = limits.limitReached(requestTimeout: request.timeout) else {
+                throw RestingError.transportFailed(failure)
+            }
+            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: limit, stage: .exchange))
+        }
+    }
+
+    private static func earliest(_ one: Date?, _ other: Date?) -> Date? {
+        guard let one, let other else { return one ?? other }
+        return min(one, other)
+    }
+}
