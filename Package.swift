@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "RestingMetrics",
             dependencies: [
-                "RestingCore",
+                "RestingCore", "RestingResilience",
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ],
             path: "Sources/Integrations/Metrics"),

@@ -200,7 +200,7 @@ case "curl-breaker-open":
             _ = try await client.perform(request).value
             FileHandle.standardError.write(Data("a call went through the open breaker\n".utf8))
             exit(1)
-        } catch RestingError.circuitOpen {}
+        } catch ResilienceError.circuitOpen {}
     }
 case "hedged", "unhedged":
     // GETs of a chaos_server.py route whose answers are sometimes late, hedged at the 95th percentile of the

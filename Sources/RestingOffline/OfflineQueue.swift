@@ -264,7 +264,7 @@ private final class ReplayGate: Sendable {
 extension RestingClient {
     /// Performs `request`; when it fails because the network is unreachable, keeps it in `queue` for a later
     /// ``OfflineQueue/replay(with:progress:)``. The promise still fails with the connectivity error (or, when
-    /// the request could not be stored either, ``/RestingCore/RestingError/offlineStorageFailed(original:reason:)``).
+    /// the request could not be stored either, ``OfflineStorageFailure``).
     ///
     /// The request is sent with an `Idempotency-Key` — its own if it has one — and a kept request is replayed
     /// with the same key. Under the default `policy` a non-idempotent request is kept only when the failure
@@ -285,7 +285,7 @@ extension RestingClient {
             do {
                 try queue.enqueue(keyed, baseUrl: baseUrl, configuration: configuration)
             } catch {
-                throw RestingError.offlineStorageFailed(original: original, reason: "\(error)")
+                throw OfflineStorageFailure(original: original, reason: "\(error)")
             }
             throw error
         }

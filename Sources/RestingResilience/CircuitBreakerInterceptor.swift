@@ -12,7 +12,7 @@ import Foundation
 /// - **Closed** (normal): each call's outcome enters a window — the last `n` calls, or the last stretch of time.
 ///   Once the window holds ``Policy/minimumCalls`` and their failure rate reaches ``Policy/failureRateThreshold``,
 ///   the breaker opens.
-/// - **Open**: calls fail with ``/RestingCore/RestingError/circuitOpen(key:retryAfter:)`` without going further down the
+/// - **Open**: calls fail with ``ResilienceError/circuitOpen(key:retryAfter:)`` without going further down the
 ///   chain — no transport, no concurrency slot, no retry when this link is outside them — for
 ///   ``Policy/openDuration``.
 /// - **Half-open**: up to ``Policy/halfOpenProbes`` calls go through; a failure opens the breaker again, that
@@ -129,7 +129,7 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
         }
         report(opened, key, request)
         if case .rejected(let retryAfter) = admission {
-            throw RestingError.circuitOpen(key: key, retryAfter: retryAfter)
+            throw ResilienceError.circuitOpen(key: key, retryAfter: retryAfter)
         }
         let result = await Result { try await execution(request) }
         let (outcome, end) = (policy.outcome(of: result), clock.now)
@@ -142,6 +142,7 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
 
     private func report(_ transition: CircuitBreaker.Transition?, _ key: String, _ request: HTTPRequest) {
         guard let transition else { return }
-        request.events?.report(.circuitBreakerChanged(key: key, from: transition.from, to: transition.to))
+        request.events?.report(
+            .capability(ResilienceEvent.circuitBreakerChanged(key: key, from: transition.from, to: transition.to)))
     }
 }

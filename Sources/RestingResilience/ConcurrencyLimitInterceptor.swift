@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Calls over the limit wait in order of arrival — at most ``maximumQueued`` of them per key, for no longer than
 /// their deadline (``DeadlineInterceptor``), cancellable — or are shed at once with
-/// ``/RestingCore/RestingError/loadShed(key:limit:)``. Unlike the client's ``/RestingCore/ConcurrencyMode`` limit, which every call takes
+/// ``ResilienceError/loadShed(key:limit:)``. Unlike the client's ``/RestingCore/ConcurrencyMode`` limit, which every call takes
 /// first, this one is a link of the chain: put it last among the application interceptors, so that a call an open
 /// breaker or a rate limit stops never takes a slot, and a slot is held only while the request is in flight.
 ///
@@ -99,7 +99,9 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
         let asked = ContinuousClock.now
         try await acquire(slots, key: key, limit: admittedUnder, request)
         let start = ContinuousClock.now
-        request.events?.report(.concurrencyLimitAcquired(key: key, limit: admittedUnder, waited: start - asked))
+        request.events?.report(
+            .capability(ResilienceEvent.concurrencyLimitAcquired(key: key, limit: admittedUnder, waited: start - asked))
+        )
         let inFlight = slots.inUse
         let result = await Result { try await execution(request) }
         let latency = (ContinuousClock.now - start).seconds
@@ -119,7 +121,7 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
     private func acquire(_ slots: CallLimiter, key: String, limit: Int, _ request: HTTPRequest) async throws {
         guard let timeLeft = request.exchangeDeadline?.timeLeft else {
             guard try await slots.acquire(queueLimit: maximumQueued) else {
-                throw RestingError.loadShed(key: key, limit: limit)
+                throw ResilienceError.loadShed(key: key, limit: limit)
             }
             return
         }
@@ -139,7 +141,7 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
         }
         switch admitted {
         case true?: return
-        case false?: throw RestingError.loadShed(key: key, limit: limit)
+        case false?: throw ResilienceError.loadShed(key: key, limit: limit)
         case nil: throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .concurrencyWait))
         }
     }

@@ -117,7 +117,7 @@ public struct HedgingInterceptor: RestingInterceptor {
                 switch arrival {
                 case .hedgeDue:
                     guard inFlight > 0, !Task.isCancelled, budget.withdraw() else { continue }
-                    request.events?.report(.hedgeStarted(hedge: sent, delay: delay))
+                    request.events?.report(.capability(ResilienceEvent.hedgeStarted(hedge: sent, delay: delay)))
                     send()
                 case .answer(let result):
                     inFlight -= 1

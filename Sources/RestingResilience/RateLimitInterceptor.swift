@@ -13,7 +13,7 @@ import Foundation
 /// - **The bucket**: ``Limit/requests`` per ``Limit/interval``, bursts of ``Limit/burst``, one per
 ///   ``RestingCore/RequestAttributes/resilienceKey`` (by default the origin). Calls wait for a token in the order they came,
 ///   at most ``maximumWait`` each and ``maximumWaiting`` at a time; a call that would wait longer, or find the
-///   queue full, fails at once with ``/RestingCore/RestingError/rateLimited(key:retryAfter:)``. A waiting call is cancellable.
+///   queue full, fails at once with ``ResilienceError/rateLimited(key:retryAfter:)``. A waiting call is cancellable.
 /// - **The server's word**: a `429` or `503` with `Retry-After` pauses that key's bucket for the delay asked;
 ///   `RateLimit` / `RateLimit-Remaining` / `X-RateLimit-Remaining` at zero pause it until the announced reset, and
 ///   above zero cap what is sent before it; a `RateLimit-Policy` stricter than ``limit`` replaces it. The client
@@ -51,7 +51,7 @@ public final class RateLimitInterceptor: RestingInterceptor {
     public let limit: Limit
     /// Rates of particular keys.
     public let limits: [String: Limit]
-    /// The longest a call waits for a token before it fails with ``/RestingCore/RestingError/rateLimited(key:retryAfter:)``.
+    /// The longest a call waits for a token before it fails with ``ResilienceError/rateLimited(key:retryAfter:)``.
     public let maximumWait: Duration
     /// The most calls that wait for a token of one key at a time.
     public let maximumWaiting: Int
@@ -103,7 +103,7 @@ public final class RateLimitInterceptor: RestingInterceptor {
             }
         }
         switch reservation {
-        case .refused(let retryAfter): throw RestingError.rateLimited(key: key, retryAfter: retryAfter)
+        case .refused(let retryAfter): throw ResilienceError.rateLimited(key: key, retryAfter: retryAfter)
         case .granted(let wait) where wait == .zero: return
         case .granted(let wait):
             do {
@@ -116,7 +116,7 @@ public final class RateLimitInterceptor: RestingInterceptor {
                 throw error as? RestingError ?? .cancelled
             }
             buckets.withLock { _ = $0.update(key, now: now) { $0.endWait() } }
-            request.events?.report(.rateLimitWaited(key: key, waited: wait))
+            request.events?.report(.capability(ResilienceEvent.rateLimitWaited(key: key, waited: wait)))
         }
     }
 
@@ -140,6 +140,8 @@ public final class RateLimitInterceptor: RestingInterceptor {
                 return [asked, quotaPause].compactMap { $0 }.max()
             }
         }
-        if let paused { request.events?.report(.rateLimitPaused(key: key, duration: paused)) }
+        if let paused {
+            request.events?.report(.capability(ResilienceEvent.rateLimitPaused(key: key, duration: paused)))
+        }
     }
 }

@@ -12,7 +12,7 @@ import Foundation
 /// NUL ignored, and a last event without its blank line discarded.
 ///
 /// What ``ServerSentEvents`` reads a body with; apps iterate that instead. Any split of the same bytes into chunks yields the same events. Lines, and an event's data, larger than
-/// `maximumEventSize` bytes as received fail with ``/RestingCore/RestingError/streamElementTooLarge(limit:)``.
+/// `maximumEventSize` bytes as received fail with ``StreamElementTooLarge``.
 package struct EventStreamParser: Sendable {
     /// The last event ID: set by `id:` fields, kept across events (and across reconnections).
     package private(set) var lastEventID: String
@@ -36,7 +36,7 @@ package struct EventStreamParser: Sendable {
     /// - Parameters:
     ///   - lastEventID: The ID to start from (a reconnection continues from the previous stream's).
     ///   - maximumEventSize: The largest event accepted, in bytes; a larger one fails with
-    ///     ``/RestingCore/RestingError/streamElementTooLarge(limit:)``.
+    ///     ``StreamElementTooLarge``.
     package init(lastEventID: String = "", maximumEventSize: Int = Self.defaultMaximumEventSize) {
         self.lastEventID = lastEventID
         lastEventIDBuffer = lastEventID
@@ -45,7 +45,7 @@ package struct EventStreamParser: Sendable {
     }
 
     /// Feeds the next chunk of the body; returns the events it completed, in order.
-    package mutating func parse(_ chunk: Data) throws(RestingError) -> [ServerSentEventMessage] {
+    package mutating func parse(_ chunk: Data) throws(StreamElementTooLarge) -> [ServerSentEventMessage] {
         var chunk = chunk
         if isAtStart, !chunk.isEmpty {
             // The BOM may itself be split across chunks: wait until three bytes (or a mismatch) are seen.
@@ -58,7 +58,7 @@ package struct EventStreamParser: Sendable {
         var lines = LineSplitter(maximumLineLength: maximumEventSize)
         swap(&lines, &self.lines)
         defer { self.lines = lines }
-        try lines.append(chunk) { (line) throws(RestingError) in
+        try lines.append(chunk) { (line) throws(StreamElementTooLarge) in
             if let event = try process(line) { events.append(event) }
         }
         return events
@@ -81,7 +81,7 @@ package struct EventStreamParser: Sendable {
 
     private var pendingStart: [UInt8] = []
 
-    private mutating func strippingByteOrderMark(_ chunk: Data) throws(RestingError) -> Data {
+    private mutating func strippingByteOrderMark(_ chunk: Data) throws(StreamElementTooLarge) -> Data {
         let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
         let seen = pendingStart + chunk.prefix(3 - pendingStart.count)
         if seen.count < 3, byteOrderMark.starts(with: seen) {
@@ -95,7 +95,9 @@ package struct EventStreamParser: Sendable {
         return Data(held) + chunk
     }
 
-    private mutating func process(_ line: UnsafeBufferPointer<UInt8>) throws(RestingError) -> ServerSentEventMessage? {
+    private mutating func process(_ line: UnsafeBufferPointer<UInt8>) throws(StreamElementTooLarge)
+        -> ServerSentEventMessage?
+    {
         if line.isEmpty { return dispatch() }
         if line[0] == UInt8(ascii: ":") { return nil }
         let colon = line.firstIndex(of: UInt8(ascii: ":"))
@@ -108,7 +110,7 @@ package struct EventStreamParser: Sendable {
             eventType = String(decoding: value, as: UTF8.self)
         case "data":
             guard data.count + value.count + 1 <= maximumEventSize else {
-                throw .streamElementTooLarge(limit: maximumEventSize)
+                throw StreamElementTooLarge(limit: maximumEventSize)
             }
             if hasData { data.append(0x0A) }
             data.append(contentsOf: value)

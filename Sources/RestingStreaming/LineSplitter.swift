@@ -24,9 +24,9 @@ package struct LineSplitter: Sendable {
 
     /// Feeds `chunk`, calling `line` with each line it completes (without its terminator).
     package mutating func append(
-        _ chunk: Data, line: (UnsafeBufferPointer<UInt8>) throws(RestingError) -> Void
-    ) throws(RestingError) {
-        var failure: RestingError?
+        _ chunk: Data, line: (UnsafeBufferPointer<UInt8>) throws(StreamElementTooLarge) -> Void
+    ) throws(StreamElementTooLarge) {
+        var failure: StreamElementTooLarge?
         chunk.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
@@ -39,7 +39,7 @@ package struct LineSplitter: Sendable {
                     index += 1
                     continue
                 }
-                do throws(RestingError) {
+                do throws(StreamElementTooLarge) {
                     try complete(UnsafeBufferPointer(rebasing: bytes[start..<index]), line: line)
                 } catch {
                     failure = error
@@ -57,7 +57,7 @@ package struct LineSplitter: Sendable {
             }
             let rest = UnsafeBufferPointer(rebasing: bytes[start...])
             guard partial.count + rest.count <= maximumLineLength else {
-                failure = .streamElementTooLarge(limit: maximumLineLength)
+                failure = StreamElementTooLarge(limit: maximumLineLength)
                 return
             }
             partial.append(contentsOf: rest)
@@ -66,15 +66,15 @@ package struct LineSplitter: Sendable {
     }
 
     private mutating func complete(
-        _ tail: UnsafeBufferPointer<UInt8>, line: (UnsafeBufferPointer<UInt8>) throws(RestingError) -> Void
-    ) throws(RestingError) {
+        _ tail: UnsafeBufferPointer<UInt8>, line: (UnsafeBufferPointer<UInt8>) throws(StreamElementTooLarge) -> Void
+    ) throws(StreamElementTooLarge) {
         guard partial.count + tail.count <= maximumLineLength else {
-            throw .streamElementTooLarge(limit: maximumLineLength)
+            throw StreamElementTooLarge(limit: maximumLineLength)
         }
         guard !partial.isEmpty else { return try line(tail) }
         partial.append(contentsOf: tail)
         defer { partial.removeAll(keepingCapacity: true) }
-        try partial.withUnsafeBufferPointer { (whole) throws(RestingError) in try line(whole) }
+        try partial.withUnsafeBufferPointer { (whole) throws(StreamElementTooLarge) in try line(whole) }
     }
 
     /// The stream ended: the last line, if it had bytes but no terminator.

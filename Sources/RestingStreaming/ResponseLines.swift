@@ -10,7 +10,7 @@ import Foundation
 ///
 /// LF, CRLF and a lone CR all end a line (one split between two chunks counts once); the terminator is not
 /// part of the line; a last line without one is yielded at the end. A line longer than `maximumLineLength`
-/// fails with ``/RestingCore/RestingError/streamElementTooLarge(limit:)``. Invalid UTF-8 becomes U+FFFD.
+/// fails with ``StreamElementTooLarge``. Invalid UTF-8 becomes U+FFFD.
 ///
 /// ```swift
 /// let log = Endpoint<Nothing, ResponseLines>(.get, "/logs/tail", encoding: .query)
@@ -24,7 +24,7 @@ public struct ResponseLines: AsyncSequence, StreamingResponseBody {
     public typealias Failure = any Error
 
     private let stream: ResponseBodyStream
-    /// The longest line accepted, in bytes; a longer one fails with ``/RestingCore/RestingError/streamElementTooLarge(limit:)``.
+    /// The longest line accepted, in bytes; a longer one fails with ``StreamElementTooLarge``.
     public let maximumLineLength: Int
 
     /// 1 MiB.

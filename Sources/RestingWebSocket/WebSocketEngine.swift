@@ -34,7 +34,7 @@ extension WebSocketEngine {
 
     /// Starts reading, and pinging if asked.
     func start() {
-        events?.report(.webSocketOpened(subprotocol: subprotocol))
+        events?.report(.capability(WebSocketEvent.opened(subprotocol: subprotocol)))
         let reader = Task { await self.read() }
         let keepAlive = options.keepAlive.map { keepAlive in Task { await self.keepAlive(keepAlive) } }
         run.ends(with: [reader, keepAlive])

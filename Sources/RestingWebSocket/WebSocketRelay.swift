@@ -42,7 +42,7 @@ final class WebSocketRelay: WebSocketEngine {
             fail(error)
             throw error
         }
-        events?.report(.webSocketMessageSent(isText: message.isText, bytes: message.byteCount))
+        events?.report(.capability(WebSocketEvent.messageSent(isText: message.isText, bytes: message.byteCount)))
     }
 
     /// Sends a ping and returns; its pong is reported when it comes. The transports that speak WebSocket themselves
@@ -57,9 +57,9 @@ final class WebSocketRelay: WebSocketEngine {
 
     /// Pings, and reports the pong; `false` when the socket ended first.
     private func pingAnswered() async -> Bool {
-        events?.report(.webSocketControlFrame(.pingSent, bytes: 0))
+        events?.report(.capability(WebSocketEvent.controlFrame(.pingSent, bytes: 0)))
         guard (try? await socket.ping()) != nil else { return false }
-        events?.report(.webSocketControlFrame(.pongReceived, bytes: 0))
+        events?.report(.capability(WebSocketEvent.controlFrame(.pongReceived, bytes: 0)))
         return true
     }
 
@@ -69,7 +69,7 @@ final class WebSocketRelay: WebSocketEngine {
         guard run.lifecycle({ $0.closeRequested(code: code, cancelling: cancelling) }) else {
             return await run.waitUntilOver()
         }
-        events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
+        events?.report(.capability(WebSocketEvent.closing(code: code.rawValue, byPeer: false)))
         await run.closeHandshake(within: options.closeTimeout) { self.socket.close(code: code, reason: reason) }
     }
 
@@ -86,7 +86,8 @@ final class WebSocketRelay: WebSocketEngine {
     func read() async {
         do {
             while let message = try await socket.receive(maximumSize: options.maximumMessageSize) {
-                events?.report(.webSocketMessageReceived(isText: message.isText, bytes: message.byteCount))
+                events?.report(
+                    .capability(WebSocketEvent.messageReceived(isText: message.isText, bytes: message.byteCount)))
                 // After this side's close the peer may still send; nobody waits for it.
                 guard run.acceptsMessages else { continue }
                 guard await inbox.put(message) else { return }
@@ -94,7 +95,7 @@ final class WebSocketRelay: WebSocketEngine {
             guard let closure = socket.peerClosure else { return run.over(connectionEnded: true) }
             // From `open` the peer closed first (the transport answered it); from `closing` it answered this side.
             if run.lifecycle({ $0.peerClosed(closure) }) != nil {
-                events?.report(.webSocketClosing(code: closure.code.rawValue, byPeer: true))
+                events?.report(.capability(WebSocketEvent.closing(code: closure.code.rawValue, byPeer: true)))
             }
             run.over(connectionEnded: false)
         } catch {

@@ -63,7 +63,7 @@ final class WebSocketSession: WebSocketEngine {
         try await write(
             WebSocketFrame(isFinal: true, opcode: opcode, payload: payload), onlyWhileOpen: true,
             compressing: compresses)
-        events?.report(.webSocketMessageSent(isText: message.isText, bytes: payload.count))
+        events?.report(.capability(WebSocketEvent.messageSent(isText: message.isText, bytes: payload.count)))
     }
 
     /// Sends a ping with `payload` (at most 125 bytes).
@@ -72,7 +72,7 @@ final class WebSocketSession: WebSocketEngine {
             throw RestingError.webSocketFailed(WebSocketFailure(.closed, "a ping's payload is at most 125 bytes"))
         }
         try await write(WebSocketFrame(isFinal: true, opcode: .ping, payload: payload), onlyWhileOpen: true)
-        events?.report(.webSocketControlFrame(.pingSent, bytes: payload.count))
+        events?.report(.capability(WebSocketEvent.controlFrame(.pingSent, bytes: payload.count)))
     }
 
     /// Writes `frame` when its turn comes. A write the network cannot take waits for it, but never for ever: the
@@ -125,7 +125,7 @@ final class WebSocketSession: WebSocketEngine {
         guard run.lifecycle({ $0.closeRequested(code: code, cancelling: cancelling) }) else {
             return await run.waitUntilOver()
         }
-        events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
+        events?.report(.capability(WebSocketEvent.closing(code: code.rawValue, byPeer: false)))
         let payload = WebSocketMessageAssembler.closePayload(code: code, reason: reason)
         await run.closeHandshake(within: options.closeTimeout) {
             try? await self.write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
@@ -136,7 +136,7 @@ final class WebSocketSession: WebSocketEngine {
     /// connection closes.
     private func fail(_ error: RestingError) {
         guard let code = run.lifecycle({ $0.failed(error) }) else { return run.over(connectionEnded: false) }
-        events?.report(.webSocketClosing(code: code.rawValue, byPeer: false))
+        events?.report(.capability(WebSocketEvent.closing(code: code.rawValue, byPeer: false)))
         Task {
             await self.writeCloseFrame(code: code)
             self.run.over(connectionEnded: false)
@@ -192,24 +192,25 @@ final class WebSocketSession: WebSocketEngine {
     private func handle(_ incoming: WebSocketMessageAssembler.Incoming) async throws -> Bool {
         switch incoming {
         case .message(let message):
-            events?.report(.webSocketMessageReceived(isText: message.isText, bytes: message.byteCount))
+            events?.report(
+                .capability(WebSocketEvent.messageReceived(isText: message.isText, bytes: message.byteCount)))
             // After this side's close the peer may still send; nobody waits for it.
             guard run.acceptsMessages else { return true }
             _ = await inbox.put(message)
         case .ping(let payload):
-            events?.report(.webSocketControlFrame(.pingReceived, bytes: payload.count))
+            events?.report(.capability(WebSocketEvent.controlFrame(.pingReceived, bytes: payload.count)))
             guard run.acceptsMessages else { return true }
             try await write(WebSocketFrame(isFinal: true, opcode: .pong, payload: payload), onlyWhileOpen: true)
-            events?.report(.webSocketControlFrame(.pongSent, bytes: payload.count))
+            events?.report(.capability(WebSocketEvent.controlFrame(.pongSent, bytes: payload.count)))
         case .pong(let payload):
-            events?.report(.webSocketControlFrame(.pongReceived, bytes: payload.count))
+            events?.report(.capability(WebSocketEvent.controlFrame(.pongReceived, bytes: payload.count)))
             state.withLock { $0.awaitingPongSince = nil }
         case .close(let closure):
             guard let answer = run.lifecycle({ $0.peerClosed(closure) }) else {
                 run.over(connectionEnded: false)
                 return false
             }
-            events?.report(.webSocketClosing(code: closure.code.rawValue, byPeer: true))
+            events?.report(.capability(WebSocketEvent.closing(code: closure.code.rawValue, byPeer: true)))
             await writeCloseFrame(code: answer)
             run.over(connectionEnded: false)
             return false

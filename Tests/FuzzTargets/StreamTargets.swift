@@ -12,8 +12,8 @@ extension FuzzTarget {
     /// chunks anywhere (at points the input itself picks) changes nothing; an ID never holds NUL.
     static let serverSentEvents = FuzzTarget(name: "server-sent-events") { input, violation in
         let limit = 256
-        func parse(_ chunks: [Data]) -> Result<[ServerSentEventMessage], RestingError> {
-            Result { () throws(RestingError) -> [ServerSentEventMessage] in
+        func parse(_ chunks: [Data]) -> Result<[ServerSentEventMessage], StreamElementTooLarge> {
+            Result { () throws(StreamElementTooLarge) -> [ServerSentEventMessage] in
                 var parser = EventStreamParser(maximumEventSize: limit)
                 var events: [ServerSentEventMessage] = []
                 for chunk in chunks { events += try parser.parse(chunk) }
@@ -49,7 +49,7 @@ extension FuzzTarget {
     static let lines = FuzzTarget(name: "lines") { input, violation in
         let limit = 64
         func split(_ chunks: [Data]) -> [[UInt8]]? {
-            try? { () throws(RestingError) -> [[UInt8]] in
+            try? { () throws(StreamElementTooLarge) -> [[UInt8]] in
                 var splitter = LineSplitter(maximumLineLength: limit)
                 var lines: [[UInt8]] = []
                 for chunk in chunks { try splitter.append(chunk) { lines.append(Array($0)) } }

@@ -77,12 +77,15 @@ struct ResilienceServerTests {
         let seen = try await stats(route).requests
         #expect(seen == 12, "4 calls of 3 attempts each")
 
-        await #expect(throws: RestingError.circuitOpen(key: origin, retryAfter: .seconds(30))) {
+        await #expect(throws: ResilienceError.circuitOpen(key: origin, retryAfter: .seconds(30))) {
             try await get(client, route)
         }
         #expect(try await stats(route).requests == seen)
         #expect(!recorder.lastCall.contains { if case .exchangeStarted = $0 { true } else { false } })
-        #expect(!recorder.lastCall.contains { if case .concurrencyLimitAcquired = $0 { true } else { false } })
+        #expect(
+            !recorder.lastCall.contains {
+                if case .concurrencyLimitAcquired = $0.capabilityEvent(as: ResilienceEvent.self) { true } else { false }
+            })
 
         try await configure(route, "{}")
         clock.advance(by: .seconds(30))

@@ -111,9 +111,9 @@ struct URLSessionWebSocketTests {
             #expect(try await socket.nextMessage() == .binary(bytes))
         }
         await socket.close()
-        #expect(recorder.kinds.contains(.webSocketOpened(subprotocol: nil)))
-        #expect(recorder.kinds.contains(.webSocketMessageSent(isText: false, bytes: 16_000)))
-        #expect(recorder.kinds.contains(.webSocketMessageReceived(isText: true, bytes: 16_000)))
+        #expect(recorder.kinds.contains(.capability(WebSocketEvent.opened(subprotocol: nil))))
+        #expect(recorder.kinds.contains(.capability(WebSocketEvent.messageSent(isText: false, bytes: 16_000))))
+        #expect(recorder.kinds.contains(.capability(WebSocketEvent.messageReceived(isText: true, bytes: 16_000))))
         #expect(recorder.kinds.last == .callEnded(status: 101))
     }
 
@@ -191,7 +191,9 @@ struct URLSessionWebSocketTests {
         let recorder = EventRecorder()
         let options = WebSocketOptions(keepAlive: .init(interval: .milliseconds(20), timeout: .seconds(5)))
         let socket = try await open("/echo", options: options, on: try await client(listener: recorder))
-        while recorder.kinds.filter({ $0 == .webSocketControlFrame(.pongReceived, bytes: 0) }).count < 3 {
+        while recorder.kinds.filter({ $0 == .capability(WebSocketEvent.controlFrame(.pongReceived, bytes: 0)) }).count
+            < 3
+        {
             try await socket.send("tick")
             #expect(try await socket.nextMessage() == .text("tick"))
         }

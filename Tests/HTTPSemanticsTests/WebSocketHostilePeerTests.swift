@@ -136,7 +136,7 @@ struct WebSocketHostilePeerTests {
 
     static func peerClosing() -> EventWaiter {
         EventWaiter { kind in
-            if case .webSocketClosing(_, byPeer: true) = kind { return true }
+            if case .closing(_, byPeer: true) = kind.capabilityEvent(as: WebSocketEvent.self) { return true }
             return false
         }
     }

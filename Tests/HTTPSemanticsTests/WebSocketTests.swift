@@ -64,11 +64,11 @@ struct WebSocketTests {
         try await socket.send(text)
         #expect(try await socket.nextMessage() == .text(text))
         await socket.close()
-        let pongs = recorder.kinds.filter { $0 == .webSocketControlFrame(.pongSent, bytes: 7) }
+        let pongs = recorder.kinds.filter { $0 == .capability(WebSocketEvent.controlFrame(.pongSent, bytes: 7)) }
         #expect(pongs.count == 9)
-        #expect(recorder.kinds.contains(.webSocketOpened(subprotocol: nil)))
-        #expect(recorder.kinds.contains(.webSocketMessageSent(isText: true, bytes: 10_000)))
-        #expect(recorder.kinds.contains(.webSocketMessageReceived(isText: true, bytes: 10_000)))
+        #expect(recorder.kinds.contains(.capability(WebSocketEvent.opened(subprotocol: nil))))
+        #expect(recorder.kinds.contains(.capability(WebSocketEvent.messageSent(isText: true, bytes: 10_000))))
+        #expect(recorder.kinds.contains(.capability(WebSocketEvent.messageReceived(isText: true, bytes: 10_000))))
         #expect(recorder.kinds.last == .callEnded(status: 101))
     }
 
@@ -106,7 +106,9 @@ struct WebSocketTests {
         let options = WebSocketOptions(keepAlive: .init(interval: .milliseconds(20), timeout: .seconds(60)))
         let socket = try await open("/echo", options: options, on: try await client(listener: recorder))
         // Three pongs answered: the socket is still open and echoes.
-        while recorder.kinds.filter({ $0 == .webSocketControlFrame(.pongReceived, bytes: 0) }).count < 3 {
+        while recorder.kinds.filter({ $0 == .capability(WebSocketEvent.controlFrame(.pongReceived, bytes: 0)) }).count
+            < 3
+        {
             try await socket.send("tick")
             #expect(try await socket.nextMessage() == .text("tick"))
         }

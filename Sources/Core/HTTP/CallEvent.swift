@@ -21,8 +21,9 @@ public struct CallEvent: Sendable, CustomStringConvertible {
         self.kind = kind
     }
 
-    /// What happened to a call, in the order a call meets each stage. Non-exhaustive: new stages (a breaker, a
-    /// hedge, a WebSocket) add kinds, so a `switch` over it has a `default:`.
+    /// What happened to a call, in the order a call meets each stage. Non-exhaustive: new stages add kinds, so a
+    /// `switch` over it has a `default:`. A capability module's own events (a breaker, a hedge, a WebSocket) come as
+    /// ``capabilityEvent(_:)``, each module's of a type of its own.
     @nonexhaustive
     public enum Kind: Sendable, Equatable {
         /// The call was made; nothing has run yet.
@@ -37,20 +38,6 @@ public struct CallEvent: Sendable, CustomStringConvertible {
         case retryScheduled(attempt: Int, delay: Duration, cause: RetryCause)
         /// ``RetryInterceptor`` will not send the call again although its outcome was worth another attempt.
         case retryDeclined(attempt: Int, reason: RetryDeclineReason)
-        /// A `CircuitBreakerInterceptor`'s breaker for `key` went from `from` to `to` as this call was admitted or
-        /// ended (the breaker is shared: the call that moved it reports it).
-        case circuitBreakerChanged(key: String, from: CircuitBreakerState, to: CircuitBreakerState)
-        /// A `RateLimitInterceptor` held the call `waited` for a token of `key`'s bucket.
-        case rateLimitWaited(key: String, waited: Duration)
-        /// A `RateLimitInterceptor` paused `key` for `duration` because this call's response asked it to
-        /// (`Retry-After` on a 429 or 503, or `RateLimit` fields with nothing remaining).
-        case rateLimitPaused(key: String, duration: Duration)
-        /// A `ConcurrencyLimitInterceptor` admitted the call among `limit` calls in flight for `key`, after it
-        /// waited `waited` (zero when there was room).
-        case concurrencyLimitAcquired(key: String, limit: Int, waited: Duration)
-        /// `HedgingInterceptor` sent hedge `hedge` (from 1) of the call: no answer had come `delay` after the send
-        /// before it.
-        case hedgeStarted(hedge: Int, delay: Duration)
         /// The redirect link follows a `status` response to `url`: hop `hop` of the call (from 1).
         case redirectFollowed(status: Int, url: String, hop: Int)
         /// An HTTP cache looked at the exchange and answered as `status` says (a hit, a miss, a revalidation).
@@ -70,17 +57,10 @@ public struct CallEvent: Sendable, CustomStringConvertible {
         case responseBodyEnded(bytes: Int64, complete: Bool)
         /// An exchange failed before a response arrived (a transport failure, a timeout, a cancellation).
         case exchangeFailed(errorType: String)
-        /// A WebSocket's handshake succeeded: the call is now the socket, and ends when it closes. `subprotocol` is
-        /// the one the server chose.
-        case webSocketOpened(subprotocol: String?)
-        /// A WebSocket message of `bytes` arrived whole (`isText`: a text message).
-        case webSocketMessageReceived(isText: Bool, bytes: Int)
-        /// A WebSocket message of `bytes` was handed to the network.
-        case webSocketMessageSent(isText: Bool, bytes: Int)
-        /// A WebSocket control frame went out or came in (a ping, a pong), with its payload's size.
-        case webSocketControlFrame(WebSocketControlFrame, bytes: Int)
-        /// A WebSocket's close handshake began with `code`, sent by this side (`byPeer` false) or by the peer.
-        case webSocketClosing(code: UInt16, byPeer: Bool)
+        /// What a capability module reported: a breaker's change, a hedge, a WebSocket's message (its
+        /// ``CapabilityEvent``, read back with ``capabilityEvent(as:)``). Reported with
+        /// ``capability(_:)``.
+        case capabilityEvent(ReportedCapabilityEvent)
         /// The call ended with an accepted `status` — for a streamed call, once its body ended; for a WebSocket
         /// (101), once it closed.
         case callEnded(status: Int)
@@ -97,18 +77,6 @@ public struct CallEvent: Sendable, CustomStringConvertible {
             default: false
             }
         }
-    }
-
-    /// A WebSocket control frame, as ``Kind/webSocketControlFrame(_:bytes:)`` reports it.
-    public enum WebSocketControlFrame: String, Sendable, Equatable {
-        /// This side sent a ping (`WebSocket.ping(_:)`, or a keep-alive's).
-        case pingSent
-        /// The peer sent a ping (answered at once).
-        case pingReceived
-        /// This side answered a ping.
-        case pongSent
-        /// The peer answered a ping (or sent a pong of its own).
-        case pongReceived
     }
 
     /// What made ``RetryInterceptor`` retry.

@@ -1,6 +1,7 @@
 #if Metrics
 import CoreMetrics
 import RestingCore
+import RestingResilience
 
 /// Records what the resilience links did through swift-metrics, from a client's event stream: breaker transitions,
 /// calls failed fast, rate-limit waits and pauses, concurrency limits and their waits, hedges.
@@ -37,34 +38,35 @@ public struct ResilienceMetrics: CallEventListener {
 
     /// Records `event` when a resilience link reported it.
     public func handle(_ event: CallEvent) {
-        switch event.kind {
-        case .circuitBreakerChanged(let key, _, let state):
+        if case .callFailed(let errorType, _) = event.kind, Self.rejections.contains(errorType) {
+            Counter(label: "resting.client.rejections", dimensions: [("error.type", errorType)], factory: factory)
+                .increment()
+        }
+        switch event.kind.capabilityEvent(as: ResilienceEvent.self) {
+        case .circuitBreakerChanged(let key, _, let state)?:
             Counter(
                 label: "resting.client.circuit_breaker.transitions",
                 dimensions: [("resting.resilience.key", key), ("resting.circuit_breaker.state", state.rawValue)],
                 factory: factory
             ).increment()
-        case .callFailed(let errorType, _) where Self.rejections.contains(errorType):
-            Counter(label: "resting.client.rejections", dimensions: [("error.type", errorType)], factory: factory)
-                .increment()
-        case .rateLimitWaited(let key, let waited):
+        case .rateLimitWaited(let key, let waited)?:
             Timer(
                 label: "resting.client.rate_limit.wait", dimensions: [("resting.resilience.key", key)], factory: factory
             )
             .recordNanoseconds(waited.wholeNanoseconds)
-        case .rateLimitPaused(let key, _):
+        case .rateLimitPaused(let key, _)?:
             Counter(
                 label: "resting.client.rate_limit.pauses", dimensions: [("resting.resilience.key", key)],
                 factory: factory
             ).increment()
-        case .concurrencyLimitAcquired(let key, let limit, let waited):
+        case .concurrencyLimitAcquired(let key, let limit, let waited)?:
             let dimensions = [("resting.resilience.key", key)]
             Recorder(label: "resting.client.concurrency_limit", dimensions: dimensions, factory: factory).record(limit)
             Timer(label: "resting.client.concurrency_limit.wait", dimensions: dimensions, factory: factory)
                 .recordNanoseconds(waited.wholeNanoseconds)
-        case .hedgeStarted:
+        case .hedgeStarted?:
             Counter(label: "resting.client.hedges", factory: factory).increment()
-        default:
+        case nil:
             break
         }
     }

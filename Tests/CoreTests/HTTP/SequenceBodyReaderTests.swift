@@ -187,10 +187,10 @@ struct SequenceBodyReaderTests {
             try await down.perform(RestingRequest(endpoint: raw, body: .sequence(chunks)), storingOfflineIn: queue)
                 .value
         } throws: { error in
-            guard case .offlineStorageFailed(_, let reason) = error as? RestingError else {
+            guard let failure = error as? OfflineStorageFailure else {
                 return isRestingError(error, "bodyUnreadable")
             }
-            return reason.contains("async sequence")
+            return failure.reason.contains("async sequence")
         }
         #expect(try queue.entries().isEmpty)
     }

@@ -210,16 +210,14 @@ struct OfflineQueueHardeningTests {
             let queue = try OfflineQueue(directory: directory)
             try FileManager.default.removeItem(at: directory)
             try Data("not a folder".utf8).write(to: directory)  // every write into the store now fails
-            let error = await restingError {
+            await #expect {
                 try await failing(.connectionFailed, seen: Collector()).perform(
                     RestingRequest(endpoint: create, body: Payload(n: 1)), storingOfflineIn: queue
                 ).value
+            } throws: { error in
+                guard let failure = error as? OfflineStorageFailure else { return false }
+                return failure.original.kind == .connectionFailed && !failure.reason.isEmpty
             }
-            guard case .offlineStorageFailed(let original, let reason) = error else {
-                Issue.record("got \(String(describing: error))")
-                return
-            }
-            #expect(original.kind == .connectionFailed && !reason.isEmpty)
         }
     }
 

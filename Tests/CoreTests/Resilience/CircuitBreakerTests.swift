@@ -133,7 +133,8 @@ struct CircuitBreakerTests {
         for _ in 0..<4 { _ = try await chain.run(interceptor, on: HTTPRequest(method: .get, url: url)) }
         #expect(interceptor.state(for: "https://api.example.com:443") == .open)
         clock.advance(by: .seconds(5))
-        await #expect(throws: RestingError.circuitOpen(key: "https://api.example.com:443", retryAfter: .seconds(25))) {
+        await #expect(throws: ResilienceError.circuitOpen(key: "https://api.example.com:443", retryAfter: .seconds(25)))
+        {
             try await chain.run(interceptor, on: HTTPRequest(method: .get, url: url))
         }
         #expect(chain.callCount == 4)
@@ -191,7 +192,11 @@ struct CircuitBreakerTests {
         let items = Endpoint<Nothing, Data>(.get, "/items")
         for _ in 0..<5 { _ = try? await client.perform(RestingRequest(endpoint: items)).value }
         let kinds = events.withLock { $0 }
-        #expect(kinds.contains(.circuitBreakerChanged(key: "https://api.example.com:443", from: .closed, to: .open)))
+        #expect(
+            kinds.contains(
+                .capability(
+                    ResilienceEvent.circuitBreakerChanged(key: "https://api.example.com:443", from: .closed, to: .open))
+            ))
         #expect(kinds.last.map { if case .callFailed("circuitOpen", _) = $0 { true } else { false } } == true)
         #expect(stub.received.count == 4)
     }

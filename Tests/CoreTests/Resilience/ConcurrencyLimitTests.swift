@@ -98,7 +98,7 @@ struct ConcurrencyLimitTests {
         let interceptor = ConcurrencyLimitInterceptor(.fixed(1), maximumQueued: 0)
         let (chain, first, gate) = await holdingOneSlot(of: interceptor)
         let url = url
-        await #expect(throws: RestingError.loadShed(key: "https://api.example.com:443", limit: 1)) {
+        await #expect(throws: ResilienceError.loadShed(key: "https://api.example.com:443", limit: 1)) {
             try await chain.run(interceptor, on: HTTPRequest(method: .get, url: url))
         }
         gate.yield()

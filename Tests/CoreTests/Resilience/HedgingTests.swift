@@ -120,7 +120,7 @@ struct HedgingTests {
             eventListener: .shared { event in events.withLock { $0.append(event.kind) } })
         _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, "/items"))).value
         let kinds = events.withLock { $0 }
-        #expect(kinds.contains(.hedgeStarted(hedge: 1, delay: .milliseconds(7))))
+        #expect(kinds.contains(.capability(ResilienceEvent.hedgeStarted(hedge: 1, delay: .milliseconds(7)))))
         #expect(kinds.filter { if case .exchangeStarted = $0 { true } else { false } }.count == 2)
         #expect(kinds.last == .callEnded(status: 200))
     }

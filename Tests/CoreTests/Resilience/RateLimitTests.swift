@@ -198,7 +198,7 @@ struct RateLimitTests {
             limit: Limit(requests: 1, per: .seconds(60)), maximumWait: .seconds(5), clock: clock)
         let chain = FakeChain(.status(200))
         _ = try await chain.run(limiter, on: HTTPRequest(method: .get, url: url))
-        await #expect(throws: RestingError.rateLimited(key: origin, retryAfter: .seconds(60))) {
+        await #expect(throws: ResilienceError.rateLimited(key: origin, retryAfter: .seconds(60))) {
             try await chain.run(limiter, on: HTTPRequest(method: .get, url: url))
         }
         #expect(chain.callCount == 1 && clock.sleeps.isEmpty)

@@ -30,7 +30,7 @@ struct ResilienceStateRetentionTests {
             limit: Limit(requests: 2, per: .seconds(86_400)), maximumWait: .zero, clock: clock)
         let chain = FakeChain(.status(200))
         for _ in 0..<2 { _ = try await chain.run(limiter, on: get(api)) }
-        await #expect(throws: RestingError.self, "the day's two tokens are spent") {
+        await #expect(throws: ResilienceError.self, "the day's two tokens are spent") {
             try await chain.run(limiter, on: get(api))
         }
         // An hour and a second later (a 2-a-day bucket refills 0.08 of a token in that time) the app calls other
@@ -61,7 +61,7 @@ struct ResilienceStateRetentionTests {
         #expect(limiter.pausedUntil(for: apiKey) == pausedUntil, "the pause was dropped")
         // 590 s left, past the limiter's longest wait: the next call is refused, not sent.
         let sentBefore = chain.callCount
-        await #expect(throws: RestingError.self) { try await chain.run(limiter, on: get(api)) }
+        await #expect(throws: ResilienceError.self) { try await chain.run(limiter, on: get(api)) }
         #expect(chain.callCount == sentBefore, "the next call to the paused key went at once")
     }
 

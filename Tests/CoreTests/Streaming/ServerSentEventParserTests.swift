@@ -120,11 +120,11 @@ struct ServerSentEventParserTests {
     @Test("a line or an event larger than the limit fails; the limit is what bounds memory")
     func sizeLimits() throws {
         var longLine = EventStreamParser(maximumEventSize: 16)
-        #expect(throws: RestingError.self) {
+        #expect(throws: StreamElementTooLarge(limit: 16)) {
             _ = try longLine.parse(Data(("data: " + String(repeating: "x", count: 20)).utf8))
         }
         var manyLines = EventStreamParser(maximumEventSize: 16)
-        #expect(throws: RestingError.self) {
+        #expect(throws: StreamElementTooLarge(limit: 16)) {
             for _ in 0..<10 { _ = try manyLines.parse(Data("data: abc\n".utf8)) }
         }
     }

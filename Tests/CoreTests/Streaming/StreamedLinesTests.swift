@@ -44,12 +44,14 @@ struct StreamedLinesTests {
 
     @Test("a line longer than the limit fails clearly, even when no terminator ever comes")
     func maximumLineLength() async throws {
-        await #expect(throws: RestingError.self) { _ = try await lines(["0123456789ab\n"], maximumLineLength: 10) }
+        await #expect(throws: StreamElementTooLarge(limit: 10)) {
+            _ = try await lines(["0123456789ab\n"], maximumLineLength: 10)
+        }
         do {
             _ = try await lines(Array(repeating: "xxxx", count: 10), maximumLineLength: 10)
             Issue.record("expected a failure")
-        } catch RestingError.streamElementTooLarge(let limit) {
-            #expect(limit == 10)
+        } catch let error as StreamElementTooLarge {
+            #expect(error.limit == 10)
         }
         #expect(try await lines(["0123456789\n"], maximumLineLength: 10) == ["0123456789"], "exactly the limit is fine")
     }

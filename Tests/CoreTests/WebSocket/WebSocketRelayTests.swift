@@ -142,18 +142,21 @@ struct WebSocketRelayTests {
         #expect(socket.closure == WebSocketClosure(code: .goingAway, reason: "bye"))
         await #expect(throws: RestingError.webSocketClosed) { try await socket.send("late") }
         // The peer echoes inside the send, so a message's receipt and its send may be reported in either order.
-        let socketEvents = Array(recorder.kinds.drop { $0 != .webSocketOpened(subprotocol: nil) })
+        let socketEvents = Array(recorder.kinds.drop { $0 != .capability(WebSocketEvent.opened(subprotocol: nil)) })
         #expect(socketEvents.count == 7)
         #expect(
             Set(socketEvents.dropFirst().dropLast(2).map { "\($0)" })
                 == Set(
                     [
-                        CallEvent.Kind.webSocketMessageSent(isText: true, bytes: 5),
-                        .webSocketMessageReceived(isText: true, bytes: 5),
-                        .webSocketMessageSent(isText: false, bytes: 3),
-                        .webSocketMessageReceived(isText: false, bytes: 3),
+                        CallEvent.Kind.capability(WebSocketEvent.messageSent(isText: true, bytes: 5)),
+                        .capability(WebSocketEvent.messageReceived(isText: true, bytes: 5)),
+                        .capability(WebSocketEvent.messageSent(isText: false, bytes: 3)),
+                        .capability(WebSocketEvent.messageReceived(isText: false, bytes: 3)),
                     ].map { "\($0)" }))
-        #expect(socketEvents.suffix(2) == [.webSocketClosing(code: 1001, byPeer: true), .callEnded(status: 101)])
+        #expect(
+            socketEvents.suffix(2) == [
+                .capability(WebSocketEvent.closing(code: 1001, byPeer: true)), .callEnded(status: 101),
+            ])
     }
 
     @Test("this side's close goes to the transport with its code and reason, and ends with the peer's answer")
@@ -224,8 +227,10 @@ struct WebSocketRelayTests {
         ) {
             try await socket.ping(Data([1]))
         }
-        while !recorder.kinds.contains(.webSocketControlFrame(.pongReceived, bytes: 0)) { await Task.yield() }
-        #expect(recorder.kinds.contains(.webSocketControlFrame(.pingSent, bytes: 0)))
+        while !recorder.kinds.contains(.capability(WebSocketEvent.controlFrame(.pongReceived, bytes: 0))) {
+            await Task.yield()
+        }
+        #expect(recorder.kinds.contains(.capability(WebSocketEvent.controlFrame(.pingSent, bytes: 0))))
         await socket.close()
     }
 

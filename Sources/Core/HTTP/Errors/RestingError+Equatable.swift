@@ -26,8 +26,6 @@ extension RestingError: Equatable {
         case (.validationFailed(let error, let reason), .validationFailed(let other, let otherReason)):
             error == other && reason == otherReason
         case (.transportFailed(let failure), .transportFailed(let other)): failure == other
-        case (.offlineStorageFailed(let original, let reason), .offlineStorageFailed(let other, let otherReason)):
-            original == other && reason == otherReason
         case (.resumeRefused(let refusal), .resumeRefused(let other)): refusal == other
         case (.bodyNotAllowed(let method), .bodyNotAllowed(let other)): method == other
         default:

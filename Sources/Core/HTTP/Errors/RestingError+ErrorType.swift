@@ -13,10 +13,4 @@ extension RestingError {
         default: parts.name
         }
     }
-
-    /// ``errorType`` for a `RestingError`, and the type's name for any other error: what the logging, metrics and
-    /// tracing integrations record as `error.type`.
-    package static func errorType(of error: any Error) -> String {
-        (error as? RestingError)?.errorType ?? String(describing: type(of: error))
-    }
 }

@@ -16,6 +16,9 @@ import Foundation
 /// }
 /// ```
 ///
+/// A capability module fails a call with its own error type (`ResilienceError`, `OfflineStorageFailure`,
+/// `StreamElementTooLarge`); every one is a ``CallFailure``, named for logs, metrics and spans like these cases.
+///
 /// Descriptions never include header values or request bodies, which may carry credentials.
 @nonexhaustive
 public enum RestingError: Error, Sendable, CustomStringConvertible {
@@ -59,14 +62,8 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     case unsupported(feature: String, transport: String)
     /// An interceptor broke a rule of the chain (for instance called `execution` after it returned).
     case interceptorMisuse(interceptor: String, reason: String)
-    /// The network failed (`original`) and the request could not be kept in the offline queue either
-    /// (`reason`: a full disk, say): it is neither delivered nor stored.
-    case offlineStorageFailed(original: TransportError, reason: String)
     /// A streamed response body (``ResponseBodyStream``) was iterated a second time: it can be read once.
     case bodyAlreadyConsumed
-    /// A streamed body held a line, an NDJSON value or a Server-Sent Event larger than the reader's limit
-    /// (what keeps a server from growing the client's memory without bound).
-    case streamElementTooLarge(limit: Int)
     /// The client or transport has been shut down (``RestingClient/shutdown(gracePeriod:)``,
     /// ``HTTPClient/shutdown(gracePeriod:)``): it takes no more calls.
     case shutDown
@@ -75,15 +72,6 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     /// half or empty body. Make the body replayable (``RequestBody/sequence(_:contentLength:iteration:trailers:)`` with
     /// `.multiple`) where resending matters.
     case requestBodyNotReplayable
-    /// A `CircuitBreakerInterceptor`'s breaker for `key` (an origin, or the key the app chose) is open: the call
-    /// was failed at once, without reaching the transport. The breaker lets a probe through after `retryAfter`.
-    case circuitOpen(key: String, retryAfter: Duration)
-    /// A `RateLimitInterceptor` would have had the call wait past its bound for `key` (its longest wait, or its
-    /// most waiting calls): the call was failed at once. A token is due after `retryAfter`.
-    case rateLimited(key: String, retryAfter: Duration)
-    /// A `ConcurrencyLimitInterceptor` had `limit` calls in flight for `key` and no room in its queue: the call
-    /// was shed.
-    case loadShed(key: String, limit: Int)
     /// A `DeadlineInterceptor`'s limit ended the call: which limit, and in which stage.
     case deadlineExceeded(DeadlineExceeded)
     /// A WebSocket failed after its handshake, or its handshake's `101` was not RFC 6455's: how, in the failure.
@@ -121,33 +109,14 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
         case .unsupported(let feature, let transport): ("unsupported", "\(feature) is not supported by \(transport)")
         case .interceptorMisuse(let interceptor, let reason):
             ("interceptorMisuse", "interceptor \(interceptor) \(reason)")
-        case .offlineStorageFailed(let original, let reason):
-            (
-                "offlineStorageFailed",
-                "transport failed: \(original); the request could not be kept offline either: \(reason)"
-            )
         case .bodyAlreadyConsumed:
             ("bodyAlreadyConsumed", "the streamed response body was already read (it can be read once)")
-        case .streamElementTooLarge(let limit):
-            (
-                "streamElementTooLarge",
-                "a line or event of the streamed response body is larger than the \(limit)-byte limit"
-            )
         case .shutDown: ("shutDown", "the client has been shut down: it takes no more calls")
         case .requestBodyNotReplayable:
             (
                 "requestBodyNotReplayable",
                 "the request body can be sent once and was already sent: it cannot be sent again (retry, refresh, redirect)"
             )
-        case .circuitOpen(let key, let retryAfter):
-            ("circuitOpen", "the circuit breaker for '\(key)' is open: the next probe goes after \(retryAfter)")
-        case .rateLimited(let key, let retryAfter):
-            (
-                "rateLimited",
-                "the rate limit for '\(key)' has no token within its wait: the next is due in \(retryAfter)"
-            )
-        case .loadShed(let key, let limit):
-            ("loadShed", "\(limit) calls to '\(key)' are in flight and its queue is full: the call was shed")
         case .deadlineExceeded(let exceeded): ("deadlineExceeded", exceeded.description)
         case .webSocketFailed(let failure): ("webSocketFailed", failure.description)
         }
