@@ -25,7 +25,7 @@ import Foundation
 ///     baseUrl: "http://192.0.2.10",
 ///     networkInterceptors: [ChallengeAuthInterceptor.digest(username: "admin", password: password)])
 /// ```
-public struct ChallengeAuthInterceptor: RestingInterceptor {
+public struct ChallengeAuthInterceptor: PlacedInterceptor {
     /// The responders, in the app's order; a challenge goes to the first whose scheme it is.
     public let responders: [any ChallengeResponder]
 
@@ -120,5 +120,12 @@ extension ChallengeAuthInterceptor {
     /// ```
     public static func digest(username: String, password: String) -> ChallengeAuthInterceptor {
         ChallengeAuthInterceptor([DigestAuthentication(username: username, password: password)])
+    }
+}
+
+extension ChallengeAuthInterceptor {
+    /// Rank 1 of the credentials and cache order, in `networkInterceptors`: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "credentials and cache", rank: 1, list: .network, name: "ChallengeAuthInterceptor")
     }
 }

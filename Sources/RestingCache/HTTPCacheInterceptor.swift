@@ -45,7 +45,7 @@ import Foundation
 ///   stale response is served within the allowance the response or request gives, or `staleIfError`
 ///   otherwise — never one marked `must-revalidate` or `no-cache` (``/RestingCore/CacheStatus/staleOnError``).
 /// - A request's ``/RestingCore/RequestAttributes/cachePolicy`` changes all this for one call (``/RestingCore/CachePolicy``).
-public struct HTTPCacheInterceptor: RestingInterceptor {
+public struct HTTPCacheInterceptor: PlacedInterceptor {
     /// Where responses are kept: a ``MemoryCacheStore``, a ``DiskCacheStore`` or your own.
     public let store: any HTTPCacheStore
     /// How stale a response may be served when the server fails and neither it nor the request set
@@ -288,5 +288,12 @@ public struct HTTPCacheInterceptor: RestingInterceptor {
                 guard error == nil, let body = collected.withLock({ $0 }) else { return }
                 store.store(entry(body), for: key)
             })
+    }
+}
+
+extension HTTPCacheInterceptor {
+    /// Rank 2 of the credentials and cache order: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "credentials and cache", rank: 2, list: .either, name: "HTTPCacheInterceptor")
     }
 }

@@ -14,7 +14,7 @@ import RestingCore
 /// sensitive and bound to the request URL's origin: logs, cURL descriptions and recordings redact it, and it
 /// never reaches another origin. `Set-Cookie` fields are stored for the URL that answered them (the last hop's,
 /// when the transport followed a redirect), never for the first request's.
-public struct CookieInterceptor: RestingInterceptor {
+public struct CookieInterceptor: PlacedInterceptor {
     /// Where cookies are kept between calls.
     public let jar: any CookieJar
 
@@ -37,5 +37,12 @@ public struct CookieInterceptor: RestingInterceptor {
         // interceptor among application interceptors), that is the last hop's, not the first request's.
         if !fields.isEmpty { try await jar.receive(setCookieFields: fields, from: response.url ?? request.url) }
         return response
+    }
+}
+
+extension CookieInterceptor {
+    /// Rank 0 of the credentials and cache order: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "credentials and cache", rank: 0, list: .either, name: "CookieInterceptor")
     }
 }

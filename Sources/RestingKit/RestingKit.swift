@@ -17,7 +17,8 @@ import RestingCurl
 #endif
 
 extension RestingClient {
-    /// A client on the default transport, ``defaultTransport``.
+    /// A client on the default transport, ``defaultTransport``: every parameter of RestingCore's initialiser but
+    /// `httpClient`, with the same defaults (`RestingKitTests` fail when the two drift apart).
     ///
     /// ```swift
     /// import RestingKit
@@ -29,13 +30,14 @@ extension RestingClient {
         requestConverter: any RequestConverter = RestingRequestConverter(),
         interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
         acceptedStatusCodes: Range<Int> = 200..<300, errorBody: (any (Error & Decodable & Sendable).Type)? = nil,
-        concurrency: ConcurrencyMode = .unlimited, maximumRedirects: Int = TransportDefaults.maximumRedirects
+        concurrency: ConcurrencyMode = .unlimited, maximumRedirects: Int = TransportDefaults.maximumRedirects,
+        eventListener: EventListenerFactory? = nil
     ) {
         self.init(
             baseUrl: baseUrl, decoder: decoder, httpClient: Self.defaultTransport,
             requestConverter: requestConverter, interceptors: interceptors, networkInterceptors: networkInterceptors,
             acceptedStatusCodes: acceptedStatusCodes, errorBody: errorBody, concurrency: concurrency,
-            maximumRedirects: maximumRedirects)
+            maximumRedirects: maximumRedirects, eventListener: eventListener)
     }
 
     /// The transport of a client made without one: ``/RestingURLSession/URLSessionClient/shared`` on Apple platforms, and on Linux one

@@ -29,7 +29,7 @@ import Foundation
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
 ///                            interceptors: [breaker, RetryInterceptor()])
 /// ```
-public final class CircuitBreakerInterceptor: RestingInterceptor {
+public final class CircuitBreakerInterceptor: PlacedInterceptor {
     /// When a breaker opens, how long it stays open, and what counts as a failure.
     public struct Policy: Sendable {
         /// The outcomes a failure rate is computed over.
@@ -144,5 +144,12 @@ public final class CircuitBreakerInterceptor: RestingInterceptor {
         guard let transition else { return }
         request.events?.report(
             .capability(ResilienceEvent.circuitBreakerChanged(key: key, from: transition.from, to: transition.to)))
+    }
+}
+
+extension CircuitBreakerInterceptor {
+    /// Rank 1 of the resilience order: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "resilience", rank: 1, list: .either, name: "CircuitBreakerInterceptor")
     }
 }

@@ -21,7 +21,7 @@ import Foundation
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
 ///                            interceptors: [CircuitBreakerInterceptor(), RetryInterceptor(), limit])
 /// ```
-public final class ConcurrencyLimitInterceptor: RestingInterceptor {
+public final class ConcurrencyLimitInterceptor: PlacedInterceptor {
     /// How the limit is set.
     public enum Limit: Sendable {
         /// Always this many calls per key.
@@ -161,4 +161,11 @@ public final class ConcurrencyLimitInterceptor: RestingInterceptor {
     }
 
     private func limit(of key: Key) -> Int { key.adaptive?.admittedLimit ?? initialLimit }
+}
+
+extension ConcurrencyLimitInterceptor {
+    /// Rank 5 of the resilience order, in `interceptors`: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "resilience", rank: 5, list: .application, name: "ConcurrencyLimitInterceptor")
+    }
 }

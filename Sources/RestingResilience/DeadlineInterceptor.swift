@@ -28,7 +28,7 @@ import Foundation
 ///     interceptors: [DeadlineInterceptor(callTimeout: .seconds(2), attemptTimeout: .milliseconds(500)),
 ///                    RetryInterceptor()])
 /// ```
-public struct DeadlineInterceptor: RestingInterceptor {
+public struct DeadlineInterceptor: PlacedInterceptor {
     /// The longest a call may take, all attempts and waits included; `nil`, no limit but the task's
     /// ``CallDeadline/current``.
     public let callTimeout: Duration?
@@ -75,5 +75,12 @@ public struct DeadlineInterceptor: RestingInterceptor {
     private static func earliest(_ one: Date?, _ other: Date?) -> Date? {
         guard let one, let other else { return one ?? other }
         return min(one, other)
+    }
+}
+
+extension DeadlineInterceptor {
+    /// Rank 0 of the resilience order, in `interceptors`: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "resilience", rank: 0, list: .application, name: "DeadlineInterceptor")
     }
 }

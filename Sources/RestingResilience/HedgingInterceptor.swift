@@ -27,7 +27,7 @@ import Foundation
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
 ///                            interceptors: [RetryInterceptor(budget: budget), HedgingInterceptor(budget: budget)])
 /// ```
-public struct HedgingInterceptor: RestingInterceptor {
+public struct HedgingInterceptor: PlacedInterceptor {
     /// How long a send goes unanswered before the next starts.
     public enum Delay: Sendable, Equatable {
         /// Always this long.
@@ -145,5 +145,12 @@ public struct HedgingInterceptor: RestingInterceptor {
         let elapsed = (ContinuousClock.now - start).seconds
         let now = clock.now
         latencies.withLock { $0.withValue(for: key, now: now, default: LatencySamples()) { $0.add(elapsed) } }
+    }
+}
+
+extension HedgingInterceptor {
+    /// Rank 3 of the resilience order: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "resilience", rank: 3, list: .either, name: "HedgingInterceptor")
     }
 }

@@ -27,7 +27,7 @@ import Foundation
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
 ///                            interceptors: [RetryInterceptor(), limiter])
 /// ```
-public final class RateLimitInterceptor: RestingInterceptor {
+public final class RateLimitInterceptor: PlacedInterceptor {
     /// A rate: `requests` per `interval`, with bursts of up to `burst`.
     public struct Limit: Sendable, Equatable {
         /// Requests per ``interval`` in the long run.
@@ -143,5 +143,12 @@ public final class RateLimitInterceptor: RestingInterceptor {
         if let paused {
             request.events?.report(.capability(ResilienceEvent.rateLimitPaused(key: key, duration: paused)))
         }
+    }
+}
+
+extension RateLimitInterceptor {
+    /// Rank 4 of the resilience order: see ``/RestingCore/InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "resilience", rank: 4, list: .either, name: "RateLimitInterceptor")
     }
 }

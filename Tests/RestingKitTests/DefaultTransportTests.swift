@@ -31,4 +31,23 @@ struct DefaultTransportTests {
         #expect(response.body == Data("hello".utf8))
         #expect(response.headers["Location"] == nil && response.headers["X-Checksum"] == nil)
     }
+
+    @Test("the default transport's initialiser takes every parameter of RestingCore's but the transport, in order")
+    func convenienceInitialiserKeepsUpWithTheCore() throws {
+        /// The argument labels of `RestingClient.init` as a module's recorded API (api/<module>.txt) lists it.
+        func initialiserLabels(in module: String) throws -> [[String]] {
+            let record = try String(
+                contentsOf: Snippets.repository.appendingPathComponent("api/\(module).txt"), encoding: .utf8)
+            return record.split(separator: "\n").compactMap { line in
+                guard let start = line.range(of: "RestingClient.init(")?.upperBound,
+                    let end = line[start...].firstIndex(of: ")")
+                else { return nil }
+                return line[start..<end].split(separator: ":").map(String.init)
+            }
+        }
+        let core = try initialiserLabels(in: "RestingCore").filter { $0.contains("httpClient") }
+        let umbrella = try initialiserLabels(in: "RestingKit")
+        #expect(core.count == 1 && umbrella.count == 1)
+        #expect(umbrella.first == core.first?.filter { $0 != "httpClient" })
+    }
 }

@@ -107,6 +107,11 @@ public final class RestingClient: Sendable {
             maximumRedirects: maximumRedirects)
     }
 
+    /// Why every call of this client fails at once, when one of its interceptors stands where its
+    /// ``InterceptorPlacement`` forbids (a rate limit outside the retries it should pace, cookies behind the cache):
+    /// checked when the client is made. `nil` for a client whose chain is in order.
+    public var configurationError: RestingError? { chain.misplacement }
+
     /// Cancels every call of this client that has not settled, waiting or running; each fails with
     /// ``RestingError/cancelled``.
     public func cancelAll() { calls.cancelAll() }

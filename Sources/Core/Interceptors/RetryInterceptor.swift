@@ -15,7 +15,7 @@
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport,
 ///                            interceptors: [RetryInterceptor(budget: budget), LoggingInterceptor()])
 /// ```
-public struct RetryInterceptor: RestingInterceptor {
+public struct RetryInterceptor: PlacedInterceptor {
     /// When and how often to retry.
     public struct Policy: Sendable {
         /// Sends per call, the first included.
@@ -150,5 +150,12 @@ public struct RetryInterceptor: RestingInterceptor {
         let exponential = policy.baseDelay.seconds * Double(1 << min(max(attempt - 1, 0), 30))
         let capped = min(policy.maximumDelay.seconds, exponential, Duration.effectivelyForever.seconds)
         return .seconds(max(0, capped) * randomFraction())
+    }
+}
+
+extension RetryInterceptor {
+    /// Rank 2 of the resilience order: see ``InterceptorPlacement``.
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "resilience", rank: 2, list: .either, name: "RetryInterceptor")
     }
 }

@@ -4,12 +4,14 @@
 ///
 /// A class, made once per client: every frame of the chain that a waiting call holds refers to it with one pointer
 /// instead of carrying its 64 bytes.
-final class InterceptorChain: Sendable {
+package final class InterceptorChain: Sendable {
     let interceptors: [any RestingInterceptor]
     let networkInterceptors: [any RestingInterceptor]
     let transport: any HTTPClient
     /// Redirects followed per call (see ``RestingClient/maximumRedirects``).
     let maximumRedirects: Int
+    /// What every call fails with when a ``PlacedInterceptor`` stands out of its place.
+    let misplacement: RestingError?
 
     init(
         interceptors: [any RestingInterceptor], networkInterceptors: [any RestingInterceptor],
@@ -19,9 +21,12 @@ final class InterceptorChain: Sendable {
         self.networkInterceptors = networkInterceptors
         self.transport = transport
         self.maximumRedirects = maximumRedirects
+        misplacement = InterceptorPlacement.misplacement(
+            interceptors: interceptors, networkInterceptors: networkInterceptors)
     }
 
     func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
+        if let misplacement { throw misplacement }
         // Without interceptors, no closure: every call waits here for its response, holding this frame.
         guard !interceptors.isEmpty else { return try await followRedirects(request, progress: progress) }
         return try await Self.run(interceptors, from: 0, request) { request in
@@ -83,7 +88,7 @@ final class InterceptorChain: Sendable {
     /// Runs `interceptors[index...]`, then `end`. Never inlined: it would enlarge the frame of a chain without
     /// interceptors.
     @inline(never)
-    static func run(
+    package static func run(
         _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
         end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {

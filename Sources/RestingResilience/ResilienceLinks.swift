@@ -1,0 +1,54 @@
+import RestingCore
+
+/// The resilience links as one interceptor, in the one order they work in: deadline → circuit breaker → retry →
+/// hedging → rate limit → concurrency limit. Name the ones you want; the order is this type's to keep.
+///
+/// ```swift
+/// let client = RestingClient(
+///     baseUrl: baseUrl, httpClient: transport,
+///     interceptors: [
+///         AuthInterceptor.bearer(token: token),
+///         ResilienceLinks(
+///             deadline: DeadlineInterceptor(callTimeout: .seconds(10)),
+///             breaker: CircuitBreakerInterceptor(),
+///             retry: RetryInterceptor(),
+///             rateLimit: RateLimitInterceptor(limit: .init(requests: 20, per: .seconds(1)))),
+///     ])
+/// ```
+///
+/// Why that order: the deadline bounds everything after it, retries and waits included; an open breaker fails a call
+/// before it spends a retry; each attempt is hedged; every attempt and hedge takes a token and a slot. Each link
+/// placed on its own is checked against the same order when the client is made (``/RestingCore/PlacedInterceptor``):
+/// a `RateLimitInterceptor` before a `RetryInterceptor` makes every call fail with
+/// ``/RestingCore/RestingError/interceptorMisuse(interceptor:reason:)``.
+public struct ResilienceLinks: PlacedInterceptor {
+    /// The links named, in their order.
+    public let links: [any RestingInterceptor]
+    /// Whether a link that must stand in `interceptors` (the deadline, the concurrency limit) is among them.
+    private let needsApplicationList: Bool
+
+    /// The links named, in the order above; leave out the ones you do not need.
+    public init(
+        deadline: DeadlineInterceptor? = nil, breaker: CircuitBreakerInterceptor? = nil,
+        retry: RetryInterceptor? = nil, hedging: HedgingInterceptor? = nil, rateLimit: RateLimitInterceptor? = nil,
+        concurrency: ConcurrencyLimitInterceptor? = nil
+    ) {
+        let ordered: [(any PlacedInterceptor)?] = [deadline, breaker, retry, hedging, rateLimit, concurrency]
+        links = ordered.compactMap { $0 }
+        needsApplicationList = deadline != nil || concurrency != nil
+    }
+
+    /// Runs `request` through the links, in order, then the rest of the chain.
+    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+        try await InterceptorChain.run(links, from: 0, request) { request in try await execution(request) }
+    }
+
+    /// Its innermost link's rank of the resilience order: a link of that order after it would stand inside the
+    /// concurrency limit.
+    public var placement: InterceptorPlacement {
+        let innermost = links.compactMap { ($0 as? any PlacedInterceptor)?.placement.rank }.max() ?? 0
+        return InterceptorPlacement(
+            order: "resilience", rank: innermost, list: needsApplicationList ? .application : .either,
+            name: "ResilienceLinks")
+    }
+}
