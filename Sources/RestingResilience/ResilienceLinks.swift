@@ -40,15 +40,19 @@ public struct ResilienceLinks: PlacedInterceptor {
 
     /// Runs `request` through the links, in order, then the rest of the chain.
     public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
-        try await InterceptorChain.run(links, from: 0, request) { request in try await execution(request) }
+        try await InterceptorChain.runComposed(links, request) { request in try await execution(request) }
     }
 
-    /// Its innermost link's rank of the resilience order: a link of that order after it would stand inside the
-    /// concurrency limit.
+    /// The ranks of the resilience order its links span, from its outermost link to its innermost: a link of that
+    /// order before it must rank no higher than the first, one after it no lower than the last. Without links it
+    /// stands in no order.
     public var placement: InterceptorPlacement {
-        let innermost = links.compactMap { ($0 as? any PlacedInterceptor)?.placement.rank }.max() ?? 0
+        let ranks = links.compactMap { ($0 as? any PlacedInterceptor)?.placement.ranks }
+        guard let first = ranks.first, let last = ranks.last else {
+            return InterceptorPlacement(order: "", rank: 0, list: .either, name: "ResilienceLinks")
+        }
         return InterceptorPlacement(
-            order: "resilience", rank: innermost, list: needsApplicationList ? .application : .either,
-            name: "ResilienceLinks")
+            order: "resilience", ranks: first.lowerBound...last.upperBound,
+            list: needsApplicationList ? .application : .either, name: "ResilienceLinks")
     }
 }

@@ -217,7 +217,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         /// Ends the sequence, and the call it reconnects.
         private func finish(_ reconnector: any StreamReconnector, throwing error: (any Error)?) throws {
             isFinished = true
-            reconnector.finish()
+            reconnector.finish(failing: error)
             if let error { throw error }
         }
 
@@ -252,7 +252,7 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
 private final class ReaderLease: Sendable {
     let reconnector: any StreamReconnector
     init(_ reconnector: any StreamReconnector) { self.reconnector = reconnector }
-    deinit { reconnector.finish() }
+    deinit { reconnector.finish(failing: nil) }
 }
 
 extension ResponseBodyStream {

@@ -50,6 +50,7 @@ extension RestingClient {
     package func inCallingTask<Value: Sendable>(
         _ work: @Sendable (CallEventReporter?) async throws -> Value
     ) async throws -> Value {
+        try refuseIfMisconfigured()
         let canceller = CurrentTaskCanceller()
         guard let id = calls.add(cancel: canceller.cancel) else {
             canceller.detach()

@@ -112,6 +112,12 @@ public final class RestingClient: Sendable {
     /// checked when the client is made. `nil` for a client whose chain is in order.
     public var configurationError: RestingError? { chain.misplacement }
 
+    /// Throws ``configurationError``, if any: not inlined, so that no frame of a waiting call holds its room.
+    @inline(never)
+    func refuseIfMisconfigured() throws {
+        if let misplacement = chain.misplacement { throw misplacement }
+    }
+
     /// Cancels every call of this client that has not settled, waiting or running; each fails with
     /// ``RestingError/cancelled``.
     public func cancelAll() { calls.cancelAll() }
@@ -182,6 +188,7 @@ public final class RestingClient: Sendable {
         _ call: Call<RequestType, ResponseType>, ending: Ending, cancellationHooks: CancellationHooks? = nil
     ) -> ProgressablePromise<Ending.Value>
     where Ending.RequestType == RequestType, Ending.ResponseType == ResponseType {
+        if let misplacement = chain.misplacement { return ProgressablePromise { _ in throw misplacement } }
         guard let id = calls.reserve() else { return ProgressablePromise { _ in throw RestingError.shutDown } }
         let channel = ProgressChannel()
         let events = eventReporter(for: id)

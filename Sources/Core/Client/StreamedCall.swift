@@ -132,14 +132,15 @@ final class StreamedCall: Sendable {
         return stream
     }
 
-    /// The reconnecting reader is done: the call ends as its last stream did (cancelled, if it was).
-    func finish() {
-        let ending = state.withLock { state -> RestingError?? in
+    /// The reconnecting reader is done: the call ends as the reader failed (`failure`: an event too large), else
+    /// as its last stream did (cancelled, if it was).
+    func finish(failing failure: (any Error)?) {
+        let ending = state.withLock { state -> (any Error)?? in
             defer { state.phase = .ended }
             switch state.phase {
-            case .heldOpen(_, let lastEnding): return .some(lastEnding)
-            case .cancelled: return .some(.cancelled)
-            case .reading: return .some(nil)
+            case .heldOpen(_, let lastEnding): return .some(failure ?? lastEnding)
+            case .cancelled: return .some(RestingError.cancelled)
+            case .reading: return .some(failure)
             case .ended: return nil
             }
         }
@@ -175,7 +176,7 @@ final class StreamedCall: Sendable {
     }
 
     /// Takes the call out of the registry, and reports its end: how its last stream ended.
-    private func settle(ending error: RestingError?) {
+    private func settle(ending error: (any Error)?) {
         let registration = state.withLock { state in
             defer { state.registration = nil }
             return state.registration
@@ -202,7 +203,7 @@ extension StreamedCall {
         func reopen(_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream? {
             try await call.reopen(headers, with: open)
         }
-        func finish() { call.finish() }
+        func finish(failing failure: (any Error)?) { call.finish(failing: failure) }
         func cancel() { call.cancel() }
     }
 }

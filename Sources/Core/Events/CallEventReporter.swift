@@ -33,8 +33,8 @@ package final class CallEventReporter: Sendable {
         }
     }
 
-    /// Ends the call with how its streamed body ended (`nil`: whole).
-    package func end(status: Int, body error: RestingError?) {
+    /// Ends the call with how its streamed body ended (`nil`: whole), or how its reader failed.
+    package func end(status: Int, body error: (any Error)?) {
         switch error {
         case nil: report(.callEnded(status: status))
         case let error?: fail(error)

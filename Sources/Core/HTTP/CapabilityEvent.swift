@@ -31,7 +31,10 @@ public struct ReportedCapabilityEvent: Sendable, Equatable, CustomStringConverti
 }
 
 extension CapabilityEvent {
-    fileprivate func isEqual(to other: any CapabilityEvent) -> Bool { (other as? Self) == self }
+    /// The same type — not a subclass of it, which would make the comparison one-sided — with an equal value.
+    fileprivate func isEqual(to other: any CapabilityEvent) -> Bool {
+        type(of: other) == Self.self && (other as? Self) == self
+    }
 }
 
 extension CallEvent.Kind {

@@ -41,7 +41,8 @@ public protocol RequestAttributeKey {
 /// refresh.attributes.cachePolicy = .reloadIgnoringCache
 /// ```
 public struct RequestAttributes: Sendable {
-    private var values: [ObjectIdentifier: any Sendable] = [:]
+    @usableFromInline
+    var values: [ObjectIdentifier: any Sendable] = [:]
     /// The keys among `values`' that an offline queue keeps (``PersistentRequestAttributeKey``).
     private var persistentKeys: [ObjectIdentifier: any PersistentRequestAttributeKey.Type] = [:]
 
@@ -49,7 +50,12 @@ public struct RequestAttributes: Sendable {
     public init() {}
 
     /// The value set for `key`, or its default.
+    ///
+    /// Its getter is inlinable, so that a capability module's attribute (a link's per-call setting, read on every
+    /// call) is read with its type known: unspecialised, the cast from the stored value cost a hedged call an
+    /// allocation.
     public subscript<Key: RequestAttributeKey>(_ key: Key.Type) -> Key.Value {
+        @inlinable
         get { values[ObjectIdentifier(key)].flatMap { $0 as? Key.Value } ?? Key.defaultValue }
         set {
             values[ObjectIdentifier(key)] = newValue

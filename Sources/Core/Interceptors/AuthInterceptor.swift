@@ -23,7 +23,7 @@ import Foundation
 /// let auth = AuthInterceptor(provider: TokenStore(session: session)) { error in await session.signOut() }
 /// let client = RestingClient(baseUrl: baseUrl, httpClient: transport, interceptors: [auth])
 /// ```
-public struct AuthInterceptor: RestingInterceptor {
+public struct AuthInterceptor: PlacedInterceptor {
     /// The header that carries the credential: `Authorization` by default.
     public let headerName: String
     private let state: CredentialState
@@ -63,5 +63,13 @@ public struct AuthInterceptor: RestingInterceptor {
         }
         authorized.headers.replaceOrAdd(name: headerName, value: refreshed, sensitive: true)
         return try await execution(authorized)
+    }
+}
+
+extension AuthInterceptor {
+    /// Rank 0 of the credentials and cache order, with cookies: an HTTP cache after it keys what it stores on the
+    /// credential it adds (see ``InterceptorPlacement``).
+    public var placement: InterceptorPlacement {
+        InterceptorPlacement(order: "credentials and cache", rank: 0, list: .either, name: "AuthInterceptor")
     }
 }

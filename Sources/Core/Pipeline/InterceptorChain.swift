@@ -10,7 +10,8 @@ package final class InterceptorChain: Sendable {
     let transport: any HTTPClient
     /// Redirects followed per call (see ``RestingClient/maximumRedirects``).
     let maximumRedirects: Int
-    /// What every call fails with when a ``PlacedInterceptor`` stands out of its place.
+    /// What every call fails with when a ``PlacedInterceptor`` stands out of its place: the client refuses its calls
+    /// before they start (``RestingClient/call(_:ending:cancellationHooks:)``, ``RestingClient/inCallingTask(_:)``).
     let misplacement: RestingError?
 
     init(
@@ -26,12 +27,20 @@ package final class InterceptorChain: Sendable {
     }
 
     func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
-        if let misplacement { throw misplacement }
         // Without interceptors, no closure: every call waits here for its response, holding this frame.
         guard !interceptors.isEmpty else { return try await followRedirects(request, progress: progress) }
         return try await Self.run(interceptors, from: 0, request) { request in
             try await self.followRedirects(request, progress: progress)
         }
+    }
+
+    /// Runs `interceptors`, in order, then `end`: what an interceptor made of others (a capability's composed links)
+    /// runs them with, each held to the chain's rules like a client's own.
+    package static func runComposed(
+        _ interceptors: [any RestingInterceptor], _ request: HTTPRequest,
+        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+    ) async throws -> HTTPDataResponse {
+        try await run(interceptors, from: 0, request, end: end)
     }
 
     private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
@@ -88,7 +97,7 @@ package final class InterceptorChain: Sendable {
     /// Runs `interceptors[index...]`, then `end`. Never inlined: it would enlarge the frame of a chain without
     /// interceptors.
     @inline(never)
-    package static func run(
+    static func run(
         _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
         end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {

@@ -24,22 +24,30 @@ public struct InterceptorPlacement: Sendable, Equatable {
         case either
     }
 
-    /// The order's name (`"resilience"`): interceptors of one order stand by ascending ``rank``, reading the
-    /// application interceptors and then the network ones — the order a request passes them.
+    /// The order's name (`"resilience"`): interceptors of one order stand by ascending ``ranks``, reading the
+    /// application interceptors and then the network ones — the order a request passes them. An empty name places
+    /// the interceptor in no order (only its list is checked).
     public let order: String
-    /// Where in its order: a lower rank stands nearer the caller.
-    public let rank: Int
+    /// Where in its order: a lower rank stands nearer the caller. An interceptor made of several links of the order
+    /// spans their ranks: what stands before it must rank no higher than its first, what stands after it no lower
+    /// than its last.
+    public let ranks: ClosedRange<Int>
     /// Where it may stand.
     public let list: List
     /// How a failure names it (its type's name).
     public let name: String
 
-    /// A placement of `name` at `rank` of `order`, in `list`.
-    public init(order: String, rank: Int, list: List, name: String) {
+    /// A placement of `name` spanning `ranks` of `order`, in `list` (one rank: `rank...rank`).
+    public init(order: String, ranks: ClosedRange<Int>, list: List, name: String) {
         self.order = order
-        self.rank = rank
+        self.ranks = ranks
         self.list = list
         self.name = name
+    }
+
+    /// A placement of `name` at `rank` of `order`, in `list`.
+    public init(order: String, rank: Int, list: List, name: String) {
+        self.init(order: order, ranks: rank...rank, list: list, name: name)
     }
 
     /// The first rule `interceptors` and `networkInterceptors` break, as the error each call fails with; `nil` when
@@ -52,16 +60,16 @@ public struct InterceptorPlacement: Sendable, Equatable {
             interceptors.compactMap { ($0 as? any PlacedInterceptor)?.placement }.map { ($0, List.application) }
             + networkInterceptors.compactMap { ($0 as? any PlacedInterceptor)?.placement }.map { ($0, List.network) }
         for (placement, list) in placed {
+            defer { if !placement.order.isEmpty { last[placement.order] = placement } }
             if placement.list != .either, placement.list != list {
                 let wanted = placement.list == .network ? "networkInterceptors" : "interceptors"
                 return .interceptorMisuse(interceptor: placement.name, reason: "must stand in \(wanted)")
             }
-            if let before = last[placement.order], before.rank > placement.rank {
+            if let before = last[placement.order], before.ranks.upperBound > placement.ranks.lowerBound {
                 return .interceptorMisuse(
                     interceptor: placement.name,
                     reason: "must stand before \(before.name) (the \(placement.order) order)")
             }
-            last[placement.order] = placement
         }
         return nil
     }

@@ -71,8 +71,9 @@ package protocol StreamReconnector: Sendable {
     /// Sends the call again with `headers` added, answering with the new body, or `nil` when the server answered
     /// 204 (nothing more to read).
     func reopen(_ headers: [(name: String, value: String)]) async throws -> ResponseBodyStream?
-    /// The reader is done: the call is over.
-    func finish()
+    /// The reader is done: the call is over — failed with `failure` when the reader failed of its own accord (an event
+    /// past its limit), else as its last stream ended.
+    func finish(failing failure: (any Error)?)
     /// Cancels the call: the stream being read, a wait, any reconnection to come.
     func cancel()
 }

@@ -70,10 +70,15 @@ enum AllocationBudget {
     static let getStreamed = 107.4
     /// What each link adds to a call when installed and quiet, measured (whole numbers: a quiet link's path is one
     /// path), plus half an allocation.
+    ///
+    /// Raised when the capabilities became modules: retry 3 → 4 (with the capability events and failures), rate
+    /// limit 2 → 3 and hedging 26 → 29 (their links now call RestingCore across a module boundary; making
+    /// `RequestAttributes`' getter inlinable took hedging back from 30). Bisected to those commits; which allocation
+    /// each adds is not pinned down yet.
     static let quietLinks: [String: Double] = [
-        "deadline": 7.5, "circuit-breaker": 4.5, "rate-limit": 2.5, "concurrency-limit": 4.5, "retry": 3.5,
-        // Hedging keeps a timer for the hedge it may send: 25.84–26.00 measured.
-        "hedging": 26.5,
+        "deadline": 7.5, "circuit-breaker": 4.5, "rate-limit": 3.5, "concurrency-limit": 4.5, "retry": 4.5,
+        // Hedging keeps a timer for the hedge it may send: 28.94–28.99 measured.
+        "hedging": 29.5,
     ]
     /// Per event delivered to a listener: 0.29 measured (the events' payloads are mostly values already made).
     static let event = 0.79

@@ -50,7 +50,7 @@ struct StreamedCallTests {
         _ = try await stream.collect(upTo: 16)
         #expect(registry.count == 1, "between streams, cancelAll() still reaches the call")
         #expect(recorder.kinds.isEmpty)
-        call.finish()
+        call.finish(failing: nil)
         #expect(registry.count == 0)
         #expect(recorder.kinds == [.callEnded(status: 200)])
     }
@@ -66,7 +66,7 @@ struct StreamedCallTests {
         await #expect(throws: RestingError.cancelled) {
             _ = try await call.reopen([]) { _ in ResponseBodyStream(chunks: []) }
         }
-        call.finish()
+        call.finish(failing: nil)
         #expect(registry.count == 0)
         #expect(recorder.kinds == [.callCancelled])
     }
@@ -76,9 +76,9 @@ struct StreamedCallTests {
         let recorder = EventRecorder()
         let (call, registry) = Self.call(recorder)
         call.holdOpen()
-        call.finish()
+        call.finish(failing: nil)
         call.cancel()
-        call.finish()
+        call.finish(failing: nil)
         #expect(registry.count == 0)
         #expect(recorder.kinds == [.callEnded(status: 200)])
     }
