@@ -14,14 +14,23 @@ import Foundation
 /// past the capacity in kept entries alone does the least recently used of them go too, so the bound holds whatever
 /// a server does. Sweeps run when the map passes its capacity and every quarter of it in new keys, and drop down to
 /// three quarters, so their cost spreads over the insertions that made them (no timer, no thread).
+/// Inlinable where a call reaches it (the resilience links, Digest authentication, in modules of their own): across a
+/// module boundary an unspecialised map of generic keys and values costs each of their calls microseconds.
 package struct BoundedMap<Key: Hashable, Value> {
-    private struct Entry {
-        var value: Value
-        var lastUsed: Date
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var value: Value
+        @usableFromInline var lastUsed: Date
+
+        @usableFromInline
+        init(value: Value, lastUsed: Date) {
+            self.value = value
+            self.lastUsed = lastUsed
+        }
     }
 
-    private var entries: [Key: Entry] = [:]
-    private var insertionsSinceSweep = 0
+    @usableFromInline var entries: [Key: Entry] = [:]
+    @usableFromInline var insertionsSinceSweep = 0
     package let capacity: Int
     package let idleExpiry: Duration
     private let keeps: (Value, Date) -> Bool
@@ -38,12 +47,13 @@ package struct BoundedMap<Key: Hashable, Value> {
     }
 
     /// How many keys it holds.
-    package var count: Int { entries.count }
+    @inlinable package var count: Int { entries.count }
 
     /// The value of `key`, if it has one; does not count as a use.
-    package subscript(key: Key) -> Value? { entries[key]?.value }
+    @inlinable package subscript(key: Key) -> Value? { entries[key]?.value }
 
     /// Runs `body` on `key`'s value — made by `make` when it has none — and counts it as used at `now`.
+    @inlinable
     package mutating func withValue<Result>(
         for key: Key, now: Date, default make: @autoclosure () -> Value, _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
@@ -60,6 +70,7 @@ package struct BoundedMap<Key: Hashable, Value> {
     }
 
     /// Runs `body` on `key`'s value if it has one, counting it as used at `now`; `nil` when it has none.
+    @inlinable
     package mutating func update<Result>(_ key: Key, now: Date, _ body: (inout Value) throws -> Result) rethrows
         -> Result?
     {
@@ -72,7 +83,8 @@ package struct BoundedMap<Key: Hashable, Value> {
     /// Drops the entries idle past `idleExpiry` that hold nothing, then, above three quarters of the capacity, the
     /// least recently used of those that hold nothing, and, if still above the capacity, the least recently used of
     /// the rest down to three quarters — never `keeping`.
-    private mutating func sweep(now: Date, keeping: Key) {
+    @usableFromInline
+    mutating func sweep(now: Date, keeping: Key) {
         insertionsSinceSweep = 0
         let expired = now - idleExpiry.seconds
         var held: [(key: Key, lastUsed: Date)] = []
