@@ -16,12 +16,6 @@ public struct OfflineStorageFailure: CallFailure, Equatable {
     /// Why the request could not be stored.
     public let reason: String
 
-    /// The failure of a request that `original` kept from the network and `reason` from the queue.
-    public init(original: TransportError, reason: String) {
-        self.original = original
-        self.reason = reason
-    }
-
     /// `offlineStorageFailed`.
     public var errorType: String { "offlineStorageFailed" }
 
