@@ -188,7 +188,7 @@ struct WebSocketRelayTests {
         await #expect(throws: RestingError.cancelled) { try await reader.value }
         #expect(scripted.closeSent?.code == .goingAway)
         await socket.close()  // returns once the socket is over
-        #expect(recorder.kinds.filter { $0 == .callCancelled }.count == 1)
+        #expect(recorder.kinds.filter { $0 == .callCancelled }.count == 1, "\(recorder.kinds)")
         #expect(!recorder.kinds.contains(.callEnded(status: 101)))
     }
 
