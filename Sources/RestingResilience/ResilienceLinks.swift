@@ -24,8 +24,6 @@ import RestingCore
 public struct ResilienceLinks: PlacedInterceptor {
     /// The links named, in their order.
     public let links: [any RestingInterceptor]
-    /// Whether a link that must stand in `interceptors` (the deadline, the concurrency limit) is among them.
-    private let needsApplicationList: Bool
 
     /// The links named, in the order above; leave out the ones you do not need.
     public init(
@@ -35,7 +33,6 @@ public struct ResilienceLinks: PlacedInterceptor {
     ) {
         let ordered: [(any PlacedInterceptor)?] = [deadline, breaker, retry, hedging, rateLimit, concurrency]
         links = ordered.compactMap { $0 }
-        needsApplicationList = deadline != nil || concurrency != nil
     }
 
     /// Runs `request` through the links, in order, then the rest of the chain.
@@ -47,12 +44,13 @@ public struct ResilienceLinks: PlacedInterceptor {
     /// order before it must rank no higher than the first, one after it no lower than the last. Without links it
     /// stands in no order.
     public var placement: InterceptorPlacement {
-        let ranks = links.compactMap { ($0 as? any PlacedInterceptor)?.placement.ranks }
-        guard let first = ranks.first, let last = ranks.last else {
+        let placements = links.compactMap { ($0 as? any PlacedInterceptor)?.placement }
+        guard let first = placements.first?.ranks, let last = placements.last?.ranks else {
             return InterceptorPlacement(order: "", rank: 0, list: .either, name: "ResilienceLinks")
         }
         return InterceptorPlacement(
             order: "resilience", ranks: first.lowerBound...last.upperBound,
-            list: needsApplicationList ? .application : .either, name: "ResilienceLinks")
+            // It stands where its strictest link must: in `interceptors` with a deadline or a concurrency limit.
+            list: placements.contains { $0.list == .application } ? .application : .either, name: "ResilienceLinks")
     }
 }

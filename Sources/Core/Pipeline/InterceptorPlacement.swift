@@ -60,7 +60,6 @@ public struct InterceptorPlacement: Sendable, Equatable {
             interceptors.compactMap { ($0 as? any PlacedInterceptor)?.placement }.map { ($0, List.application) }
             + networkInterceptors.compactMap { ($0 as? any PlacedInterceptor)?.placement }.map { ($0, List.network) }
         for (placement, list) in placed {
-            defer { if !placement.order.isEmpty { last[placement.order] = placement } }
             if placement.list != .either, placement.list != list {
                 let wanted = placement.list == .network ? "networkInterceptors" : "interceptors"
                 return .interceptorMisuse(interceptor: placement.name, reason: "must stand in \(wanted)")
@@ -70,6 +69,7 @@ public struct InterceptorPlacement: Sendable, Equatable {
                     interceptor: placement.name,
                     reason: "must stand before \(before.name) (the \(placement.order) order)")
             }
+            if !placement.order.isEmpty { last[placement.order] = placement }
         }
         return nil
     }
