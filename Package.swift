@@ -24,6 +24,9 @@ let package = Package(
         .library(name: "RestingPagination", targets: ["RestingPagination"]),
         .library(name: "RestingJSONRPC", targets: ["RestingJSONRPC"]),
         .library(name: "RestingAuthentication", targets: ["RestingAuthentication"]),
+        .library(name: "RestingLogging", targets: ["RestingLogging"]),
+        // How the shipped transports connect (routes, keep-alive, a request's proxy); both re-export it.
+        .library(name: "RestingConnections", targets: ["RestingConnections"]),
         .library(name: "RestingURLSession", targets: ["RestingURLSession"]),
         .library(name: "RestingCurl", targets: ["RestingCurl"]),
         // For writing a transport: what streams a response body and writes a download, beside RestingCore.
@@ -37,7 +40,6 @@ let package = Package(
         .library(name: "_RestingFuzzTargets", targets: ["RestingFuzzTargets"]),
         // The integrations: each is empty unless its trait is on (see `traits` below).
         .library(name: "RestingHTTPTypes", targets: ["RestingHTTPTypes"]),
-        .library(name: "RestingLogging", targets: ["RestingLogging"]),
         .library(name: "RestingMetrics", targets: ["RestingMetrics"]),
         .library(name: "RestingTracing", targets: ["RestingTracing"]),
         .library(name: "RestingOpenAPI", targets: ["RestingOpenAPI"]),
@@ -74,8 +76,8 @@ let package = Package(
     ],
     targets: [
         // multipart/form-data bodies that stream files from disk; knows nothing of HTTP clients.
-        .target(name: "RestingMultipart", path: "Sources/Multipart"),
-        .target(name: "RestingCore", dependencies: ["RestingMultipart"], path: "Sources/Core"),
+        .target(name: "RestingMultipart"),
+        .target(name: "RestingCore", dependencies: ["RestingMultipart"]),
         // The capabilities: each in Sources/<its name>, plugging into the call through the core's seams only.
         // Lines, JSON Lines and Server-Sent Events read from a streamed response body.
         .target(name: "RestingStreaming", dependencies: ["RestingCore"]),
@@ -93,57 +95,54 @@ let package = Package(
         .target(name: "RestingPagination", dependencies: ["RestingCore"]),
         // JSON-RPC 2.0 over a RestingClient.
         .target(name: "RestingJSONRPC", dependencies: ["RestingCore"]),
-        // Challenge authentication: WWW-Authenticate parsing, Digest, and responders of your own.
+        // Credentials: a bearer or Basic credential on every call, WWW-Authenticate challenges, Digest.
         .target(name: "RestingAuthentication", dependencies: ["RestingCore"]),
+        // Logging every call, to standard error or a logger of your own; with the Logging trait, through swift-log.
+        .target(
+            name: "RestingLogging",
+            dependencies: [
+                "RestingCore", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+            ]),
+        // Connection control the shipped transports share: host overrides, routes, keep-alive, a request's proxy.
+        .target(name: "RestingConnections", dependencies: ["RestingCore"]),
         // What only transport authors need, out of what an app sees.
-        .target(name: "RestingTransportKit", dependencies: ["RestingCore"], path: "Sources/TransportKit"),
+        .target(name: "RestingTransportKit", dependencies: ["RestingCore"]),
         .target(
-            name: "RestingURLSession", dependencies: ["RestingCore", "RestingTransportKit"],
-            path: "Sources/TransportURLSession"),
+            name: "RestingURLSession", dependencies: ["RestingCore", "RestingConnections", "RestingTransportKit"]),
         // zlib, for WebSocket's permessage-deflate; a C shim because its stream initialisers are macros.
-        .target(name: "CZlib", path: "Sources/CZlib"),
+        .target(name: "CZlib"),
         // libcurl (Debian: libcurl4-openssl-dev); a C shim because curl_easy_setopt is variadic.
-        .target(name: "CCurl", path: "Sources/CCurl"),
+        .target(name: "CCurl"),
         .target(
-            name: "RestingCurl", dependencies: ["RestingCore", "RestingTransportKit", "CCurl"],
-            path: "Sources/TransportCurl"),
-        .target(name: "RestingTesting", dependencies: ["RestingCore"], path: "Sources/TestingKit"),
+            name: "RestingCurl", dependencies: ["RestingCore", "RestingConnections", "RestingTransportKit", "CCurl"]),
+        .target(name: "RestingTesting", dependencies: ["RestingCore"]),
         // On Linux its default transport is CurlClient: FoundationNetworking there dies on a response with trailers.
         .target(
             name: "RestingKit",
             dependencies: [
                 "RestingCore", "RestingURLSession", .target(name: "RestingCurl", condition: .when(platforms: [.linux])),
                 "RestingStreaming", "RestingWebSocket", "RestingResilience", "RestingCache", "RestingCookies",
-                "RestingOffline", "RestingPagination", "RestingJSONRPC", "RestingAuthentication",
-            ],
-            path: "Sources/RestingKit"),
+                "RestingOffline", "RestingPagination", "RestingJSONRPC", "RestingAuthentication", "RestingLogging",
+                "RestingConnections",
+            ]),
         .target(
             name: "RestingHTTPTypes",
             dependencies: [
                 "RestingCore",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["HTTPTypes"])),
-            ],
-            path: "Sources/Integrations/HTTPTypes"),
-        .target(
-            name: "RestingLogging",
-            dependencies: [
-                "RestingCore", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
-            ],
-            path: "Sources/Integrations/Logging"),
+            ]),
         .target(
             name: "RestingMetrics",
             dependencies: [
                 "RestingCore", "RestingResilience",
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
-            ],
-            path: "Sources/Integrations/Metrics"),
+            ]),
         .target(
             name: "RestingTracing",
             dependencies: [
                 "RestingCore",
                 .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
-            ],
-            path: "Sources/Integrations/Tracing"),
+            ]),
         .target(
             name: "RestingOpenAPI",
             dependencies: [
@@ -151,11 +150,10 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
                 .product(
                     name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
-            ],
-            path: "Sources/Integrations/OpenAPI"),
+            ]),
         // Starts and stops the bundled image_server and the test servers, and checks digests of what went through
         // them: for the tests, the demo and the soak.
-        .target(name: "RestingServerHarness", dependencies: ["RestingCore"], path: "Sources/ServerHarness"),
+        .target(name: "RestingServerHarness", dependencies: ["RestingCore"]),
         // Helpers shared by the test targets.
         .target(
             name: "RestingTestSupport", dependencies: ["RestingWebSocket", "RestingCore", "RestingServerHarness"],
@@ -187,6 +185,7 @@ let package = Package(
         .testTarget(
             name: "CoreTests",
             dependencies: [
+                "RestingLogging",
                 "RestingCore", "RestingTesting", "RestingTestSupport", "RestingServerHarness", "RestingFuzzTargets",
                 "RestingStreaming", "RestingWebSocket", "RestingResilience", "RestingCache", "RestingCookies",
                 "RestingOffline", "RestingPagination", "RestingJSONRPC", "RestingAuthentication",
@@ -197,11 +196,15 @@ let package = Package(
             path: "Tests/MultipartTests"),
         .testTarget(
             name: "URLSessionTests",
-            dependencies: ["RestingStreaming", "RestingURLSession", "RestingServerHarness", "RestingTestSupport"],
+            dependencies: [
+                "RestingConnections", "RestingStreaming", "RestingURLSession", "RestingServerHarness",
+                "RestingTestSupport",
+            ],
             path: "Tests/URLSessionTests"),
         .testTarget(
             name: "CurlTests",
             dependencies: [
+                "RestingConnections", "RestingLogging",
                 "RestingCache", "RestingStreaming", "RestingWebSocket", "RestingCurl", "RestingServerHarness",
                 "RestingTestSupport", "RestingTransportConformance",
             ],
@@ -219,6 +222,7 @@ let package = Package(
         .testTarget(
             name: "StreamingTests",
             dependencies: [
+                "RestingAuthentication",
                 "RestingStreaming", "RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport",
             ],
             path: "Tests/StreamingTests"),
@@ -245,6 +249,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIClientTests",
             dependencies: [
+                "RestingAuthentication",
                 "RestingCache",
                 "RestingOpenAPI", "RestingCurl", "RestingURLSession", "RestingServerHarness", "RestingTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["OpenAPI"])),
@@ -256,6 +261,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "RestingAuthentication",
                 "RestingCache", "RestingResilience", "RestingStreaming",
                 "RestingHTTPTypes", "RestingLogging", "RestingMetrics", "RestingTracing", "RestingOpenAPI",
                 "RestingCurl",
@@ -276,7 +282,7 @@ let package = Package(
         .testTarget(
             name: "RestingKitTests",
             dependencies: [
-                "RestingOffline", "RestingPagination", "RestingStreaming",
+                "RestingAuthentication", "RestingOffline", "RestingPagination", "RestingStreaming",
                 "RestingKit", "RestingCurl", "RestingTesting", "RestingServerHarness", "RestingTestSupport",
             ],
             path: "Tests/RestingKitTests"),

@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORE = os.path.join(ROOT, "Sources", "Core")
+CORE = os.path.join(ROOT, "Sources", "RestingCore")
 # Where the table of floors is shown.
 DOCUMENTS = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "Documentation", "RestingCore.docc", "Architecture.md")]
 
@@ -115,9 +115,11 @@ def typecheck(floor_index):
 # The capability modules (Sources/<name>): each plugs into the call through the core's seams.
 CAPABILITIES = {
     "RestingStreaming", "RestingWebSocket", "RestingResilience", "RestingCache", "RestingCookies", "RestingOffline",
-    "RestingPagination", "RestingJSONRPC", "RestingAuthentication",
+    "RestingPagination", "RestingJSONRPC", "RestingAuthentication", "RestingLogging",
 }
 TRANSPORTS = {"RestingURLSession", "RestingCurl"}
+# What a transport may import beside the core: the authoring kit, and the connection options it honours.
+TRANSPORT_VOCABULARY = {"RestingTransportKit", "RestingConnections"}
 # Modules of the toolchain and the platform any target may import.
 SYSTEM = {
     "Foundation", "FoundationEssentials", "FoundationNetworking", "Synchronization", "Observation", "Dispatch",
@@ -134,7 +136,7 @@ def module_failures():
     failures = []
     for name, target in sorted(targets.items()):
         path = target.get("path") or f"Sources/{name}"
-        if target["type"] != "regular" or not path.startswith("Sources/"):
+        if target["type"] not in ("regular", "system-target") or not path.startswith("Sources/"):
             continue
         declared = set()
         for dependency in target.get("dependencies", []):
@@ -153,10 +155,10 @@ def module_failures():
             failures.append(f"RestingCore depends on {', '.join(sorted(declared & (CAPABILITIES | TRANSPORTS)))}")
         if name in CAPABILITIES and declared & TRANSPORTS:
             failures.append(f"{name}, a capability, depends on a transport: {', '.join(sorted(declared & TRANSPORTS))}")
-        if name in TRANSPORTS | {"RestingTransportKit"} and declared & CAPABILITIES:
+        if name in TRANSPORTS | TRANSPORT_VOCABULARY and declared & CAPABILITIES:
             failures.append(f"{name} depends on a capability: {', '.join(sorted(declared & CAPABILITIES))}")
-        if name in CAPABILITIES and path != f"Sources/{name}":
-            failures.append(f"{name} lives in {path}: a capability's folder is named after it")
+        if path != f"Sources/{name}":
+            failures.append(f"{name} lives in {path}: a module's folder is named after it")
     missing = CAPABILITIES - set(targets)
     failures += [f"{name} is named a capability here but is no target" for name in sorted(missing)]
     return failures
@@ -167,9 +169,9 @@ def main():
     listed = {folder for folder, _ in FLOORS}
     present = {d for d in os.listdir(CORE) if os.path.isdir(os.path.join(CORE, d))}
     for folder in sorted(present - listed):
-        failures.append(f"Sources/Core/{folder}/ is on no floor: add it to FLOORS in scripts/check_layers.py")
+        failures.append(f"Sources/RestingCore/{folder}/ is on no floor: add it to FLOORS in scripts/check_layers.py")
     for folder in sorted(listed - present):
-        failures.append(f"FLOORS names Sources/Core/{folder}/, which does not exist")
+        failures.append(f"FLOORS names Sources/RestingCore/{folder}/, which does not exist")
 
     table = render_table(uses_table())
     if "--print" in sys.argv:

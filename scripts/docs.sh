@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODULES=(RestingMultipart RestingCore RestingStreaming RestingWebSocket RestingResilience RestingCache RestingCookies RestingOffline RestingPagination RestingJSONRPC RestingAuthentication RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
-    RestingHTTPTypes RestingLogging RestingMetrics RestingTracing RestingOpenAPI)
+MODULES=(RestingMultipart RestingCore RestingStreaming RestingWebSocket RestingResilience RestingCache RestingCookies RestingOffline RestingPagination RestingJSONRPC RestingAuthentication RestingLogging RestingConnections RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
+    RestingHTTPTypes RestingMetrics RestingTracing RestingOpenAPI)
 OUT=.build/docs
 GRAPHS=$OUT/symbol-graphs
 SITE=$OUT/RestingKit.doccarchive

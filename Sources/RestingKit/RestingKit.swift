@@ -2,9 +2,11 @@ import Foundation
 // The one import most apps write: the core, every capability and the default transport.
 @_exported import RestingAuthentication
 @_exported import RestingCache
+@_exported import RestingConnections
 @_exported import RestingCookies
 @_exported import RestingCore
 @_exported import RestingJSONRPC
+@_exported import RestingLogging
 @_exported import RestingOffline
 @_exported import RestingPagination
 @_exported import RestingResilience

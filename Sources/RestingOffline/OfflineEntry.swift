@@ -119,11 +119,8 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
     }
 
     /// The request to send again, with `body` — the inline bytes, or the URL of the body's file — and the
-    /// attributes it was kept with, decoded by `attributeKeys`; `nil` when one of them names no key there.
-    package func request<Body>(body: Body, attributeKeys: [any PersistentRequestAttributeKey.Type])
-        -> RestingRequest<Body, Data>?
-    {
-        guard let restored = RequestAttributes(restoring: attributes ?? [:], keys: attributeKeys) else { return nil }
+    /// attributes it was kept with (each decodes when its key is read).
+    package func request<Body>(body: Body) -> RestingRequest<Body, Data> {
         var requestHeaders = HTTPHeaderFields(headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
         requestHeaders["Idempotency-Key"] = idempotencyKey
         let encoding = RequestEncoding.raw(contentType: contentType ?? "application/octet-stream")
@@ -131,6 +128,6 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
             endpoint: Endpoint<Body, Data>(RequestMethod(rawValue: method), pathTemplate, encoding: encoding),
             body: body, headers: requestHeaders, pathVariables: pathVariables,
             queryItems: queryItems.compactMap { $0.count == 2 ? URLQueryItem(name: $0[0], value: $0[1]) : nil },
-            attributes: restored)
+            attributes: RequestAttributes(restoring: attributes ?? [:]))
     }
 }

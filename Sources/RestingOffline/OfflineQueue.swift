@@ -63,23 +63,19 @@ public final class OfflineQueue: Sendable {
     private let store: DurableDirectory
     /// Held for the queue's lifetime: no other queue opens the directory meanwhile.
     private let ownership: DirectoryLock
-    /// The keys attribute values are restored by on replay: the library's and the app's.
-    private let attributeKeys: [any PersistentRequestAttributeKey.Type]
     /// The last sequence number taken: entries are named by it, so that they sort oldest first.
     private let writer = Locked(UInt64(0))
     private let replays = ReplayGate()
 
-    /// Opens (or creates) the queue in `directory`, failing if another queue has it open. `attributeKeys` are the
-    /// app's ``/RestingCore/PersistentRequestAttributeKey``s to restore on replay (the library's are always known).
-    /// `redaction` is kept for source compatibility: every header that carries a credential
+    /// Opens (or creates) the queue in `directory`, failing if another queue has it open. A request's
+    /// ``/RestingCore/PersistentRequestAttributeKey`` values are kept with it and replayed, whichever module's keys
+    /// they are. `redaction` is kept for source compatibility: every header that carries a credential
     /// (``/RestingCore/HTTPHeaderFields/Field/carriesCredential``) is left out of stored entries.
     public init(
-        directory: URL, attributeKeys: [any PersistentRequestAttributeKey.Type] = [],
-        redaction: RedactionPolicy = .default
+        directory: URL, redaction: RedactionPolicy = .default
     ) throws(RestingError) {
         store = try DurableDirectory(directory)
         ownership = try DirectoryLock(store)
-        self.attributeKeys = Self.libraryAttributeKeys + attributeKeys
         let names = try store.names()
         let last = names.compactMap { Self.isEntryName($0) ? UInt64($0.prefix(16)) : nil }.max() ?? 0
         writer.withLock { $0 = last }
@@ -94,11 +90,6 @@ public final class OfflineQueue: Sendable {
     public func entries() throws(RestingError) -> [OfflineEntry] {
         try readableEntries().entries.map(\.entry)
     }
-
-    /// The library's own persistent attributes.
-    package static let libraryAttributeKeys: [any PersistentRequestAttributeKey.Type] = [
-        RequiresAuthenticationKey.self, MaximumAttemptsKey.self, CachePolicyKey.self, LogLevelKey.self,
-    ]
 
     /// Keeps `request` for a later replay; the entry, and its body, are on disk when this returns. `baseUrl` is
     /// the one the call was converted against (`nil`: the replaying client's).
@@ -156,10 +147,10 @@ public final class OfflineQueue: Sendable {
                 do {
                     if let bodyFile = entry.bodyFile {
                         try await send(
-                            entry.request(body: store.file(bodyFile), attributeKeys: attributeKeys), entry, client)
+                            entry.request(body: store.file(bodyFile)), entry, client)
                     } else {
                         try await send(
-                            entry.request(body: entry.body ?? Data(), attributeKeys: attributeKeys), entry, client)
+                            entry.request(body: entry.body ?? Data()), entry, client)
                     }
                 } catch {
                     var report = ReplayReport(sent: sent, remaining: entries.count - sent, stoppedBy: error)
@@ -177,11 +168,9 @@ public final class OfflineQueue: Sendable {
     }
 
     /// Sends an entry's request to the base URL it was kept with.
-    private func send<Body>(_ request: RestingRequest<Body, Data>?, _ entry: OfflineEntry, _ client: RestingClient)
+    private func send<Body>(_ request: RestingRequest<Body, Data>, _ entry: OfflineEntry, _ client: RestingClient)
         async throws
     {
-        // readableEntries() quarantined every entry whose attributes do not restore: this is a defensive stop.
-        guard let request else { throw RestingError.encodingFailed(reason: "the entry's attributes do not restore") }
         _ = try await client.perform(request, baseUrl: entry.baseUrl ?? client.baseUrl).value
     }
 
@@ -193,8 +182,7 @@ public final class OfflineQueue: Sendable {
         var quarantined = 0
         for name in try store.names() where Self.isEntryName(name) {
             if let data = try? store.read(name), let entry = try? JSONDecoder().decode(OfflineEntry.self, from: data),
-                entry.namesAreSafe, entry.bodyFile.map({ FileIO.size(of: store.file($0)) != nil }) ?? true,
-                RequestAttributes(restoring: entry.attributes ?? [:], keys: attributeKeys) != nil
+                entry.namesAreSafe, entry.bodyFile.map({ FileIO.size(of: store.file($0)) != nil }) ?? true
             {
                 entries.append((name, entry))
             } else {

@@ -3,7 +3,9 @@ import RestingTestSupport
 import RestingTesting
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
+@testable import RestingLogging
 @testable import RestingPagination
 
 /// Where a credential could escape — a followed link, a redirect, a log line, a cURL command, a recording —

@@ -1,4 +1,5 @@
 import Foundation
+import RestingConnections
 import RestingCore
 import RestingCurl
 import RestingServerHarness

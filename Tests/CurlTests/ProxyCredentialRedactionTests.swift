@@ -1,5 +1,6 @@
 import Foundation
 import RestingCore
+import RestingLogging
 import RestingTestSupport
 import Testing
 

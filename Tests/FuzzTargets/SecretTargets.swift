@@ -48,8 +48,7 @@ extension FuzzTarget {
         if entry.namesAreSafe, let bodyFile = entry.bodyFile, bodyFile.contains("/") || bodyFile.hasPrefix(".") {
             violation("an entry with safe names points at \(bodyFile.debugDescription)")
         }
-        guard let request = entry.request(body: entry.body ?? Data(), attributeKeys: OfflineQueue.libraryAttributeKeys)
-        else { return }
+        let request = entry.request(body: entry.body ?? Data())
         _ = try? RestingRequestConverter().toHTTPRequest(request, baseUrl: entry.baseUrl ?? "https://api.example.com")
     }
 }

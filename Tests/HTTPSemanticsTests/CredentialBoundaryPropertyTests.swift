@@ -1,4 +1,5 @@
 import Foundation
+import RestingAuthentication
 import RestingCore
 import RestingServerHarness
 import RestingTestSupport

@@ -3,6 +3,7 @@ import RestingServerHarness
 import RestingTestSupport
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCache
 @testable import RestingCookies
 @testable import RestingCore

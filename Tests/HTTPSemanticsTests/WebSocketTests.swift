@@ -1,4 +1,5 @@
 import Foundation
+import RestingAuthentication
 import RestingCache
 import RestingCookies
 import RestingCore

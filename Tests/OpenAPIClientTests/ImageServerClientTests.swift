@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import RestingAuthentication
 import RestingCache
 import RestingCore
 import RestingCurl

@@ -5,6 +5,7 @@ import RestingServerHarness
 import RestingTesting
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
 @testable import RestingOffline
 @testable import RestingPagination

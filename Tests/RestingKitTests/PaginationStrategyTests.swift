@@ -4,6 +4,7 @@ import RestingKit
 import RestingServerHarness
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
 @testable import RestingPagination
 

@@ -3,7 +3,9 @@ import RestingTestSupport
 import RestingTesting
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
+@testable import RestingLogging
 @testable import RestingStreaming
 
 /// Streaming calls through the whole pipeline (converter, interceptors, status check) on the stub transport.

@@ -2,6 +2,7 @@ import Foundation
 import RestingTestSupport
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
 
 /// Hands out `Bearer old` first and `Bearer new` after a refresh, counting refreshes.

@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingResilience
 
 @Suite("In-flight de-duplication", .timeLimit(.minutes(5)))
 struct DeduplicationInterceptorTests {

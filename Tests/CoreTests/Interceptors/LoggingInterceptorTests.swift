@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingLogging
 
 /// Keeps what is logged.
 struct CollectingLogger: RestingLogger {

@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingLogging
 
 @Suite("Retry interceptor")
 struct RetryInterceptorTests {
@@ -12,20 +13,19 @@ struct RetryInterceptorTests {
     let getPost = Endpoint<Nothing, Data>(.get, "/posts/1", encoding: .query)
     let createPost = Endpoint<Data, Data>(.post, "/posts", encoding: .raw(contentType: "text/plain"))
 
-    private func client(_ retry: RetryInterceptor) -> RestingClient {
-        RestingClient(baseUrl: "https://api.example.com", httpClient: stub, interceptors: [retry])
+    private func client(_ retry: RetryInterceptor, events: EventListenerFactory? = nil) -> RestingClient {
+        RestingClient(
+            baseUrl: "https://api.example.com", httpClient: stub, interceptors: [retry], eventListener: events)
     }
 
     private func retry(
         _ configure: (inout RetryInterceptor.Policy) -> Void = { _ in }, budget: RetryBudget = RetryBudget(),
-        fraction: Double? = nil, onEvent: (@Sendable (RestingEvent) -> Void)? = nil
+        fraction: Double? = nil
     ) -> RetryInterceptor {
         var policy = RetryInterceptor.Policy()
         configure(&policy)
-        guard let fraction else {
-            return RetryInterceptor(policy: policy, budget: budget, clock: clock, onEvent: onEvent)
-        }
-        return RetryInterceptor(policy: policy, budget: budget, clock: clock, onEvent: onEvent) { fraction }
+        guard let fraction else { return RetryInterceptor(policy: policy, budget: budget, clock: clock) }
+        return RetryInterceptor(policy: policy, budget: budget, clock: clock) { fraction }
     }
 
     @Test("an idempotent request is retried on 503 and succeeds, after a jittered delay within the first step")
@@ -191,14 +191,14 @@ struct RetryInterceptorTests {
         #expect(stub.received.count == 3 + 2, "three calls, two retries in all")
     }
 
-    @Test("every retry is reported as an event")
+    @Test("every retry is reported as a call event")
     func events() async throws {
         let events = Collector<Int>()
         stub.register(.get, "/posts/1", .status(503), .status(503), .status(200))
-        let retry = retry(onEvent: { event in
-            if case .retryScheduled(_, let attempt, _) = event { events.append(attempt) }
-        })
-        _ = try await client(retry).perform(RestingRequest(endpoint: getPost)).value
+        let listener = EventListenerFactory.shared { event in
+            if case .retryScheduled(let attempt, _, _) = event.kind { events.append(attempt) }
+        }
+        _ = try await client(retry(), events: listener).perform(RestingRequest(endpoint: getPost)).value
         #expect(events.all == [2, 3])
     }
 
@@ -209,10 +209,11 @@ struct RetryInterceptorTests {
         var policy = RetryInterceptor.Policy()
         policy.baseDelay = .seconds(60)
         policy.maximumDelay = .seconds(60)
-        let retry = RetryInterceptor(
-            policy: policy, budget: RetryBudget(), clock: SystemClock(),
-            onEvent: { _ in scheduled.append(true) }, randomFraction: { 1 })
-        let promise = client(retry).perform(RestingRequest(endpoint: getPost))
+        let retry = RetryInterceptor(policy: policy, budget: RetryBudget(), clock: SystemClock(), randomFraction: { 1 })
+        let listener = EventListenerFactory.shared { event in
+            if case .retryScheduled = event.kind { scheduled.append(true) }
+        }
+        let promise = client(retry, events: listener).perform(RestingRequest(endpoint: getPost))
         await scheduled.wait { !$0.isEmpty }
         promise.cancel()
         guard case .cancelled = await Result(catching: { try await promise.value }).failure else {

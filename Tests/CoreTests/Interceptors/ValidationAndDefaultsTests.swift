@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingLogging
 
 @Suite("Validation, defaults, rewriting and events")
 struct ValidationAndDefaultsTests {
@@ -104,7 +105,6 @@ struct ValidationAndDefaultsTests {
             case .responseReceived(_, let response, let duration):
                 events.append("received \(response.status) \(duration >= .zero)")
             case .failed(_, let error, _): events.append("failed \(error)")
-            case .retryScheduled: events.append("retry")
             }
         }
         stub.register(.get, "/thing", .status(201))

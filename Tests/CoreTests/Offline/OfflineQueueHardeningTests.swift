@@ -13,10 +13,21 @@ struct OfflineQueueHardeningTests {
     struct Payload: Codable, Sendable { let n: Int }
     let create = Endpoint<Payload, Nothing>(.post, "/items", encoding: .json)
 
-    /// An app's own attribute, kept with a queued request when the queue knows its key.
+    /// An app's own attribute: kept with a queued request like the library's.
     enum TenantKey: PersistentRequestAttributeKey {
         static let defaultValue: String? = nil
         static let name = "test.tenant"
+    }
+
+    /// An attribute whose value type changed between the release that kept it and the one replaying it.
+    enum RenamedTypeKey: PersistentRequestAttributeKey {
+        static let defaultValue: Int? = nil
+        static let name = "test.renamed"
+    }
+
+    enum RenamedTypeAsStringKey: PersistentRequestAttributeKey {
+        static let defaultValue: String? = nil
+        static let name = "test.renamed"
     }
 
     private func withStore(_ body: (URL) async throws -> Void) async throws {
@@ -243,28 +254,31 @@ struct OfflineQueueHardeningTests {
         }
     }
 
-    @Test("an entry with an attribute the queue cannot restore is quarantined, never replayed without it")
-    func unknownAttributesAreQuarantined() async throws {
+    @Test("an attribute of any module's key is kept and replayed, and reads as its default where it no longer decodes")
+    func attributesOfAnyKeyAreReplayed() async throws {
         try await withStore { directory in
             var request = RestingRequest(endpoint: create, body: Payload(n: 1))
             request.attributes[TenantKey.self] = "acme"
-            do {
-                let queue = try OfflineQueue(directory: directory, attributeKeys: [TenantKey.self])
-                try queue.enqueue(request)
-                let restored = try #require(try queue.entries().first?.attributes?["test.tenant"])
-                #expect(String(decoding: restored, as: UTF8.self).contains("acme"))
-            }
-            let forgetful = try OfflineQueue(directory: directory)
+            request.attributes.isIdempotent = true
+            request.attributes[RenamedTypeKey.self] = 7
+            let queue = try OfflineQueue(directory: directory)
+            try queue.enqueue(request)
+            let kept = try #require(try queue.entries().first?.attributes)
+            #expect(kept.keys.sorted() == ["test.renamed", "test.tenant", IdempotentKey.name].sorted())
             let seen = Collector<HTTPRequest>()
-            let report = try await forgetful.replay(with: delivering(seen))
-            #expect(report.quarantined == 1 && seen.all.isEmpty)
+            let report = try await queue.replay(with: delivering(seen))
+            #expect(report.sent == 1 && report.quarantined == 0)
+            let replayed = try #require(seen.all.first?.attributes)
+            #expect(replayed[TenantKey.self] == "acme")
+            #expect(replayed.isIdempotent == true)
+            #expect(replayed[RenamedTypeAsStringKey.self] == nil, "a value of another type reads as the default")
         }
     }
 
     @Test("the app's persistent attributes are replayed with the request")
     func appAttributesAreReplayed() async throws {
         try await withStore { directory in
-            let queue = try OfflineQueue(directory: directory, attributeKeys: [TenantKey.self])
+            let queue = try OfflineQueue(directory: directory)
             var request = RestingRequest(endpoint: create.setting(\.maximumAttempts, 1), body: Payload(n: 1))
             request.attributes[TenantKey.self] = "acme"
             try queue.enqueue(request)

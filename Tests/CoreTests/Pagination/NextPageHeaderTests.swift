@@ -2,6 +2,7 @@ import Foundation
 import RestingTestSupport
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
 @testable import RestingPagination
 

@@ -3,6 +3,7 @@ import RestingTestSupport
 import RestingTesting
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCache
 @testable import RestingCore
 @testable import RestingResilience

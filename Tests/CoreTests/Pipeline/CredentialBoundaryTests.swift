@@ -2,6 +2,7 @@ import Foundation
 import RestingTestSupport
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
 
 /// The rule the last link of every chain enforces, and the marks it reads, without sockets.

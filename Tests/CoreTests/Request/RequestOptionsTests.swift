@@ -3,7 +3,9 @@ import RestingTestSupport
 import RestingTesting
 import Testing
 
+@testable import RestingAuthentication
 @testable import RestingCore
+@testable import RestingLogging
 
 /// Per-request options: attributes set on an endpoint or a request, read by the library's own interceptors;
 /// a per-endpoint decoder; a base URL that changes while calls run.

@@ -1,0 +1,29 @@
+/// The one list of header names that carry credentials. It drives every place a credential could escape: the
+/// credential boundary (the last link of every call's chain) and the chain's redirect link keep these headers within
+/// their origin, ``RedactionPolicy/default`` hides their values in logs, cURL descriptions and recordings, and the
+/// HTTP cache and the offline queue never store them.
+///
+/// A credential header with another name is marked where it is set, and then travels with the same
+/// protection: `AuthInterceptor` marks its own header whatever its name, and an app marks its own with
+/// `sensitive: true`:
+///
+/// ```swift
+/// request.headers.replaceOrAdd(name: "X-Tenant-Secret", value: secret, sensitive: true)
+/// headerProvider.addHeader(key: "X-Tenant-Secret", value: secret, sensitive: true)
+/// ```
+public enum SensitiveHeaders {
+    /// Lowercased names: the credential headers of HTTP itself, cookies, the API-key, token and CSRF headers in
+    /// common use, and a WebSocket's offered subprotocols, which carry a bearer token where a browser API can set no
+    /// header (Kubernetes' `base64url.bearer.authorization.k8s.io.…`).
+    public static let names: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "sec-websocket-protocol",
+        "x-api-key", "api-key", "apikey", "x-apikey", "x-auth-token", "x-access-token", "x-refresh-token",
+        "x-session-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token", "x-goog-api-key",
+        "ocp-apim-subscription-key",
+    ]
+
+    /// Whether `name` (any case) is one of ``names``.
+    public static func contains(_ name: String) -> Bool {
+        names.contains(name.lowercased())
+    }
+}
