@@ -17,6 +17,8 @@ let package = Package(
         // One product per capability: an app may depend on RestingCore and only the capabilities it uses.
         .library(name: "RestingStreaming", targets: ["RestingStreaming"]),
         .library(name: "RestingWebSocket", targets: ["RestingWebSocket"]),
+        // WebSocket's messages, close codes and failures, and the seam of a transport that speaks WebSocket itself.
+        .library(name: "RestingWebSocketCore", targets: ["RestingWebSocketCore"]),
         .library(name: "RestingResilience", targets: ["RestingResilience"]),
         .library(name: "RestingCache", targets: ["RestingCache"]),
         .library(name: "RestingCookies", targets: ["RestingCookies"]),
@@ -82,7 +84,10 @@ let package = Package(
         // Lines, JSON Lines and Server-Sent Events read from a streamed response body.
         .target(name: "RestingStreaming", dependencies: ["RestingCore"]),
         // WebSocket (RFC 6455) as a call's ending, with permessage-deflate.
-        .target(name: "RestingWebSocket", dependencies: ["RestingCore", "CZlib"]),
+        .target(name: "RestingWebSocket", dependencies: ["RestingCore", "RestingWebSocketCore", "CZlib"]),
+        // What a WebSocket says (messages, close codes, failures), shared by the capability and a transport that
+        // speaks WebSocket itself (URLSession's), which may import no capability.
+        .target(name: "RestingWebSocketCore", dependencies: ["RestingCore"]),
         // Deadlines, circuit breakers, hedging, rate limits and adaptive concurrency limits, in one checked order.
         .target(name: "RestingResilience", dependencies: ["RestingCore"]),
         // The RFC 9111 HTTP cache interceptor and its stores.
@@ -108,7 +113,8 @@ let package = Package(
         // What only transport authors need, out of what an app sees.
         .target(name: "RestingTransportKit", dependencies: ["RestingCore"]),
         .target(
-            name: "RestingURLSession", dependencies: ["RestingCore", "RestingConnections", "RestingTransportKit"]),
+            name: "RestingURLSession",
+            dependencies: ["RestingCore", "RestingConnections", "RestingTransportKit", "RestingWebSocketCore"]),
         // zlib, for WebSocket's permessage-deflate; a C shim because its stream initialisers are macros.
         .target(name: "CZlib"),
         // libcurl (Debian: libcurl4-openssl-dev); a C shim because curl_easy_setopt is variadic.
@@ -123,7 +129,7 @@ let package = Package(
                 "RestingCore", "RestingURLSession", .target(name: "RestingCurl", condition: .when(platforms: [.linux])),
                 "RestingStreaming", "RestingWebSocket", "RestingResilience", "RestingCache", "RestingCookies",
                 "RestingOffline", "RestingPagination", "RestingJSONRPC", "RestingAuthentication", "RestingLogging",
-                "RestingConnections",
+                "RestingConnections", "RestingWebSocketCore",
             ]),
         .target(
             name: "RestingHTTPTypes",

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODULES=(RestingMultipart RestingCore RestingStreaming RestingWebSocket RestingResilience RestingCache RestingCookies RestingOffline RestingPagination RestingJSONRPC RestingAuthentication RestingLogging RestingConnections RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
+MODULES=(RestingMultipart RestingCore RestingStreaming RestingWebSocketCore RestingWebSocket RestingResilience RestingCache RestingCookies RestingOffline RestingPagination RestingJSONRPC RestingAuthentication RestingLogging RestingConnections RestingTransportKit RestingURLSession RestingCurl RestingTesting RestingTransportConformance RestingKit
     RestingHTTPTypes RestingMetrics RestingTracing RestingOpenAPI)
 mode=${1:-check}
 work=.build/api

@@ -40,7 +40,7 @@ def package_name():
 FLOORS = [
     ("Support", "a lock, duration units, string trimming: no HTTP in sight"),
     ("Encoding", "percent-encoding, query strings, JSON values"),
-    ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction, WebSocket messages"),
+    ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction, an upgrade handed over"),
     ("Transport", "the transport seam, and what only transports use: deadlines, rate floor, download writer, limits"),
     ("Events", "call events: listeners, a bounded buffer, the per-call reporter, the seam observing an exchange"),
     ("Storage", "files that survive a crash"),
@@ -118,8 +118,9 @@ CAPABILITIES = {
     "RestingPagination", "RestingJSONRPC", "RestingAuthentication", "RestingLogging",
 }
 TRANSPORTS = {"RestingURLSession", "RestingCurl"}
-# What a transport may import beside the core: the authoring kit, and the connection options it honours.
-TRANSPORT_VOCABULARY = {"RestingTransportKit", "RestingConnections"}
+# What a transport may import beside the core: the authoring kit, the connection options it honours, and the
+# WebSocket vocabulary of a transport that speaks WebSocket itself.
+TRANSPORT_VOCABULARY = {"RestingTransportKit", "RestingConnections", "RestingWebSocketCore"}
 # Modules of the toolchain and the platform any target may import.
 SYSTEM = {
     "Foundation", "FoundationEssentials", "FoundationNetworking", "Synchronization", "Observation", "Dispatch",

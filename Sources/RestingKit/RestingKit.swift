@@ -13,6 +13,7 @@ import Foundation
 @_exported import RestingStreaming
 @_exported import RestingURLSession
 @_exported import RestingWebSocket
+@_exported import RestingWebSocketCore
 
 #if os(Linux)
 import RestingCurl

@@ -1,12 +1,13 @@
 import Foundation
 import RestingCore
+import RestingWebSocketCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// A ``URLSessionClient``'s WebSocket: the handshake and messages of a `URLSessionWebSocketTask`, handed up as a
-/// ``/RestingCore/TransportWebSocket`` (URLSession gives messages, never the connection's bytes).
+/// ``/RestingWebSocketCore/TransportWebSocket`` (URLSession gives messages, never the connection's bytes).
 ///
 /// The handshake request is the chain's — its URL, headers (a bearer token, a cookie, `traceparent`), subprotocols
 /// — minus the fields URLSession writes itself (`Upgrade`, `Connection`, `Sec-WebSocket-Key`, `-Version`,
@@ -107,7 +108,8 @@ final class URLSessionWebSocket: TransportWebSocket, SessionTask {
         }
         let headers = head.map(URLSessionMapping.headers(of:)) ?? HTTPHeaderFields()
         waiter.resume(
-            returning: HTTPDataResponse(status: 101, headers: headers, body: ResponseBody(webSocket: self), url: url))
+            returning: HTTPDataResponse(
+                status: 101, headers: headers, body: ResponseBody(upgradedSession: self), url: url))
     }
 
     /// A refused upgrade as the chain sees it: its status and headers (URLSession keeps no body of one).
@@ -170,7 +172,7 @@ final class URLSessionWebSocket: TransportWebSocket, SessionTask {
             case .string(let text): return .text(text)
             case .data(let data): return .binary(data)
             @unknown default:
-                throw RestingError.webSocketFailed(WebSocketFailure(.protocolViolation, "a message of an unknown kind"))
+                throw WebSocketFailure(.protocolViolation, "a message of an unknown kind")
             }
         } catch {
             // A close handshake ends the task: its close code, and the delegate's report of it, are known then.
@@ -234,28 +236,28 @@ final class URLSessionWebSocket: TransportWebSocket, SessionTask {
     // MARK: Errors
 
     /// A handshake that ended without an answer.
-    private static func handshakeFailure(_ error: (any Error)?) -> RestingError {
+    private static func handshakeFailure(_ error: (any Error)?) -> any Error {
         #if canImport(FoundationNetworking)
         // The only way FoundationNetworking says it was built without libcurl's WebSocket API.
         if (error as? URLError)?.code == .unsupportedURL {
-            return .unsupported(
+            return RestingError.unsupported(
                 feature: "WebSocket (FoundationNetworking built without libcurl's WebSocket API)",
                 transport: "URLSessionClient")
         }
         #endif
-        guard let error else { return .webSocketFailed(WebSocketFailure(.connectionLost, "the handshake ended")) }
+        guard let error else { return WebSocketFailure(.connectionLost, "the handshake ended") }
         return URLSessionMapping.restingError(error)
     }
 
     /// A message, a ping or a pong that failed on an open socket.
-    private static func messageFailure(_ error: any Error) -> RestingError {
-        if let error = error as? RestingError { return error }
+    private static func messageFailure(_ error: any Error) -> any Error {
+        if error is RestingError || error is WebSocketFailure { return error }
         let error = error as NSError
         if error.domain == NSPOSIXErrorDomain, error.code == Int(EMSGSIZE) {
-            return .webSocketFailed(WebSocketFailure(.messageTooLarge, "a message past the socket's limit"))
+            return WebSocketFailure(.messageTooLarge, "a message past the socket's limit")
         }
-        if error.domain == NSURLErrorDomain, error.code == NSURLErrorCancelled { return .cancelled }
+        if error.domain == NSURLErrorDomain, error.code == NSURLErrorCancelled { return RestingError.cancelled }
         // URLSession does not say which rule a peer broke; only that the connection is over.
-        return .webSocketFailed(WebSocketFailure(.connectionLost, error.localizedDescription))
+        return WebSocketFailure(.connectionLost, error.localizedDescription)
     }
 }

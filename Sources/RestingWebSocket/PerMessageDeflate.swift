@@ -116,7 +116,7 @@ package final class MessageDeflater: @unchecked Sendable {
 }
 
 /// Decompresses the messages the peer sends, fragment by fragment, never past the message limit — a few bytes that
-/// inflate to gigabytes fail as ``/RestingCore/WebSocketFailure/Kind/messageTooLarge`` after the limit, not after the gigabytes.
+/// inflate to gigabytes fail as ``/RestingWebSocketCore/WebSocketFailure/Kind/messageTooLarge`` after the limit, not after the gigabytes.
 /// Used by the socket's reading loop only.
 final class MessageInflater: @unchecked Sendable {
     // @unchecked: the reading loop is its only user.

@@ -21,7 +21,7 @@ import Foundation
 /// ```
 ///
 /// - **Reading.** The messages end (`nil`) when the peer closes, and ``closure`` says with which code and reason;
-///   they throw ``/RestingCore/RestingError/webSocketFailed(_:)`` when the socket failed (a protocol violation, a lost connection,
+///   they throw a ``/RestingWebSocketCore/WebSocketFailure`` when the socket failed (a protocol violation, a lost connection,
 ///   an unanswered keep-alive ping) and ``/RestingCore/RestingError/cancelled`` when it was cancelled. Pings are answered, and
 ///   control frames never reach the reader (they are in the call's events). Messages wait for their reader up to
 ///   ``WebSocketOptions/receiveBufferSize`` bytes; past that the socket is not read until the reader catches up.
@@ -64,7 +64,7 @@ public final class WebSocket: Sendable {
         return closure
     }
 
-    /// Sends `message` whole; returns once the network has taken it. Throws ``/RestingCore/RestingError/webSocketFailed(_:)``
+    /// Sends `message` whole; returns once the network has taken it. Throws a ``/RestingWebSocketCore/WebSocketFailure``
     /// (`.closed`) once the socket is closing, and ``/RestingCore/RestingError/cancelled`` when the task is cancelled. A send
     /// waiting on a peer that stopped reading ends when the socket does (``close(code:reason:)`` after its close
     /// timeout, the keep-alive, ``/RestingCore/RestingClient/cancelAll()``, shutdown); cancelled once its message has begun to go

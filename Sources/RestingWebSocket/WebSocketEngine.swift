@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// What runs an open ``WebSocket``: ``WebSocketSession`` speaks RFC 6455's frames over an ``/RestingCore/UpgradedConnection``;
-/// ``WebSocketRelay`` runs a ``/RestingCore/TransportWebSocket`` whose transport speaks them. Both keep the same
+/// ``WebSocketRelay`` runs a ``/RestingWebSocketCore/TransportWebSocket`` whose transport speaks them. Both keep the same
 /// ``WebSocketLifecycle``, inbox and events, so the user's handle cannot tell them apart.
 protocol WebSocketEngine: AnyObject, Sendable {
     /// The lifecycle, inbox, events and end both engines keep the same way.
@@ -46,10 +46,4 @@ extension WebSocketEngine {
         inbox.finish(.failure(.cancelled))
         Task { await self.close(code: .goingAway, reason: "", cancelling: true) }
     }
-}
-
-extension RestingError {
-    /// What a send or a ping meets once the socket is closing or closed.
-    static let webSocketClosed = RestingError.webSocketFailed(
-        WebSocketFailure(.closed, "the WebSocket is closing or closed"))
 }

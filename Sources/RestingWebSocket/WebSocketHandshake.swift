@@ -59,7 +59,7 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
             throw call.client.statusCheck(for: call.request.endpoint).failure(
                 for: HTTPError(try await response.buffered()))
         }
-        if let socket = response.body.transportWebSocket {
+        if let socket = response.body.upgradedSession as? any TransportWebSocket {
             return try relay(socket, answering: response, of: call, events: events)
         }
         guard let connection = response.body.upgradedConnection else {
@@ -71,7 +71,7 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
             agreed = try validate(response)
         } catch {
             connection.close()
-            throw RestingError.webSocketFailed(error)
+            throw error
         }
         return WebSocket(registry: call.client.calls) { onEnd in
             WebSocketSession(
@@ -92,7 +92,7 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
             subprotocol = try chosenSubprotocol(in: response)
         } catch {
             socket.cancel()
-            throw RestingError.webSocketFailed(error)
+            throw error
         }
         let isCompressed = response.headers.values(for: "Sec-WebSocket-Extensions")
             .contains { $0.lowercased().contains("permessage-deflate") }

@@ -11,7 +11,7 @@ final class WebSocketInbox: Sendable {
         var bytes = 0
         /// How the messages end once those waiting are taken: `nil` while the socket may receive more; `.success`
         /// at the peer's close; the socket's failure.
-        var ending: Result<Void, RestingError>?
+        var ending: Result<Void, WebSocketError>?
         var readers: [(id: UInt64, continuation: CheckedContinuation<WebSocketMessage?, any Error>)] = []
         var nextReaderID: UInt64 = 0
         /// The reading loop, waiting for room.
@@ -77,14 +77,14 @@ final class WebSocketInbox: Sendable {
     /// or ``/RestingCore/RestingError/cancelled`` when the calling task is cancelled while it waits.
     func next() async throws -> WebSocketMessage? {
         // A message already kept is taken without suspending: a reader behind the socket never waits.
-        if let kept = takeKept() { return try kept.get() }
+        if let kept = takeKept() { return try kept.mapError(\.thrown).get() }
         let id = state.withLock { state in
             defer { state.nextReaderID += 1 }
             return state.nextReaderID
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                typealias Outcome = (Result<WebSocketMessage?, RestingError>?, CheckedContinuation<Void, Never>?)
+                typealias Outcome = (Result<WebSocketMessage?, WebSocketError>?, CheckedContinuation<Void, Never>?)
                 let (kept, producer) = state.withLock { state -> Outcome in
                     if let kept = take(from: &state) { return (kept, takeProducerIfRoom(from: &state)) }
                     if Task.isCancelled { return (.failure(.cancelled), nil) }
@@ -92,7 +92,7 @@ final class WebSocketInbox: Sendable {
                     return (nil, nil)
                 }
                 producer?.resume()
-                if let kept { continuation.resume(with: kept.mapError { $0 as any Error }) }
+                if let kept { continuation.resume(with: kept.mapError(\.thrown)) }
             }
         } onCancel: {
             let reader = state.withLock { state in
@@ -103,9 +103,9 @@ final class WebSocketInbox: Sendable {
     }
 
     /// The next kept message, or the end once none is kept; `nil` while the reader must wait.
-    private func takeKept() -> Result<WebSocketMessage?, RestingError>? {
+    private func takeKept() -> Result<WebSocketMessage?, WebSocketError>? {
         let (kept, producer) = state.withLock {
-            state -> (Result<WebSocketMessage?, RestingError>?, CheckedContinuation<Void, Never>?) in
+            state -> (Result<WebSocketMessage?, WebSocketError>?, CheckedContinuation<Void, Never>?) in
             (take(from: &state), takeProducerIfRoom(from: &state))
         }
         producer?.resume()
@@ -120,7 +120,7 @@ final class WebSocketInbox: Sendable {
     }
 
     /// The next kept message, or the end once none is kept, inside the lock.
-    private func take(from state: inout State) -> Result<WebSocketMessage?, RestingError>? {
+    private func take(from state: inout State) -> Result<WebSocketMessage?, WebSocketError>? {
         if state.head < state.messages.count {
             let message = state.messages[state.head]
             state.head += 1
@@ -143,7 +143,7 @@ final class WebSocketInbox: Sendable {
     /// Ends the messages (the first ending counts): readers waiting get it now, others once they have taken what
     /// is kept — a failure too: what was received is the reader's. A cancellation drops what is kept: nobody wants
     /// it.
-    func finish(_ ending: Result<Void, RestingError>) {
+    func finish(_ ending: Result<Void, WebSocketError>) {
         let (readers, producer) = state.withLock { state in
             guard state.ending == nil else {
                 return ([CheckedContinuation<WebSocketMessage?, any Error>](), CheckedContinuation<Void, Never>?.none)
@@ -164,7 +164,7 @@ final class WebSocketInbox: Sendable {
         for reader in readers {
             switch ending {
             case .success: reader.resume(returning: nil)
-            case .failure(let error): reader.resume(throwing: error)
+            case .failure(let error): reader.resume(throwing: error.thrown)
             }
         }
     }

@@ -16,7 +16,7 @@ struct WebSocketLifecycle: Sendable {
         case closing(sent: WebSocketCloseCode, cancelling: Bool)
         /// The close handshake is over: how the peer closed.
         case closed(WebSocketClosure)
-        case failed(RestingError)
+        case failed(WebSocketError)
     }
 
     private(set) var state = State.open
@@ -61,7 +61,7 @@ struct WebSocketLifecycle: Sendable {
         switch state {
         case .open:
             state = .failed(
-                .webSocketFailed(WebSocketFailure(.connectionLost, "the connection ended without a close frame")))
+                .socket(WebSocketFailure(.connectionLost, "the connection ended without a close frame")))
         case .closing(_, let cancelling):
             state = cancelling ? .failed(.cancelled) : .closed(WebSocketClosure(code: .abnormalClosure))
         case .closed, .failed: break
@@ -70,11 +70,11 @@ struct WebSocketLifecycle: Sendable {
 
     /// The socket failed with `error`: the close code to send first, if a close frame may still go out (a
     /// violation of the protocol by the peer; not a lost connection, nor a close already sent).
-    mutating func failed(_ error: RestingError) -> WebSocketCloseCode? {
+    mutating func failed(_ error: WebSocketError) -> WebSocketCloseCode? {
         let wasOpen = state == .open
         guard !isOver else { return nil }
         state = .failed(error)
-        guard wasOpen, case .webSocketFailed(let failure) = error else { return nil }
+        guard wasOpen, case .socket(let failure) = error else { return nil }
         return switch failure.kind {
         case .protocolViolation, .handshakeInvalid: .protocolError
         case .invalidText: .invalidFramePayloadData

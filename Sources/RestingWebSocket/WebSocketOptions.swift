@@ -12,7 +12,7 @@ public struct WebSocketOptions: Sendable, Equatable {
     /// (`WebSocket.subprotocol`). A server that picks one not offered fails the handshake.
     public var subprotocols: [String]
     /// The largest message (all its fragments together) accepted from the peer: past it the socket closes with
-    /// 1009 and fails with ``/RestingCore/WebSocketFailure/Kind/messageTooLarge``. 16 MiB by default.
+    /// 1009 and fails with ``/RestingWebSocketCore/WebSocketFailure/Kind/messageTooLarge``. 16 MiB by default.
     public var maximumMessageSize: Int
     /// How many bytes of received messages may wait unread: past that, the socket is not read until the reader
     /// catches up (the peer's TCP window closes). At least one message always fits. 1 MiB by default.
@@ -28,7 +28,7 @@ public struct WebSocketOptions: Sendable, Equatable {
     public var closeTimeout: Duration
 
     /// A ping every `interval`; a pong must answer each within `timeout`, or the socket fails with
-    /// ``/RestingCore/WebSocketFailure/Kind/pingTimeout``.
+    /// ``/RestingWebSocketCore/WebSocketFailure/Kind/pingTimeout``.
     public struct KeepAlive: Sendable, Equatable {
         /// How often a ping goes out (none while the last is unanswered).
         public var interval: Duration

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What runs a WebSocket whose transport speaks the protocol itself (a ``/RestingCore/TransportWebSocket``): the loop that takes
+/// What runs a WebSocket whose transport speaks the protocol itself (a ``/RestingWebSocketCore/TransportWebSocket``): the loop that takes
 /// its messages into the inbox (and stops asking while the inbox is full), sends, the keep-alive pings and the
 /// close, on the same ``WebSocketRun`` as ``WebSocketSession``. Frames, pongs and the answer to the peer's close are
 /// the transport's.
@@ -33,14 +33,14 @@ final class WebSocketRelay: WebSocketEngine {
     // MARK: Sending
 
     func send(_ message: WebSocketMessage) async throws {
-        guard run.acceptsMessages else { throw RestingError.webSocketClosed }
+        guard run.acceptsMessages else { throw WebSocketError.closed.thrown }
         if Task.isCancelled { throw RestingError.cancelled }
         do {
             try await socket.send(message)
         } catch {
-            let error = Self.restingError(error)
+            let error = WebSocketError(error)
             fail(error)
-            throw error
+            throw error.thrown
         }
         events?.report(.capability(WebSocketEvent.messageSent(isText: message.isText, bytes: message.byteCount)))
     }
@@ -51,7 +51,7 @@ final class WebSocketRelay: WebSocketEngine {
         guard payload.isEmpty else {
             throw RestingError.unsupported(feature: "a ping with a payload", transport: "this transport's WebSocket")
         }
-        guard run.acceptsMessages else { throw RestingError.webSocketClosed }
+        guard run.acceptsMessages else { throw WebSocketError.closed.thrown }
         Task { _ = await self.pingAnswered() }
     }
 
@@ -75,7 +75,7 @@ final class WebSocketRelay: WebSocketEngine {
 
     /// The socket failed with `error`; the transport's socket is released (a transport that speaks the protocol
     /// sends the close frame a violation calls for itself).
-    private func fail(_ error: RestingError) {
+    private func fail(_ error: WebSocketError) {
         _ = run.lifecycle { $0.failed(error) }
         run.over(connectionEnded: false)
     }
@@ -100,8 +100,8 @@ final class WebSocketRelay: WebSocketEngine {
             run.over(connectionEnded: false)
         } catch {
             guard !run.isOver else { return run.over(connectionEnded: false) }
-            let error = Self.restingError(error)
-            if case .cancelled = error { return run.over(connectionEnded: true) }
+            let error = WebSocketError(error)
+            if error == .cancelled { return run.over(connectionEnded: true) }
             fail(error)
         }
     }
@@ -133,14 +133,9 @@ final class WebSocketRelay: WebSocketEngine {
             case .answered: continue
             case .ended: return
             case .timedOut:
-                return fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
+                return fail(.socket(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
             }
         }
     }
 
-    private static func restingError(_ error: any Error) -> RestingError {
-        if let error = error as? RestingError { return error }
-        if error is CancellationError { return .cancelled }
-        return .webSocketFailed(WebSocketFailure(.connectionLost, String(describing: error)))
-    }
 }

@@ -114,7 +114,7 @@ extension WebSocketLifecycle.State {
             events?.report(.callEnded(status: 101))
         case .failed(let error):
             inbox.finish(.failure(error))
-            events?.fail(error)
+            events?.fail(error.thrown)
         case .open, .closing:
             // Over without a lifecycle's end: the connection was closed from here (a cancelled close).
             inbox.finish(.failure(.cancelled))

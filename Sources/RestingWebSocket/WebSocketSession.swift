@@ -69,7 +69,7 @@ final class WebSocketSession: WebSocketEngine {
     /// Sends a ping with `payload` (at most 125 bytes).
     func ping(_ payload: Data) async throws {
         guard payload.count <= WebSocketFrame.maximumControlPayload else {
-            throw RestingError.webSocketFailed(WebSocketFailure(.closed, "a ping's payload is at most 125 bytes"))
+            throw WebSocketFailure(.closed, "a ping's payload is at most 125 bytes")
         }
         try await write(WebSocketFrame(isFinal: true, opcode: .ping, payload: payload), onlyWhileOpen: true)
         events?.report(.capability(WebSocketEvent.controlFrame(.pingSent, bytes: payload.count)))
@@ -83,7 +83,7 @@ final class WebSocketSession: WebSocketEngine {
         try await gate.enter()
         defer { gate.leave() }
         if onlyWhileOpen, !run.acceptsMessages {
-            throw RestingError.webSocketClosed
+            throw WebSocketError.closed.thrown
         }
         var frame = frame
         // Compressed in the gate's turn: the deflater's context follows the order messages go out in.
@@ -100,9 +100,9 @@ final class WebSocketSession: WebSocketEngine {
                 self.fail(.cancelled)
             }
         } catch {
-            let error = Task.isCancelled ? RestingError.cancelled : Self.restingError(error)
+            let error = Task.isCancelled ? WebSocketError.cancelled : WebSocketError(error)
             fail(error)
-            throw error
+            throw error.thrown
         }
     }
 
@@ -134,7 +134,7 @@ final class WebSocketSession: WebSocketEngine {
 
     /// The socket failed with `error`: a close frame with its code where one may still go out, then the
     /// connection closes.
-    private func fail(_ error: RestingError) {
+    private func fail(_ error: WebSocketError) {
         guard let code = run.lifecycle({ $0.failed(error) }) else { return run.over(connectionEnded: false) }
         events?.report(.capability(WebSocketEvent.closing(code: code.rawValue, byPeer: false)))
         Task {
@@ -178,12 +178,12 @@ final class WebSocketSession: WebSocketEngine {
                 }
             }
         } catch let failure as WebSocketFailure {
-            fail(.webSocketFailed(failure))
+            fail(.socket(failure))
         } catch {
             // A connection closed from this side fails its read: the socket is already over then.
             guard !run.isOver else { return run.over(connectionEnded: false) }
-            let error = Self.restingError(error)
-            if case .cancelled = error { return run.over(connectionEnded: true) }
+            let error = WebSocketError(error)
+            if error == .cancelled { return run.over(connectionEnded: true) }
             fail(error)
         }
     }
@@ -247,7 +247,7 @@ final class WebSocketSession: WebSocketEngine {
                     return now >= start + keepAlive.timeout
                 }
                 if isUnanswered {
-                    return fail(.webSocketFailed(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
+                    return fail(.socket(WebSocketFailure(.pingTimeout, "no pong within \(keepAlive.timeout)")))
                 }
                 guard now >= nextPing else { continue }
                 nextPing = now + keepAlive.interval
@@ -263,11 +263,4 @@ final class WebSocketSession: WebSocketEngine {
         }
     }
 
-    private static func restingError(_ error: any Error) -> RestingError {
-        if let error = error as? RestingError { return error }
-        if error is CancellationError { return .cancelled }
-        return .transportFailed(
-            TransportError(
-                kind: .connectionReset, code: 0, domain: "WebSocket", message: String(describing: error)))
-    }
 }

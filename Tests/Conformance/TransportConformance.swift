@@ -54,7 +54,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         public var handlesTrailers = true
         /// A `101 Switching Protocols` hands the connection over (``/RestingCore/HTTPRequest/upgrade``), so WebSockets
         /// work; without it, opening one must fail as `.unsupported`, or the transport speaks WebSocket itself
-        /// (``/RestingCore/TransportWebSocket``) and a message echoes.
+        /// (``/RestingWebSocketCore/TransportWebSocket``) and a message echoes.
         public var upgradesConnections = true
         /// Everything on: what a full HTTP/1.1 transport over sockets can do.
         public init() {}

@@ -154,7 +154,7 @@ struct URLSessionWebSocketTests {
         for try await message in socket { Issue.record("unexpected \(message)") }
         #expect(socket.closure == WebSocketClosure(code: .goingAway, reason: "bye"))
         await #expect(
-            throws: RestingError.webSocketFailed(WebSocketFailure(.closed, "the WebSocket is closing or closed"))
+            throws: WebSocketFailure(.closed, "the WebSocket is closing or closed")
         ) {
             try await socket.send("too late")
         }
@@ -205,7 +205,7 @@ struct URLSessionWebSocketTests {
         await #expect {
             for try await _ in vanishing {}
         } throws: { error in
-            guard case RestingError.webSocketFailed(let failure) = error else { return false }
+            guard let failure = error as? WebSocketFailure else { return false }
             return failure.kind == .connectionLost
         }
     }

@@ -90,7 +90,7 @@ struct WebSocketPeerTests {
         await #expect {
             for try await _ in socket {}
         } throws: { error in
-            guard case RestingError.webSocketFailed(let failure) = error else { return false }
+            guard let failure = error as? WebSocketFailure else { return false }
             return failure.kind == .messageTooLarge
         }
     }

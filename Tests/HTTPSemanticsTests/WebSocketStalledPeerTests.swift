@@ -54,7 +54,7 @@ struct WebSocketStalledPeerTests {
     /// The stuck send ended with a typed error, not a hang.
     func expectSendEnded(_ send: Task<Void, any Error>) async throws {
         let outcome = try await finishing(within: Self.limit) { await send.result }
-        #expect(throws: RestingError.self) { try outcome.get() }
+        #expect { try outcome.get() } throws: { $0 is any CallFailure }
     }
 
     @Test("close() returns once its close timeout has passed, and the stuck send fails")
@@ -113,7 +113,7 @@ struct WebSocketStalledPeerTests {
             await #expect {
                 for try await _ in socket {}
             } throws: { error in
-                guard case RestingError.webSocketFailed(let failure) = error else { return false }
+                guard let failure = error as? WebSocketFailure else { return false }
                 return failure.kind == .pingTimeout
             }
         }

@@ -93,7 +93,7 @@ struct WebSocketTests {
         do {
             for try await message in socket { print(message) }
             print("closed by the server with \(socket.closure?.code ?? .noStatusReceived)")
-        } catch RestingError.webSocketFailed(let reason) where reason.kind == .pingTimeout {
+        } catch let reason as WebSocketFailure where reason.kind == .pingTimeout {
             failure = reason  // the peer went quiet: open a new socket
         }
         // end snippet
@@ -157,9 +157,9 @@ struct WebSocketTests {
         let socket = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
         await transport.shutdown(gracePeriod: .milliseconds(10))
         #expect(transport.upgrades.count == 0)
-        await #expect(throws: RestingError.self) {
+        await #expect {
             for try await _ in socket {}
-        }
+        } throws: { $0 is any CallFailure }
     }
 
     @Test("the transport's graceful shutdown closes an open socket with a close frame: the peer sees 1001, not a reset")
@@ -217,9 +217,9 @@ struct WebSocketTests {
         await Task(executorPreference: transport.executor) {
             await transport.shutdown(gracePeriod: .milliseconds(10))
         }.value
-        await #expect(throws: RestingError.self) {
+        await #expect {
             for try await _ in socket {}
-        }
+        } throws: { $0 is any CallFailure }
         #expect(transport.upgrades.count == 0)
     }
 
@@ -227,7 +227,9 @@ struct WebSocketTests {
     func invalidHandshakeClosesTheConnection() async throws {
         let transport = try CurlClient()
         let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
-        await #expect(throws: RestingError.self) { _ = try await open("/echo?accept=wrong", on: client) }
+        await #expect { _ = try await open("/echo?accept=wrong", on: client) } throws: {
+            ($0 as? WebSocketFailure)?.kind == .handshakeInvalid
+        }
         #expect(transport.upgrades.count == 0)
     }
 

@@ -7,7 +7,7 @@
 /// its own (never a pooled or multiplexed one) and, on a 101, returns the response with
 /// ``ResponseBody/upgradedConnection`` holding that connection; any other status is an ordinary response, its body
 /// read whole. A transport whose platform speaks WebSocket itself and hands over messages rather than bytes returns
-/// ``ResponseBody/transportWebSocket`` instead (``TransportWebSocket``). A transport that can do neither fails the
+/// ``ResponseBody/upgradedSession`` instead (`TransportWebSocket`, in RestingWebSocketCore). A transport that can do neither fails the
 /// call with ``RestingError/unsupported(feature:transport:)``.
 public struct ConnectionUpgrade: Sendable, Equatable {
     /// The protocol asked for in the `Upgrade` field.

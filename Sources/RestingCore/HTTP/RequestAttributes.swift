@@ -68,7 +68,7 @@ public struct RequestAttributes: Sendable {
             values[ObjectIdentifier(key)] = newValue
             if let persistent = key as? any PersistentRequestAttributeKey.Type {
                 persistentKeys[ObjectIdentifier(key)] = persistent
-                restored[persistent.name] = nil
+                if !restored.isEmpty { restored[persistent.name] = nil }
             }
         }
     }

@@ -36,7 +36,7 @@ struct WebSocketLifecycleTests {
         #expect(
             open.state
                 == .failed(
-                    .webSocketFailed(WebSocketFailure(.connectionLost, "the connection ended without a close frame"))))
+                    .socket(WebSocketFailure(.connectionLost, "the connection ended without a close frame"))))
         var closing = WebSocketLifecycle()
         _ = closing.closeRequested(code: .normalClosure)
         closing.connectionEnded()
@@ -63,7 +63,7 @@ struct WebSocketLifecycleTests {
         ]
         for (kind, code) in cases {
             var lifecycle = WebSocketLifecycle()
-            let sent = lifecycle.failed(.webSocketFailed(WebSocketFailure(kind, "")))
+            let sent = lifecycle.failed(.socket(WebSocketFailure(kind, "")))
             #expect(sent == code)
             #expect(lifecycle.isOver)
             let again = lifecycle.failed(.cancelled)
@@ -71,7 +71,7 @@ struct WebSocketLifecycleTests {
         }
         var closing = WebSocketLifecycle()
         _ = closing.closeRequested(code: .normalClosure)
-        let sent = closing.failed(.webSocketFailed(WebSocketFailure(.protocolViolation, "")))
+        let sent = closing.failed(.socket(WebSocketFailure(.protocolViolation, "")))
         #expect(sent == nil, "a close already went out")
     }
 }

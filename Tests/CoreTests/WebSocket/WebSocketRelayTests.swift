@@ -109,7 +109,7 @@ struct WebSocketRelayTests {
         func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
             guard request.upgrade == .webSocket else { return HTTPDataResponse(status: 204, url: request.url) }
             return HTTPDataResponse(
-                status: 101, headers: headers, body: ResponseBody(webSocket: socket), url: request.url)
+                status: 101, headers: headers, body: ResponseBody(upgradedSession: socket), url: request.url)
         }
     }
 
@@ -140,7 +140,9 @@ struct WebSocketRelayTests {
         scripted.deliver(.success(nil), closure: WebSocketClosure(code: .goingAway, reason: "bye"))
         #expect(try await messages.next() == nil)
         #expect(socket.closure == WebSocketClosure(code: .goingAway, reason: "bye"))
-        await #expect(throws: RestingError.webSocketClosed) { try await socket.send("late") }
+        await #expect(throws: WebSocketFailure(.closed, "the WebSocket is closing or closed")) {
+            try await socket.send("late")
+        }
         // The peer echoes inside the send, so a message's receipt and its send may be reported in either order.
         let socketEvents = Array(recorder.kinds.drop { $0 != .capability(WebSocketEvent.opened(subprotocol: nil)) })
         #expect(socketEvents.count == 7)
@@ -196,7 +198,7 @@ struct WebSocketRelayTests {
     func brokenConnection() async throws {
         let scripted = ScriptedSocket()
         let (_, socket) = try await open(scripted)
-        let lost = RestingError.webSocketFailed(WebSocketFailure(.connectionLost, "reset"))
+        let lost = WebSocketFailure(.connectionLost, "reset")
         scripted.deliver(.failure(lost))
         await #expect(throws: lost) {
             for try await _ in socket {}
@@ -212,7 +214,7 @@ struct WebSocketRelayTests {
         await #expect {
             for try await _ in socket {}
         } throws: { error in
-            guard case RestingError.webSocketFailed(let failure) = error else { return false }
+            guard let failure = error as? WebSocketFailure else { return false }
             return failure.kind == .pingTimeout
         }
     }
@@ -238,8 +240,7 @@ struct WebSocketRelayTests {
     func unofferedSubprotocol() async throws {
         let scripted = ScriptedSocket()
         await #expect(
-            throws: RestingError.webSocketFailed(
-                WebSocketFailure(.handshakeInvalid, "the server chose a subprotocol that was not offered"))
+            throws: WebSocketFailure(.handshakeInvalid, "the server chose a subprotocol that was not offered")
         ) {
             _ = try await open(
                 scripted, headers: ["Sec-WebSocket-Protocol": "chat.v9"],

@@ -21,14 +21,14 @@ import Foundation
 /// transfer, and its errors are the ``RestingError``s a buffered call fails with.
 ///
 /// A `101 Switching Protocols` answer to a request that asked for an ``HTTPRequest/upgrade`` has no body at all: its
-/// ``upgradedConnection`` is the connection itself (or ``transportWebSocket``, the WebSocket a transport speaks
-/// itself), which reads as empty here.
+/// ``upgradedConnection`` is the connection itself (or ``upgradedSession``, the protocol a transport speaks itself,
+/// such as a platform's WebSocket), which reads as empty here.
 public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
     private enum Storage: Sendable {
         case buffered(Data)
         case streamed(ResponseBodyStream)
         case upgraded(any UpgradedConnection)
-        case webSocket(any TransportWebSocket)
+        case session(any UpgradedSession)
     }
     private let storage: Storage
 
@@ -44,8 +44,8 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
     /// The connection a transport hands over after a `101 Switching Protocols` (``HTTPRequest/upgrade``).
     public init(upgraded connection: any UpgradedConnection) { storage = .upgraded(connection) }
 
-    /// The WebSocket a transport that speaks the protocol itself hands over after a `101` (``TransportWebSocket``).
-    public init(webSocket: any TransportWebSocket) { storage = .webSocket(webSocket) }
+    /// What a transport that speaks the upgraded protocol itself hands over after a `101` (``UpgradedSession``).
+    public init(upgradedSession session: any UpgradedSession) { storage = .session(session) }
 
     /// A body of the UTF-8 bytes of `text`, for stubs and tests: `HTTPDataResponse(status: 200, body: "ok")`.
     public init(stringLiteral text: String) { self.init(Data(text.utf8)) }
@@ -68,10 +68,11 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         return connection
     }
 
-    /// The WebSocket handed over after a `101` by a transport that speaks it itself; `nil` for every other response.
-    public var transportWebSocket: (any TransportWebSocket)? {
-        guard case .webSocket(let socket) = storage else { return nil }
-        return socket
+    /// What a transport that speaks the upgraded protocol itself handed over after a `101`; `nil` for every other
+    /// response.
+    public var upgradedSession: (any UpgradedSession)? {
+        guard case .session(let session) = storage else { return nil }
+        return session
     }
 
     /// Whether the body is known to have no bytes: a buffered one that is empty (a streamed one is not known).
@@ -86,7 +87,7 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
             return data
         case .streamed(let stream):
             return try await stream.collect(upTo: limit)
-        case .upgraded, .webSocket:
+        case .upgraded, .session:
             return Data()
         }
     }
@@ -96,7 +97,7 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         switch storage {
         case .buffered(let data): ResponseBodyStream(data)
         case .streamed(let stream): stream
-        case .upgraded, .webSocket: ResponseBodyStream(Data())
+        case .upgraded, .session: ResponseBodyStream(Data())
         }
     }
 
@@ -107,7 +108,7 @@ public struct ResponseBody: Sendable, ExpressibleByStringLiteral {
         case .buffered: break
         case .streamed(let stream): stream.cancel()
         case .upgraded(let connection): connection.close()
-        case .webSocket(let socket): socket.cancel()
+        case .session(let session): session.cancel()
         }
     }
 }

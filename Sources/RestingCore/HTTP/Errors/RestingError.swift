@@ -74,8 +74,6 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
     case requestBodyNotReplayable
     /// A `DeadlineInterceptor`'s limit ended the call: which limit, and in which stage.
     case deadlineExceeded(DeadlineExceeded)
-    /// A WebSocket failed after its handshake, or its handshake's `101` was not RFC 6455's: how, in the failure.
-    case webSocketFailed(WebSocketFailure)
 
     /// What the failure says, without a header value or a body.
     public var description: String { parts.description }
@@ -118,7 +116,6 @@ public enum RestingError: Error, Sendable, CustomStringConvertible {
                 "the request body can be sent once and was already sent: it cannot be sent again (retry, refresh, redirect)"
             )
         case .deadlineExceeded(let exceeded): ("deadlineExceeded", exceeded.description)
-        case .webSocketFailed(let failure): ("webSocketFailed", failure.description)
         }
     }
 }

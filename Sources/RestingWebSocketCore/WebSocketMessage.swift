@@ -1,3 +1,5 @@
+import RestingCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,15 +1,17 @@
-/// Why a WebSocket failed: what ``RestingError/webSocketFailed(_:)`` carries.
+import RestingCore
+
+/// Why a WebSocket failed: the error its handshake, its reads and its sends throw.
 ///
 /// A WebSocket that ends with the peer's close frame has not failed, whatever the close code: its messages simply
 /// end, and the socket's `closure` says what the peer sent. These are the other ways a WebSocket ends, each with
 /// the close code RFC 6455 gives it where the client sends one.
 ///
 /// ```swift
-/// catch .webSocketFailed(let failure) where failure.kind == .pingTimeout {
+/// catch let failure as WebSocketFailure where failure.kind == .pingTimeout {
 ///     // the peer went silent: reconnect
 /// }
 /// ```
-public struct WebSocketFailure: Error, Sendable, Equatable, CustomStringConvertible {
+public struct WebSocketFailure: CallFailure, Equatable {
     /// What went wrong.
     public enum Kind: String, Sendable, Equatable {
         /// The server answered `101` but did not complete RFC 6455's handshake (a wrong `Sec-WebSocket-Accept`, a
@@ -43,4 +45,7 @@ public struct WebSocketFailure: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public var description: String { "WebSocket \(kind.rawValue): \(detail)" }
+
+    /// `webSocketFailed`, whatever the kind: what logs, metrics and spans group these failures by.
+    public var errorType: String { "webSocketFailed" }
 }
