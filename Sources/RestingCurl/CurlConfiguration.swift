@@ -120,7 +120,7 @@ extension CurlConfiguration {
             case .none: "none"
             case .environment: "environment"
             case .url(let url, let noProxy):
-                "url(\(URL(string: url).map { RedactionPolicy.default.url($0) } ?? RedactionPolicy.placeholder), noProxy: \(noProxy))"
+                "url(\(RedactionPolicy.proxyAddress(url)), noProxy: \(noProxy))"
             }
         }
 

@@ -25,8 +25,9 @@ import Foundation
 ///   ones on replay); bodies, queries and path variables are, as they must be to replay.
 /// - **Faithful:** a replay means what the call meant: the same base URL, and the same attributes
 ///   (``/RestingCore/PersistentRequestAttributeKey``) — a request marked `requiresAuthentication = false` is replayed
-///   without the app's token. An entry whose attributes cannot be restored, or that names a body file not its
-///   own, is quarantined, never sent.
+///   without the app's token. An entry whose value of one of the core's attributes (whether it needs credentials,
+///   whether it may be retried) does not decode, or that names a body file not its own, is quarantined, never sent;
+///   any other module's attribute decodes when its key is read, and one that no longer does reads as its default.
 /// - **One owner:** a queue locks its directory while it exists; a second queue on the same directory (in this
 ///   process or another) fails to open instead of replaying the same entries and deleting the other's bodies.
 /// - **Bounded in memory:** bodies over 64 KiB (multipart uploads of files included) stream into a file of
@@ -182,7 +183,9 @@ public final class OfflineQueue: Sendable {
         var quarantined = 0
         for name in try store.names() where Self.isEntryName(name) {
             if let data = try? store.read(name), let entry = try? JSONDecoder().decode(OfflineEntry.self, from: data),
-                entry.namesAreSafe, entry.bodyFile.map({ FileIO.size(of: store.file($0)) != nil }) ?? true
+                entry.namesAreSafe, entry.bodyFile.map({ FileIO.size(of: store.file($0)) != nil }) ?? true,
+                RequestAttributes(restoring: entry.attributes ?? [:])
+                    .restoredValuesDecode(for: RequestAttributes.corePersistentKeys)
             {
                 entries.append((name, entry))
             } else {

@@ -1,14 +1,5 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
+// The module links Foundation (FoundationNetworking needs it), which brings the C library's `getenv` too.
 import Foundation
-#endif
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The proxy environment variables libcurl reads for a transfer, with its rules: `http_proxy` in lower case only (a
 /// CGI request's `Proxy` header can set `HTTP_PROXY`), `https_proxy` and `all_proxy` in either case, and a `no_proxy`

@@ -69,7 +69,7 @@ final class WebSocketSession: WebSocketEngine {
     /// Sends a ping with `payload` (at most 125 bytes).
     func ping(_ payload: Data) async throws {
         guard payload.count <= WebSocketFrame.maximumControlPayload else {
-            throw WebSocketFailure(.closed, "a ping's payload is at most 125 bytes")
+            throw RestingError.encodingFailed(reason: "a ping's payload is at most 125 bytes (RFC 6455 §5.5)")
         }
         try await write(WebSocketFrame(isFinal: true, opcode: .ping, payload: payload), onlyWhileOpen: true)
         events?.report(.capability(WebSocketEvent.controlFrame(.pingSent, bytes: payload.count)))

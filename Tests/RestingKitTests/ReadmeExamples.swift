@@ -85,6 +85,28 @@ struct ReadmeExamples {
         #expect(restingClient.baseUrl == "http://127.0.0.1:9000")
     }
 
+    @Test("the API as functions: create, read and delete a post, each call returning its body")
+    func endpointFunctions() async throws {
+        let restingClient = RestingClient(baseUrl: baseUrl)
+        let output = try await run {
+            // snippet: endpoint-functions
+            enum Posts {
+                static let create = Endpoint<PostCreateModel, PostModel>(.post, "/posts", encoding: .json)
+                static func post(_ id: Int) -> Endpoint<Nothing, PostModel> { Endpoint(.get, "/posts/\(id)") }
+                static func delete(_ id: Int) -> Endpoint<Nothing, Nothing> { Endpoint(.delete, "/posts/\(id)") }
+            }
+
+            let draft = PostCreateModel(userId: 1, title: "Hello world", body: "Some awesome message")
+            let created = try await restingClient.call(Posts.create, body: draft)
+            let post = try await restingClient.call(Posts.post(created.id))
+            print("Read post \(post.id): \(post.title)")
+            try await restingClient.call(Posts.delete(post.id))
+            // end snippet
+            await #expect(throws: RestingError.self) { _ = try await restingClient.call(Posts.post(created.id)) }
+        }
+        #expect(output.all.contains { $0.hasPrefix("Read post ") && $0.hasSuffix(": Hello world") })
+    }
+
     @Test("basic example: create a post with done/catch, with await, and with send")
     func basicExample() async throws {
         let restingClient = RestingClient(baseUrl: baseUrl)

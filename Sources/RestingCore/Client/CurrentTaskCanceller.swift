@@ -1,4 +1,4 @@
-/// Lets ``RestingClient/cancelAll()`` cancel a call that runs in its caller's task (``RestingClient/send(_:)``).
+/// Lets ``RestingClient/cancelAll()`` cancel a call that runs in its caller's task (``RestingClient/send(_:)->RestingResponse<ResponseType>``).
 ///
 /// It may cancel the task only while the call runs in it: afterwards the task does other work, or has ended.
 /// ``detach()``, which the call makes before it returns, waits for a ``cancel()`` under way and turns every later

@@ -20,6 +20,6 @@ package struct DecodedResponse<RequestType: Encodable & Sendable, ResponseType: 
         events?.report(.callEnded(status: response.status))
         return RestingResponse(
             status: response.status, headers: response.headers, body: body, url: response.url,
-            metrics: response.metrics, cacheStatus: response.cacheStatus)
+            metrics: response.metrics, cacheStatus: response.cacheStatus, trailers: response.trailers)
     }
 }

@@ -23,8 +23,26 @@ extension RestingClient {
     /// ``RestingError/cancelled``. Because the call runs in your task, ``cancelAll()`` cancels that task, as
     /// cancelling it yourself would: what the task does after the failed call sees it cancelled. Use
     /// ``perform(_:)`` when ``cancelAll()`` must leave the awaiting task alone, and for progress or chaining.
+    ///
+    /// The result of a request whose response type is ``Nothing`` may be left unused.
     public func send<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>
+    ) async throws -> RestingResponse<ResponseType> {
+        try await decodedResponse(to: request)
+    }
+
+    /// Sends a request whose response type is ``Nothing``: its result, the status and headers of the answer, may be
+    /// left unused (`try await client.send(deleteRequest)`).
+    @discardableResult
+    public func send<RequestType>(_ request: RestingRequest<RequestType, Nothing>) async throws
+        -> RestingResponse<Nothing>
+    {
+        try await decodedResponse(to: request)
+    }
+
+    @inline(__always)
+    private func decodedResponse<RequestType, ResponseType>(
+        to request: RestingRequest<RequestType, ResponseType>
     ) async throws -> RestingResponse<ResponseType> {
         guard request.endpoint.responseReading.streaming == nil else { return try await perform(request).value }
         return try await inCallingTask { events in

@@ -87,6 +87,7 @@ public struct RequestAttributes: Sendable {
         // A value restored on one side and set on the other: the overriding side's wins, as for set values.
         for (id, key) in persistentKeys where overrides.restored[key.name] != nil && overrides.values[id] == nil {
             merged.values[id] = nil
+            merged.persistentKeys[id] = nil
         }
         merged.restored.merge(overrides.restored) { _, override in override }
         for key in overrides.persistentKeys.values { merged.restored[key.name] = nil }
@@ -116,6 +117,20 @@ public struct RequestAttributes: Sendable {
 
     /// Attributes restored from ``persistentValues()``: each value decodes when its key is read.
     package init(restoring encoded: [String: Data]) { restored = encoded }
+
+    /// Whether every value restored for one of `keys` decodes: what a replay checks first for the keys whose meaning
+    /// it must not lose — a value of them that no longer decodes would read as the key's default (a request marked as
+    /// needing no credential would go with one).
+    package func restoredValuesDecode(for keys: [any PersistentRequestAttributeKey.Type]) -> Bool {
+        keys.allSatisfy { key in restored[key.name].map { key.decode($0) != nil } ?? true }
+    }
+
+    /// The core's persistent keys: whether a call carries credentials, may be retried, how often, under which
+    /// operation, and how it uses a cache.
+    package static let corePersistentKeys: [any PersistentRequestAttributeKey.Type] = [
+        RequiresAuthenticationKey.self, IdempotentKey.self, MaximumAttemptsKey.self, OperationIDKey.self,
+        CachePolicyKey.self,
+    ]
 }
 
 /// A ``RequestAttributeKey`` whose value travels with a request that is kept for later: an `OfflineQueue`
@@ -124,7 +139,8 @@ public struct RequestAttributes: Sendable {
 ///
 /// The library's own attributes are persistent, and so is an app's once its key conforms: a replayed request holds
 /// every value it was kept with, and each decodes when its key is read (a value that no longer decodes, after its
-/// type changed, reads as the key's default).
+/// type changed, reads as the key's default). An entry whose value of one of the core's keys does not decode — whether
+/// it needs credentials, whether it may be retried — is quarantined instead: its meaning cannot be restored.
 ///
 /// ```swift
 /// enum TenantKey: PersistentRequestAttributeKey {

@@ -84,16 +84,39 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     }
 
     /// An endpoint for `method` on the path template `path`, with its body encoded as `encoding`.
+    ///
+    /// A path built at run time; a literal, interpolated or not, is an ``EndpointPath``, whose values are encoded.
+    @_disfavoredOverload
     public init(
         _ method: RequestMethod, _ path: String, encoding: RequestEncoding, headers: HTTPHeaderFields = [:],
         attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
     ) {
+        self.init(
+            method, EndpointPath(stringLiteral: path), encoding: encoding, headers: headers, attributes: attributes,
+            decoder: decoder)
+    }
+
+    /// An endpoint for `method` on `path` — a template, values interpolated into it, or both — with its body encoded
+    /// as `encoding`.
+    ///
+    /// ```swift
+    /// static func patchRecord(_ id: String) -> Endpoint<JSONValue, Record> {
+    ///     Endpoint(.patch, "/records/\(id)", encoding: .json).contentType("application/merge-patch+json")
+    /// }
+    /// ```
+    public init(
+        _ method: RequestMethod, _ path: EndpointPath, encoding: RequestEncoding, headers: HTTPHeaderFields = [:],
+        attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
+    ) {
         self.method = method
-        self.path = path
+        self.path = path.template
         self.encoding = encoding
         self.attributes = attributes
         self.decoder = decoder
-        template = Result { () throws(RestingError) in try PathTemplate(path) }
+        template =
+            if let failure = path.failure { .failure(failure) } else {
+                Result { () throws(RestingError) in try PathTemplate(path.template) }
+            }
         if !headers.isEmpty { self.headers = headers }
     }
 
@@ -179,8 +202,23 @@ extension Endpoint where RequestType == Nothing {
     /// ```swift
     /// let getPost = Endpoint<Nothing, Post>(.get, "/posts/{{post_id}}")
     /// ```
+    @_disfavoredOverload
     public init(
         _ method: RequestMethod, _ path: String, headers: HTTPHeaderFields = [:],
+        attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
+    ) {
+        self.init(
+            method, EndpointPath(stringLiteral: path), encoding: .query, headers: headers, attributes: attributes,
+            decoder: decoder)
+    }
+
+    /// An endpoint that sends no body, for `method` on `path` — a template, values interpolated into it, or both.
+    ///
+    /// ```swift
+    /// static func post(_ id: Int) -> Endpoint<Nothing, Post> { Endpoint(.get, "/posts/\(id)") }
+    /// ```
+    public init(
+        _ method: RequestMethod, _ path: EndpointPath, headers: HTTPHeaderFields = [:],
         attributes: RequestAttributes = RequestAttributes(), decoder: JSONDecoder? = nil
     ) {
         self.init(method, path, encoding: .query, headers: headers, attributes: attributes, decoder: decoder)

@@ -76,12 +76,9 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             case .literal(let text):
                 path += text
             case .segment(let name):
-                path += try encodedSegment(try required(name, value), variable: name)
+                path += try Self.encoded(try required(name, value), spanning: false, variable: name, template: template)
             case .segments(let name):
-                let segments = try required(name, value).split(separator: "/", omittingEmptySubsequences: false)
-                path += try segments.map { segment throws(RestingError) in
-                    try encodedSegment(String(segment), variable: name)
-                }.joined(separator: "/")
+                path += try Self.encoded(try required(name, value), spanning: true, variable: name, template: template)
             }
         }
         return path
@@ -94,7 +91,20 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
-    private func encodedSegment(_ segment: String, variable: String) throws(RestingError) -> String {
+    /// `value` percent-encoded as one path segment, or (`spanning`) as segments split on `/`, each checked: what a
+    /// variable of `template` and a value interpolated into an ``EndpointPath`` become.
+    static func encoded(_ value: String, spanning: Bool, variable: String, template: String) throws(RestingError)
+        -> String
+    {
+        guard spanning else { return try encodedSegment(value, variable: variable, template: template) }
+        return try value.split(separator: "/", omittingEmptySubsequences: false).map { segment throws(RestingError) in
+            try encodedSegment(String(segment), variable: variable, template: template)
+        }.joined(separator: "/")
+    }
+
+    private static func encodedSegment(_ segment: String, variable: String, template: String) throws(RestingError)
+        -> String
+    {
         switch segment {
         case "":
             throw .invalidPathVariable(name: variable, template: template, reason: "an empty path segment")

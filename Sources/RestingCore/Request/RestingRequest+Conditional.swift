@@ -25,22 +25,25 @@ extension RestingRequest {
     }
 
     /// This request sent only if the resource still has the entity tag `etag` (`If-Match`): a write that someone
-    /// else's write since is refused with `412 Precondition Failed` instead of overwriting it.
+    /// else's write since is refused with `412 Precondition Failed` instead of overwriting it. `nil` sends it
+    /// unconditionally (removing an `If-Match` it had), so an optional validator needs no `if let`.
     ///
     /// ```swift
-    /// let saved = try await client.send(RestingRequest(endpoint: updateRecord, body: edited).ifMatch(record.etag))
+    /// let saved = try await client.send(RestingRequest(endpoint: updateRecord, body: edited).ifMatch(previous.etag))
     /// ```
-    public func ifMatch(_ etag: String) -> Self {
-        var request = self
-        request.headers.replaceOrAdd(name: "If-Match", value: etag)
-        return request
-    }
+    public func ifMatch(_ etag: String?) -> Self { withValidator("If-Match", etag) }
 
     /// This request sent only if the resource's entity tag is not `etag` (`If-None-Match`; `"*"`: only if there is
-    /// no resource yet, a create that must not overwrite).
-    public func ifNoneMatch(_ etag: String) -> Self {
+    /// no resource yet, a create that must not overwrite). `nil` sends it unconditionally.
+    public func ifNoneMatch(_ etag: String?) -> Self { withValidator("If-None-Match", etag) }
+
+    private func withValidator(_ name: String, _ etag: String?) -> Self {
         var request = self
-        request.headers.replaceOrAdd(name: "If-None-Match", value: etag)
+        if let etag {
+            request.headers.replaceOrAdd(name: name, value: etag)
+        } else {
+            request.headers.remove(name: name)
+        }
         return request
     }
 }

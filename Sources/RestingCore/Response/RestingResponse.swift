@@ -23,6 +23,10 @@ public struct RestingResponse<Body: Sendable>: Sendable {
     public var etag: String? { head.headers["ETag"] }
     /// When what the body holds last changed (`Last-Modified`, as the server wrote it).
     public var lastModified: String? { head.headers["Last-Modified"] }
+    /// The fields that came after the body (a chunked body's trailer section, HTTP/2's trailing headers), never
+    /// merged into ``headers``; empty when there were none or the transport cannot read them. A streamed body's come
+    /// with its stream, once it has ended (``ResponseBodyStream/trailers``).
+    public var trailers: HTTPHeaderFields { head.trailers }
 
     /// Everything but the body, behind one reference: a response is held in the frame of every async function it
     /// passes through — and in its call's task, and in a streamed call's reader for as long as the stream is open —
@@ -35,22 +39,28 @@ public struct RestingResponse<Body: Sendable>: Sendable {
         let url: URL?
         let metrics: TransferMetrics?
         let cacheStatus: CacheStatus?
+        let trailers: HTTPHeaderFields
 
-        init(status: Int, headers: HTTPHeaderFields, url: URL?, metrics: TransferMetrics?, cacheStatus: CacheStatus?) {
+        init(
+            status: Int, headers: HTTPHeaderFields, url: URL?, metrics: TransferMetrics?, cacheStatus: CacheStatus?,
+            trailers: HTTPHeaderFields
+        ) {
             self.status = status
             self.headers = headers
             self.url = url
             self.metrics = metrics
             self.cacheStatus = cacheStatus
+            self.trailers = trailers
         }
     }
 
     /// A response with a decoded body (what tests and interceptors that answer themselves build).
     public init(
         status: Int, headers: HTTPHeaderFields, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
-        cacheStatus: CacheStatus? = nil
+        cacheStatus: CacheStatus? = nil, trailers: HTTPHeaderFields = [:]
     ) {
-        head = Head(status: status, headers: headers, url: url, metrics: metrics, cacheStatus: cacheStatus)
+        head = Head(
+            status: status, headers: headers, url: url, metrics: metrics, cacheStatus: cacheStatus, trailers: trailers)
         self.body = body
     }
 }

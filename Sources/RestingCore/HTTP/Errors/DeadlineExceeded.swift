@@ -9,7 +9,9 @@
 public struct DeadlineExceeded: Sendable, Equatable, CustomStringConvertible {
     /// The limit that was reached.
     public enum Limit: String, Sendable, Equatable {
-        /// The call's deadline, which spans every attempt, redirect, hedge and wait.
+        /// The call's deadline, which spans every attempt, redirect, hedge and wait: the deadline interceptor's call
+        /// limit, a request's `callTimeout`, or the deadline of the task that made the call (`CallDeadline.current`),
+        /// whichever came first.
         case call
         /// One attempt's timeout, which the transport enforced.
         case attempt
