@@ -15,7 +15,8 @@ import FoundationNetworking
 // c/multi_get.c (the decode floor prints the first four only). BENCH_CURL_DRIVERS sets CurlClient's driver count.
 //   RestingKitBenchmarks MODE URL CONCURRENCY TOTAL [CA_FILE]
 // Modes: curl-executor, curl-pool, urlsession (the whole RestingKit pipeline), curl-send, curl-send-pool (the same
-//        awaited with RestingClient.send), curl-cached (its fresh cache hits), raw-urlsession,
+//        awaited with RestingClient.send), curl-call (curl-send's calls through RestingClient.call on an endpoint
+//        function), curl-cached (its fresh cache hits), raw-urlsession,
 //        transport-executor (CurlClient.send alone), decode-floor (a synchronous loop that only decodes),
 //        raw-urlsession-delegate (data tasks through a minimal session delegate),
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing),
@@ -217,6 +218,15 @@ case "curl-send", "curl-send-pool":
     let client = pipeline(try curlClient())
     try await measure(concurrency: concurrency, total: total, executor: mode == "curl-send" ? client.executor : nil) {
         _ = try await client.send(request)
+    }
+case "curl-call":
+    // curl-send's calls as an app writes them with endpoint functions: the endpoint made for every call, its path
+    // interpolated (and so encoded and parsed) each time, the body returned.
+    let client = pipeline(try curlClient())
+    let name = String(url.path.dropFirst())
+    @Sendable func post(_ name: String) -> Endpoint<Nothing, Post> { Endpoint(.get, "/\(name)") }
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        _ = try await client.call(post(name))
     }
 case "curl-cached":
     // Fresh hits through the whole pipeline: the cache is warmed by the first call, then never leaves the process.

@@ -54,7 +54,7 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String?,
         configuration: RestingRequestConverter.Configuration
     ) throws(RestingError) -> (entry: OfflineEntry, bodyToStore: RequestBody?) {
-        let encoded = try EncodedBody(request.body, encoding: request.endpoint.encoding, configuration: configuration)
+        let encoded = try EncodedBody(request.body, for: request.endpoint, configuration: configuration)
         let id = UUID().uuidString
         var inline: Data?
         var bodyToStore: RequestBody?

@@ -17,7 +17,8 @@ import Foundation
 /// - **The server's word**: a `429` or `503` with `Retry-After` pauses that key's bucket for the delay asked;
 ///   `RateLimit` / `RateLimit-Remaining` / `X-RateLimit-Remaining` at zero pause it until the announced reset, and
 ///   above zero cap what is sent before it; a `RateLimit-Policy` stricter than ``limit`` replaces it. The client
-///   slows down before it is refused.
+///   slows down before it is refused. An API's own back-off header, named in ``backoffHeaders`` (Kinto's `Backoff`,
+///   seconds), pauses the key for as long on any answer, an hour at the most.
 ///
 /// Put it inside ``/RestingCore/RetryInterceptor`` and ``HedgingInterceptor``, so that every attempt and hedge takes a token
 /// and a 429 pauses the attempts that follow.
@@ -55,19 +56,27 @@ public final class RateLimitInterceptor: PlacedInterceptor {
     public let maximumWait: Duration
     /// The most calls that wait for a token of one key at a time.
     public let maximumWaiting: Int
+    /// Headers whose value, in seconds, asks the client to send nothing for that long, on any answer.
+    public let backoffHeaders: [String]
     private let clock: any InterceptorClock
     private let buckets: Locked<BoundedMap<String, TokenBucket>>
 
     /// A limiter giving each key `limit` (or its own in `limits`), waiting at most `maximumWait` and `maximumWaiting`
-    /// calls, timed by `clock` (a `VirtualClock` in tests).
+    /// calls, pausing a key for the seconds an answer gives in one of `backoffHeaders`, timed by `clock` (a
+    /// `VirtualClock` in tests).
+    ///
+    /// ```swift
+    /// let limiter = RateLimitInterceptor(limit: .init(requests: 20, per: .seconds(1)), backoffHeaders: ["Backoff"])
+    /// ```
     public init(
         limit: Limit, limits: [String: Limit] = [:], maximumWait: Duration = .seconds(30), maximumWaiting: Int = 1_000,
-        clock: any InterceptorClock = SystemClock()
+        backoffHeaders: [String] = [], clock: any InterceptorClock = SystemClock()
     ) {
         self.limit = limit
         self.limits = limits
         self.maximumWait = maximumWait
         self.maximumWaiting = maximumWaiting
+        self.backoffHeaders = backoffHeaders
         self.clock = clock
         buckets = Locked(BoundedMap { bucket, now in bucket.holdsState(at: now) })
     }
@@ -127,6 +136,12 @@ public final class RateLimitInterceptor: PlacedInterceptor {
             let delay = RetryAfter.delay(field, now: now)
         {
             asked = delay
+        }
+        for name in backoffHeaders {
+            guard let backoff = head.headers[name].flatMap({ ServerDuration.parse($0, for: .backoff) }) else {
+                continue
+            }
+            asked = max(asked ?? .zero, backoff)
         }
         let fields = RateLimitFields(head.headers, now: now)
         guard asked != nil || !fields.isEmpty else { return }

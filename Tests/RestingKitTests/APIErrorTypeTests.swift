@@ -31,6 +31,24 @@ struct APIErrorTypeTests {
         #expect(error?.response.map { String(decoding: $0.body, as: UTF8.self) }?.contains("\"errno\"") == true)
     }
 
+    @Test(
+        "an error type needs no CodingKeys for its response, which is the real one even when the body has a 'response'")
+    func errorBodyWithoutCodingKeys() async throws {
+        struct QuotaError: HTTPErrorBody {
+            let reason: String
+            var response: HTTPError?
+        }
+        let body = #"{"reason": "quota", "response": {"status": 200}}"#
+        let stub = StubHTTPClient(fallback: { _ in .text(body, status: 429, contentType: "application/json") })
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: stub, errorBody: QuotaError.self)
+        let error = await #expect(throws: QuotaError.self) {
+            try await client.call(Endpoint<Nothing, Nothing>(.get, "/quota"))
+        }
+        #expect(error?.reason == "quota")
+        #expect(error?.response?.status == 429)
+        #expect(error?.response?.body == Data(body.utf8))
+    }
+
     @Test("perform and send", arguments: EachTransport.allCases)
     func performAndSend(transport: EachTransport) async throws {
         let client = try await client(transport)

@@ -12,7 +12,6 @@ struct StorageError: HTTPErrorBody {
     let code: Int
     let message: String
     var response: HTTPError?
-    enum CodingKeys: CodingKey { case errno, code, message }
 }
 
 /// A stored note: the API adds `id` and `last_modified` to what it is sent.

@@ -9,7 +9,8 @@ import Testing
 struct WholeAPIExamples {
     let baseUrl: String
     let transport: any HTTPClient
-    let collection: [String: any PathVariableValue] = ["bucket": "examples", "collection": UUID().uuidString]
+    let name = UUID().uuidString
+    var collection: [String: any PathVariableValue] { ["bucket": "examples", "collection": name] }
 
     init() async throws {
         baseUrl = try await StorageServers.first.value.baseURL
@@ -59,13 +60,15 @@ struct WholeAPIExamples {
     }
 
     // snippet: generic-endpoints
-    /// Every collection has the same operations: one generic family of endpoints serves them all.
-    enum Records<Item: Codable & Sendable> {
-        static var path: String { "/v1/buckets/{{bucket}}/collections/{{collection}}/records" }
-        static var list: Endpoint<Nothing, [Item]> { Endpoint(.get, path).unwrapping("data") }
-        static var read: Endpoint<Nothing, Item> { Endpoint(.get, path + "/{{id}}").unwrapping("data") }
-        static var create: Endpoint<Wrapped<Item>, Item> {
-            Endpoint(.post, path, encoding: .json).unwrapping("data")
+    /// Every collection has the same operations: one family of generic functions serves them all, its type parameter
+    /// inferred from the body sent or the value expected.
+    enum Records {
+        static func list<Item>(bucket: String, collection: String) -> Endpoint<Nothing, [Item]> {
+            Endpoint(.get, "/v1/buckets/\(bucket)/collections/\(collection)/records").unwrapping("data")
+        }
+        static func create<Item>(bucket: String, collection: String) -> Endpoint<Item, Item> {
+            Endpoint(.post, "/v1/buckets/\(bucket)/collections/\(collection)/records", encoding: .json)
+                .wrapping("data").unwrapping("data")
         }
     }
 
@@ -81,14 +84,10 @@ struct WholeAPIExamples {
             baseUrl: baseUrl, httpClient: transport,
             interceptors: [AuthInterceptor.basic(username: "alice", password: "wonderland")])
         // snippet: generic-endpoints-call
-        let created = try await client.send(
-            RestingRequest(
-                endpoint: Records<Bookmark>.create, body: Wrapped(data: Bookmark(url: "https://swift.org")),
-                pathVariables: collection)
-        ).body
-        let bookmarks = try await client.send(
-            RestingRequest(endpoint: Records<Bookmark>.list, pathVariables: collection))
+        let created = try await client.call(
+            Records.create(bucket: "examples", collection: name), body: Bookmark(url: "https://swift.org"))
+        let bookmarks: [Bookmark] = try await client.call(Records.list(bucket: "examples", collection: name))
         // end snippet
-        #expect(bookmarks.body == [created])
+        #expect(bookmarks == [created])
     }
 }

@@ -64,6 +64,8 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     var envelope: EnvelopeReading<ResponseType>? { refinements?.fields.envelope }
     /// The API's error type for this endpoint, in place of the client's (``decodingErrors(as:)``).
     var errorBody: ErrorBodyDecoding? { refinements?.fields.errorBody }
+    /// The member names a JSON body is sent inside (``wrapping(_:)``).
+    var requestEnvelope: [String]? { refinements?.fields.requestEnvelope }
 
     /// What the modifiers add, behind one reference that most endpoints leave `nil`: an endpoint is copied at several
     /// steps of every call, and each reference it holds costs a retain and a release per copy.
@@ -74,6 +76,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
         var additionalAcceptedStatusCodes: Set<Int> = []
         var envelope: EnvelopeReading<ResponseType>?
         var errorBody: ErrorBodyDecoding?
+        var requestEnvelope: [String]?
     }
 
     private mutating func refine(_ change: (inout Refinements) -> Void) {
@@ -168,6 +171,24 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     public func unwrapping(_ keyPath: String) -> Self {
         var endpoint = self
         endpoint.refine { $0.envelope = EnvelopeReading(keyPath: keyPath) }
+        return endpoint
+    }
+
+    /// This endpoint sending its JSON body inside the object the API wraps values in, at `keyPath`: `"data"` sends
+    /// `{"data": …}`, members joined by dots a deeper one (`"payload.item"`) — the counterpart of ``unwrapping(_:)``
+    /// for what is sent, so that the body type is the value itself.
+    ///
+    /// ```swift
+    /// static func createRecord(bucket: String) -> Endpoint<Record, Record> {
+    ///     Endpoint(.post, "/buckets/\(bucket)/records", encoding: .json).wrapping("data").unwrapping("data")
+    /// }
+    /// ```
+    ///
+    /// The names are sent as written (the encoder's key strategy applies to the value's own keys only). A body not
+    /// encoded as JSON fails the call with ``RestingError/encodingFailed(reason:)``: only JSON has objects to wrap in.
+    public func wrapping(_ keyPath: String) -> Self {
+        var endpoint = self
+        endpoint.refine { $0.requestEnvelope = keyPath.split(separator: ".").map(String.init) }
         return endpoint
     }
 

@@ -79,7 +79,7 @@ public struct RestingRequestConverter: RequestConverter {
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String
     ) throws(RestingError) -> HTTPRequest {
         let endpoint = request.endpoint
-        let encoded = try EncodedBody(request.body, encoding: endpoint.encoding, configuration: configuration)
+        let encoded = try EncodedBody(request.body, for: endpoint, configuration: configuration)
         guard endpoint.method.allowsRequestBody || encoded.body.isEmpty else {
             throw .bodyNotAllowed(method: endpoint.method)
         }
@@ -169,6 +169,21 @@ package struct EncodedBody {
     package var body: RequestBody = .empty
     package var contentType: String?
     package var queryItems: [URLQueryItem] = []
+
+    /// `value` encoded as `endpoint` says, inside its envelope (``Endpoint/wrapping(_:)``) where it has one.
+    package init<Body: Encodable, Response>(
+        _ value: Body, for endpoint: Endpoint<Body, Response>, configuration: RestingRequestConverter.Configuration
+    ) throws(RestingError) {
+        guard let keys = endpoint.requestEnvelope, !(value is Nothing) else {
+            try self.init(value, encoding: endpoint.encoding, configuration: configuration)
+            return
+        }
+        guard case .json = endpoint.encoding else {
+            throw .encodingFailed(
+                reason: "only a JSON body can be sent inside an envelope, not a \(endpoint.encoding) one")
+        }
+        try self.init(RequestEnvelope(keys: keys[...], value: value), encoding: .json, configuration: configuration)
+    }
 
     package init<Body: Encodable>(
         _ value: Body, encoding: RequestEncoding, configuration: RestingRequestConverter.Configuration

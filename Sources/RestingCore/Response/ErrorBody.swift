@@ -15,8 +15,7 @@ import Foundation
 /// struct StorageError: HTTPErrorBody {
 ///     let errno: Int
 ///     let message: String
-///     var response: HTTPError?
-///     enum CodingKeys: CodingKey { case errno, message }
+///     var response: HTTPError?  // set by the client; the body's JSON never fills it
 /// }
 ///
 /// } catch let error as StorageError where error.response?.status == 412 { … }
@@ -38,5 +37,15 @@ package struct ErrorBodyDecoding: Sendable {
             carrying.response = error
             return carrying
         }
+    }
+}
+
+/// Decodable so that an ``HTTPErrorBody``'s `response` needs no `CodingKeys`: a body never holds the response it came
+/// in, so whatever the body has under `response` (usually nothing) decodes as an empty placeholder, and the client
+/// replaces it with the real response right after decoding.
+extension HTTPError: Decodable {
+    /// An empty placeholder (status 0, no headers, no body), whatever `decoder` holds.
+    public init(from decoder: any Decoder) {
+        self.init(status: 0, headers: [:], body: Data(), url: nil)
     }
 }

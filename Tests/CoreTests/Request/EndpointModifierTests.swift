@@ -24,6 +24,34 @@ struct EndpointModifierTests {
         #expect(converted.url.absoluteString == baseURL + "/posts?q=a%20b")
     }
 
+    @Test("a body is sent inside the envelope the endpoint names, its names as written, and the answer read out of one")
+    func requestEnvelope() async throws {
+        struct Draft: Codable, Sendable { let itemTitle: String }
+        let stub = StubHTTPClient(fallback: { _ in .text(#"{"data": {"n": 7}}"#, contentType: "application/json") })
+        let create = Endpoint<Draft, Item>(.post, "/items", encoding: .json).wrapping("payload.data_v2").unwrapping(
+            "data")
+        let configuration = RestingRequestConverter.Configuration()
+        configuration.jsonEncoder.keyEncodingStrategy = .convertToSnakeCase
+        let client = RestingClient(
+            baseUrl: baseURL, httpClient: stub, requestConverter: RestingRequestConverter(configuration: configuration))
+        #expect(try await client.call(create, body: Draft(itemTitle: "milk")) == Item(n: 7))
+        #expect(stub.received.map(\.body) == [Data(#"{"payload":{"data_v2":{"item_title":"milk"}}}"#.utf8)])
+        #expect(stub.received.first?.request.headers["Content-Type"] == "application/json")
+    }
+
+    @Test("only a JSON body can be wrapped: another encoding fails the call typed, nothing sent")
+    func envelopeNeedsJSON() async throws {
+        let stub = StubHTTPClient(fallback: { _ in .status(204) })
+        let form = Endpoint<Item, Nothing>(.post, "/items", encoding: .formURLEncoded).wrapping("data")
+        await #expect {
+            try await client(stub).call(form, body: Item(n: 1))
+        } throws: { error in
+            guard case RestingError.encodingFailed(let reason) = error else { return false }
+            return reason.hasPrefix("only a JSON body can be sent inside an envelope")
+        }
+        #expect(stub.received.isEmpty)
+    }
+
     @Test("the app's own attribute key is set on an endpoint with its type")
     func customAttribute() throws {
         let endpoint = Endpoint<Nothing, Post>(.get, "/posts").setting(TenantKey.self, "acme")

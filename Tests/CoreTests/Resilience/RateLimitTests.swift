@@ -156,6 +156,28 @@ struct RateLimitTests {
         #expect(clock.sleeps == [.seconds(2)])
     }
 
+    @Test("an API's named back-off header pauses the key on any answer, an hour at the most; unnamed, it is ignored")
+    func namedBackoffHeader() async throws {
+        let clock = VirtualClock()
+        let limiter = RateLimitInterceptor(
+            limit: Limit(requests: 100, per: .seconds(1)), backoffHeaders: ["Backoff"], clock: clock)
+        _ = try await FakeChain(.status(200, headers: ["Backoff": "5"])).run(
+            limiter, on: HTTPRequest(method: .get, url: url))
+        #expect(limiter.pausedUntil(for: origin) == clock.now + 5)
+        _ = try await FakeChain(.status(200)).run(limiter, on: HTTPRequest(method: .get, url: url))
+        #expect(clock.sleeps == [.seconds(5)], "the next call waited out the back-off")
+
+        _ = try await FakeChain(.status(200, headers: ["Backoff": "99999999999"])).run(
+            limiter, on: HTTPRequest(method: .get, url: url))
+        let pause = try #require(limiter.pausedUntil(for: origin)).timeIntervalSince(clock.now)
+        #expect(pause > 0 && pause <= 3600)
+
+        let unnamed = RateLimitInterceptor(limit: Limit(requests: 100, per: .seconds(1)), clock: clock)
+        _ = try await FakeChain(.status(200, headers: ["Backoff": "5", "Retry-After": "7"])).run(
+            unnamed, on: HTTPRequest(method: .get, url: url))
+        #expect(unnamed.pausedUntil(for: origin) == nil, "a 200's Retry-After and an unnamed header ask nothing")
+    }
+
     @Test(
         "one response pauses a key for an hour at the most, whatever it asks for",
         arguments: [
