@@ -7,6 +7,8 @@ import Foundation
 /// Strict percent-encoding: every byte but RFC 3986's unreserved characters is encoded.
 package enum PercentEncoding {
     package static func encode(_ text: String) -> String {
+        // Most values (ids, names, numbers) need no escape: they are returned as they are, not copied byte by byte.
+        guard !text.utf8.allSatisfy(isUnreserved) else { return text }
         var encoded = ""
         encoded.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

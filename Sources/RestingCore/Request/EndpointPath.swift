@@ -65,10 +65,11 @@ public struct EndpointPath: Sendable, ExpressibleByStringInterpolation {
         private mutating func append(_ value: String, spanning: Bool) {
             count += 1
             do {
-                template += try PathTemplate.encoded(
-                    value, spanning: spanning, variable: "interpolation \(count)", template: template + "\\(…)")
+                template += try PathTemplate.encoded(value, spanning: spanning)
             } catch {
-                if failure == nil { failure = error }
+                guard failure == nil else { return }
+                failure = .invalidPathVariable(
+                    name: "interpolation \(count)", template: template + "\\(…)", reason: error.reason)
             }
         }
     }

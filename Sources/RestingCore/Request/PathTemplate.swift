@@ -28,6 +28,12 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
     /// variable or an invalid variable name.
     public init(_ template: String) throws(RestingError) {
         self.template = template
+        // A path with no variable (an endpoint function's, its values already in it) skips the search for `{{`,
+        // which costs more than the rest of making its endpoint.
+        guard template.utf8.contains(UInt8(ascii: "{")) else {
+            parts = template.isEmpty ? [] : [.literal(template)]
+            return
+        }
         var parts: [Part] = []
         var rest = Substring(template)
         while let open = rest.firstRange(of: "{{") {
@@ -76,9 +82,9 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
             case .literal(let text):
                 path += text
             case .segment(let name):
-                path += try Self.encoded(try required(name, value), spanning: false, variable: name, template: template)
+                path += try encoded(try required(name, value), spanning: false, variable: name)
             case .segments(let name):
-                path += try Self.encoded(try required(name, value), spanning: true, variable: name, template: template)
+                path += try encoded(try required(name, value), spanning: true, variable: name)
             }
         }
         return path
@@ -86,32 +92,39 @@ public struct PathTemplate: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { template }
 
+    private func encoded(_ value: String, spanning: Bool, variable: String) throws(RestingError) -> String {
+        do {
+            return try Self.encoded(value, spanning: spanning)
+        } catch {
+            throw .invalidPathVariable(name: variable, template: template, reason: error.reason)
+        }
+    }
+
     private func required(_ name: String, _ value: (String) -> String?) throws(RestingError) -> String {
         guard let result = value(name) else { throw .missingPathVariable(name: name, template: template) }
         return result
     }
 
     /// `value` percent-encoded as one path segment, or (`spanning`) as segments split on `/`, each checked: what a
-    /// variable of `template` and a value interpolated into an ``EndpointPath`` become.
-    static func encoded(_ value: String, spanning: Bool, variable: String, template: String) throws(RestingError)
-        -> String
-    {
-        guard spanning else { return try encodedSegment(value, variable: variable, template: template) }
-        return try value.split(separator: "/", omittingEmptySubsequences: false).map { segment throws(RestingError) in
-            try encodedSegment(String(segment), variable: variable, template: template)
+    /// variable of a template and a value interpolated into an ``EndpointPath`` become. A refused value throws
+    /// why, for the caller to name the variable (which costs a string it only makes then).
+    static func encoded(_ value: String, spanning: Bool) throws(SegmentRefusal) -> String {
+        guard spanning else { return try encodedSegment(value) }
+        return try value.split(separator: "/", omittingEmptySubsequences: false).map {
+            segment throws(SegmentRefusal) in try encodedSegment(String(segment))
         }.joined(separator: "/")
     }
 
-    private static func encodedSegment(_ segment: String, variable: String, template: String) throws(RestingError)
-        -> String
-    {
+    /// Why a value cannot be a path segment.
+    struct SegmentRefusal: Error {
+        let reason: String
+    }
+
+    private static func encodedSegment(_ segment: String) throws(SegmentRefusal) -> String {
         switch segment {
-        case "":
-            throw .invalidPathVariable(name: variable, template: template, reason: "an empty path segment")
-        case ".", "..":
-            throw .invalidPathVariable(name: variable, template: template, reason: "'\(segment)' is a dot segment")
-        default:
-            return PercentEncoding.encode(segment)
+        case "": throw SegmentRefusal(reason: "an empty path segment")
+        case ".", "..": throw SegmentRefusal(reason: "'\(segment)' is a dot segment")
+        default: return PercentEncoding.encode(segment)
         }
     }
 
