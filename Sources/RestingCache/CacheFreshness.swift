@@ -21,26 +21,53 @@ struct CacheFreshness: Sendable {
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     init(_ response: CachedResponse, now: Date) {
-        directives = CacheControl(response.headers)
-        let date = response.headers["Date"].flatMap { HTTPDate.parse($0) } ?? response.responseTime
-        let ageValue = response.headers["Age"].flatMap { ServerDuration.parse($0, for: .cacheLifetime)?.seconds } ?? 0
-        let apparentAge = max(0, response.responseTime.timeIntervalSince(date))
-        let responseDelay = max(0, response.responseTime.timeIntervalSince(response.requestTime))
-        let initialAge = max(apparentAge, ageValue + responseDelay)
-        age = initialAge + max(0, now.timeIntervalSince(response.responseTime))
+        let basis = response.freshnessBasis
+        directives = basis.directives
+        age = basis.initialAge + max(0, now.timeIntervalSince(response.responseTime))
+        lifetime = basis.lifetime
+    }
 
-        if let maxAge = directives.maxAge {
-            lifetime = ServerDuration.clamped(seconds: Double(maxAge), for: .cacheLifetime).seconds
-        } else if let expires = response.headers["Expires"] {
-            // An invalid Expires (`0`, `-1`) means already expired (§5.3).
-            lifetime =
-                HTTPDate.parse(expires).map { ServerDuration.until($0, from: date, for: .cacheLifetime).seconds } ?? 0
-        } else if Self.heuristicallyCacheable.contains(response.status),
-            let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
-        {
-            lifetime = min(max(0, date.timeIntervalSince(lastModified)) / 10, Self.maximumHeuristicLifetime)
-        } else {
-            lifetime = 0
+    /// What a stored response's headers and times say, whatever the time now: its directives, its age when received
+    /// and its lifetime.
+    struct Basis: Sendable, Equatable {
+        let directives: CacheControl
+        /// Seconds old it was when received (§4.2.3's `corrected_initial_age`).
+        let initialAge: TimeInterval
+        let lifetime: TimeInterval
+
+        /// Before a response's fields are all set.
+        static let unknown = Basis(directives: CacheControl(HTTPHeaderFields()), initialAge: 0, lifetime: 0)
+
+        private init(directives: CacheControl, initialAge: TimeInterval, lifetime: TimeInterval) {
+            self.directives = directives
+            self.initialAge = initialAge
+            self.lifetime = lifetime
+        }
+
+        init(_ response: CachedResponse) {
+            directives = CacheControl(response.headers)
+            let date = response.headers["Date"].flatMap { HTTPDate.parse($0) } ?? response.responseTime
+            let ageValue =
+                response.headers["Age"].flatMap { ServerDuration.parse($0, for: .cacheLifetime)?.seconds } ?? 0
+            let apparentAge = max(0, response.responseTime.timeIntervalSince(date))
+            let responseDelay = max(0, response.responseTime.timeIntervalSince(response.requestTime))
+            initialAge = max(apparentAge, ageValue + responseDelay)
+
+            if let maxAge = directives.maxAge {
+                lifetime = ServerDuration.clamped(seconds: Double(maxAge), for: .cacheLifetime).seconds
+            } else if let expires = response.headers["Expires"] {
+                // An invalid Expires (`0`, `-1`) means already expired (§5.3).
+                lifetime =
+                    HTTPDate.parse(expires).map { ServerDuration.until($0, from: date, for: .cacheLifetime).seconds }
+                    ?? 0
+            } else if CacheFreshness.heuristicallyCacheable.contains(response.status),
+                let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0) })
+            {
+                lifetime = min(
+                    max(0, date.timeIntervalSince(lastModified)) / 10, CacheFreshness.maximumHeuristicLifetime)
+            } else {
+                lifetime = 0
+            }
         }
     }
 

@@ -12,19 +12,22 @@ public struct CachedResponse: Sendable, Equatable {
     /// The URL the response was fetched from, which is also its key in the store.
     public var url: URL
     /// The response's status code.
-    public var status: Int
+    public var status: Int { didSet { judge() } }
     /// The response's headers, as last received or merged from a `304 Not Modified`.
-    public var headers: HTTPHeaderFields
+    public var headers: HTTPHeaderFields { didSet { judge() } }
     /// The whole response body.
     public var body: Data
     /// When the request that fetched (or last revalidated) it was sent.
-    public var requestTime: Date
+    public var requestTime: Date { didSet { judge() } }
     /// When that response was received.
-    public var responseTime: Date
+    public var responseTime: Date { didSet { judge() } }
     /// The values the request had for each header the response's `Vary` names (lowercased names; a header the
     /// request lacked is absent; a credential's value as an `hmac-sha256:` digest under this process's key). A later request is served this
     /// response only if its values are the same.
     public var varyingRequestHeaders: [String: String]
+    /// What its headers and times say of its freshness, read once when they are set rather than at every request it
+    /// may answer: parsing `Cache-Control` and the dates was most of a cache hit's cost.
+    private(set) var freshnessBasis = CacheFreshness.Basis.unknown
 
     /// A response to keep, with the times of its exchange and the request header values its `Vary` names.
     public init(
@@ -38,7 +41,10 @@ public struct CachedResponse: Sendable, Equatable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.varyingRequestHeaders = varyingRequestHeaders
+        judge()
     }
+
+    private mutating func judge() { freshnessBasis = CacheFreshness.Basis(self) }
 
     /// Bytes it is charged in a store's capacity: the body, the headers, and a fixed overhead.
     public var cost: Int { body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 256 }
