@@ -75,6 +75,8 @@ public struct Polling<RequestType: Encodable & Sendable, ResponseType: Decodable
     let client: RestingClient
     let request: RestingRequest<RequestType, ResponseType>
     let schedule: PollingSchedule
+    /// The version the caller already has: the first round asks only for what changed since.
+    let known: RestingResponse<ResponseType>?
     let adjust:
         (@Sendable (RestingRequest<RequestType, ResponseType>, Element) -> RestingRequest<RequestType, ResponseType>)?
 
@@ -113,7 +115,12 @@ public struct Polling<RequestType: Encodable & Sendable, ResponseType: Decodable
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(polling: self, request: request) }
+    public func makeAsyncIterator() -> AsyncIterator {
+        guard let known else { return AsyncIterator(polling: self, request: request) }
+        return AsyncIterator(
+            polling: self, request: adjust.map { $0(request, known) } ?? request,
+            validators: (known.etag, known.lastModified))
+    }
 }
 
 /// What one round of a poll found.
@@ -126,15 +133,30 @@ enum PollingRound<ResponseType: Sendable>: Sendable {
 extension RestingClient {
     /// `request` read again and again as `schedule` says, yielding each change (see ``Polling``); `adjust` makes the
     /// next round's request from the last and its response (an API's `_since` parameter), when given.
+    ///
+    /// `startingAt` is the version the caller already has — a response of the same endpoint, read with `send` —: the
+    /// first round is then conditional on its validators and made by `adjust` from it, so that the poll yields only
+    /// what changed since.
+    ///
+    /// ```swift
+    /// let current = try await client.send(listRecords)
+    /// let changes = client.poll(listRecords, schedule: PollingSchedule(every: .seconds(30)), startingAt: current) {
+    ///     request, last in
+    ///     var next = request
+    ///     next.queryItems = [URLQueryItem(name: "_since", value: last.etagValue)]
+    ///     return next
+    /// }
+    /// ```
     public func poll<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, schedule: PollingSchedule,
+        startingAt known: RestingResponse<ResponseType>? = nil,
         adjust: (
             @Sendable (RestingRequest<RequestType, ResponseType>, RestingResponse<ResponseType>) -> RestingRequest<
                 RequestType, ResponseType
             >
         )? = nil
     ) -> Polling<RequestType, ResponseType> {
-        Polling(client: self, request: request, schedule: schedule, adjust: adjust)
+        Polling(client: self, request: request, schedule: schedule, known: known, adjust: adjust)
     }
 
     /// One round of a poll, as one call of this client: a `304` and a `429` / `503` that says when to come back are

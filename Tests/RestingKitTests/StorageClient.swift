@@ -43,7 +43,6 @@ struct Wrapped<Value: Encodable & Sendable>: Encodable, Sendable { let data: Val
 enum StorageAPI {
     static let records = "/v1/buckets/{{bucket}}/collections/{{collection}}/records"
     static let list = Endpoint<Nothing, [Note]>(.get, records).unwrapping("data")
-    static let changes = Endpoint<Nothing, [Note]>(.get, records).unwrapping("data")
     static let read = Endpoint<Nothing, Note?>(.get, records + "/{{id}}").unwrapping("data").accepting(304)
     static let create = Endpoint<Wrapped<Note>, Note>(.post, records, encoding: .json).unwrapping("data")
     static let patch = Endpoint<JSONValue, Note>(.patch, records + "/{{id}}", encoding: .json)
@@ -119,8 +118,7 @@ struct NotesClient: Sendable {
         [Note], any Error
     > {
         let schedule = PollingSchedule(every: interval, clock: clock).honouring(secondsIn: "Backoff")
-        return client.poll(RestingRequest(endpoint: StorageAPI.changes, pathVariables: collection), schedule: schedule)
-        {
+        return client.poll(RestingRequest(endpoint: StorageAPI.list, pathVariables: collection), schedule: schedule) {
             request, response in
             var next = request
             let newest = response.body.compactMap(\.lastModified).max()

@@ -21,6 +21,15 @@ public struct RestingResponse<Body: Sendable>: Sendable {
     /// The entity tag of what the body holds (`ETag`), for a conditional request that follows
     /// (``RestingRequest/ifChanged(since:)``, ``RestingRequest/ifMatch(_:)``).
     public var etag: String? { head.headers["ETag"] }
+    /// ``etag``'s opaque value, without its quotes or its weak `W/` prefix: what an API that versions by its entity
+    /// tag takes back in a query (Kinto's `_since=`).
+    public var etagValue: String? {
+        guard let etag else { return nil }
+        var tag = Substring(etag)
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        if tag.count >= 2, tag.first == "\"", tag.last == "\"" { tag = tag.dropFirst().dropLast() }
+        return String(tag)
+    }
     /// When what the body holds last changed (`Last-Modified`, as the server wrote it).
     public var lastModified: String? { head.headers["Last-Modified"] }
     /// The fields that came after the body (a chunked body's trailer section, HTTP/2's trailing headers), never

@@ -38,6 +38,42 @@ struct PollingTests {
         #expect(stub.received.map { $0.request.headers["If-None-Match"] } == [nil, "\"1\"", "\"1\"", "\"1\""])
     }
 
+    @Test(
+        "a poll started at a known version asks only for what changed since, with the validator and query made from it")
+    func startsAtAKnownVersion() async throws {
+        let stub = StubHTTPClient()
+        stub.register(.get, "/status", try version(5), .status(304), try version(6))
+        let clock = VirtualClock()
+        let client = RestingClient(baseUrl: baseURL, httpClient: stub)
+        let read = RestingRequest(endpoint: endpoint)
+        let current = try await client.send(read)
+        #expect(current.etag == "\"5\"" && current.etagValue == "5")
+        var changes = client.poll(
+            read, schedule: PollingSchedule(every: .seconds(10), clock: clock), startingAt: current
+        ) {
+            request, last in
+            var next = request
+            next.queryItems = [URLQueryItem(name: "_since", value: last.etagValue)]
+            return next
+        }.makeAsyncIterator()
+        #expect(try await changes.next()?.body == Status(version: 6), "version 5, known, is not yielded again")
+        #expect(stub.received.map { $0.request.headers["If-None-Match"] } == [nil, "\"5\"", "\"5\""])
+        #expect(stub.received.map { $0.request.url.query } == [nil, "_since=5", "_since=5"])
+    }
+
+    @Test("an entity tag's value drops its quotes and its weak prefix; a tag without them is kept as it is")
+    func entityTagValue() {
+        func value(_ etag: String?) -> String? {
+            RestingResponse(status: 200, headers: HTTPHeaderFields(etag.map { [("ETag", $0)] } ?? []), body: Nothing())
+                .etagValue
+        }
+        #expect(value("\"17\"") == "17")
+        #expect(value("W/\"a-b\"") == "a-b")
+        #expect(value("bare") == "bare")
+        #expect(value("\"") == "\"")
+        #expect(value(nil) == nil)
+    }
+
     @Test("a failure the server does not say to wait past ends the poll with the error")
     func failureEnds() async throws {
         let stub = StubHTTPClient()
