@@ -13,9 +13,12 @@ struct Demo {
 
     /// A client on the demo's transport.
     func client(
-        converter: RestingRequestConverter = RestingRequestConverter(), interceptors: [any RestingInterceptor] = []
+        converter: RestingRequestConverter = RestingRequestConverter(), interceptors: [any RestingInterceptor] = [],
+        events: EventListenerFactory? = nil
     ) -> RestingClient {
-        RestingClient(baseUrl: baseUrl, httpClient: transport, requestConverter: converter, interceptors: interceptors)
+        RestingClient(
+            baseUrl: baseUrl, httpClient: transport, requestConverter: converter, interceptors: interceptors,
+            eventListener: events)
     }
 
     func run() async throws {

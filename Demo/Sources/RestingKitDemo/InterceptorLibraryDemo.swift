@@ -40,14 +40,17 @@ extension Demo {
                 queryItems: [URLQueryItem(name: "access_token", value: "s3cr3t")])
         ).value
 
-        let retry = RetryInterceptor { event in
-            if case .retryScheduled(let request, let attempt, let delay) = event {
+        // Every retry is an event of its call: the client's listener hears them.
+        let retries = EventListenerFactory.shared { event in
+            if case .retryScheduled(let attempt, let delay, _) = event.kind {
                 let milliseconds =
                     delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
-                print("    retry: attempt \(attempt) of \(request.method) \(request.url.path) in \(milliseconds) ms")
+                print("    retry: attempt \(attempt) in \(milliseconds) ms")
             }
         }
-        let retrying = client(interceptors: [retry, LoggingInterceptor(level: .info, logger: IndentedLogger())])
+        let retrying = client(
+            interceptors: [RetryInterceptor(), LoggingInterceptor(level: .info, logger: IndentedLogger())],
+            events: retries)
         let flaky = Endpoint<Nothing, Attempts>(.get, "/flaky/{{key}}?failures=2", encoding: .query)
         print("  Retry: /flaky fails twice with 503, then answers")
         let attempts = try await retrying.perform(
