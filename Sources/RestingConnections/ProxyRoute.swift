@@ -29,7 +29,7 @@ public enum ProxyRoute: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .direct: "direct"
-        case .url(let url): RedactionPolicy.proxyAddress(url)
+        case .url(let url): RedactionPolicy.default.address(url)
         }
     }
 }

@@ -120,7 +120,7 @@ extension CurlConfiguration {
             case .none: "none"
             case .environment: "environment"
             case .url(let url, let noProxy):
-                "url(\(RedactionPolicy.proxyAddress(url)), noProxy: \(noProxy))"
+                "url(\(RedactionPolicy.default.address(url)), noProxy: \(noProxy))"
             }
         }
 

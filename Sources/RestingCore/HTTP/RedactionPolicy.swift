@@ -227,15 +227,3 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
     }
 }
-
-extension RedactionPolicy {
-    /// A proxy's address as printed: without the user and password its authority may carry, with a scheme or
-    /// without one (libcurl takes `alice:secret@proxy:3128`, where Foundation reads `alice` as the scheme and finds
-    /// no user to hide).
-    package static func proxyAddress(_ address: String) -> String {
-        let authorityStart = address.firstRange(of: "://")?.upperBound ?? address.startIndex
-        let authorityEnd = address[authorityStart...].firstIndex { "/?#".contains($0) } ?? address.endIndex
-        guard let at = address[authorityStart..<authorityEnd].lastIndex(of: "@") else { return address }
-        return address[..<authorityStart] + placeholder + address[at...]
-    }
-}
