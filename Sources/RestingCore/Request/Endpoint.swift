@@ -41,6 +41,8 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// The template as written.
     public let path: String
     let template: Result<PathTemplate, RestingError>
+    /// Whether values were interpolated into the path (``EndpointPath``): its URL is then never cached.
+    let pathHoldsValues: Bool
     let responseReading = ResponseReading(ResponseType.self)
     /// Options every request of this endpoint carries to the interceptors; a request's own win.
     public var attributes: RequestAttributes
@@ -113,6 +115,7 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     ) {
         self.method = method
         self.path = path.template
+        pathHoldsValues = path.holdsValues
         self.encoding = encoding
         self.attributes = attributes
         self.decoder = decoder

@@ -25,24 +25,28 @@ public struct EndpointPath: Sendable, ExpressibleByStringInterpolation {
     let template: String
     /// The first interpolated value that was refused.
     let failure: RestingError?
+    /// Whether values were interpolated: the path is then one call's, and holds what may be an identifier or a token.
+    let holdsValues: Bool
 
     /// A path with no interpolation: the template as written.
     public init(stringLiteral template: String) {
         self.template = template
         failure = nil
+        holdsValues = false
     }
 
     /// A path with interpolated values.
     public init(stringInterpolation path: StringInterpolation) {
         template = path.template
         failure = path.failure
+        holdsValues = path.count > 0
     }
 
     /// How the compiler builds an ``EndpointPath`` from an interpolated literal.
     public struct StringInterpolation: StringInterpolationProtocol {
         var template = ""
         var failure: RestingError?
-        private var count = 0
+        fileprivate private(set) var count = 0
 
         /// Room for the literal's text.
         public init(literalCapacity: Int, interpolationCount: Int) {

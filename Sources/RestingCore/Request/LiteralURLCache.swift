@@ -8,8 +8,8 @@ import Foundation
 /// `URL(string:)` is the largest part of converting a request, and such an endpoint's address only changes
 /// with the base URL.
 ///
-/// Only variable-free paths without query items are kept, so no path variable or query value — an identifier, a
-/// token — outlives its call here. The cache is bounded: when it holds ``capacity`` entries it starts again
+/// Only variable-free paths without query items, written as literals, are kept, so no path variable, interpolated
+/// value or query value — an identifier, a token — outlives its call here. The cache is bounded: when it holds ``capacity`` entries it starts again
 /// empty, which an app with fewer endpoints than that never sees.
 final class LiteralURLCache: Sendable {
     private struct Key: Hashable {

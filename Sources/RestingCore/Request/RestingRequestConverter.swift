@@ -69,7 +69,7 @@ public struct RestingRequestConverter: RequestConverter {
 
     /// What this converter adds and how it encodes.
     public let configuration: Configuration
-    private let literalURLs = LiteralURLCache()
+    let literalURLs = LiteralURLCache()
 
     /// A converter with `configuration`.
     public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
@@ -109,7 +109,8 @@ public struct RestingRequestConverter: RequestConverter {
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String, queryItems: [URLQueryItem]
     ) throws(RestingError) -> URL {
         let template = try request.endpoint.template.get()
-        if queryItems.isEmpty, let path = template.literalPath {
+        // A path with interpolated values is one call's, like its path variables: never kept past the call.
+        if queryItems.isEmpty, !request.endpoint.pathHoldsValues, let path = template.literalPath {
             return try literalURLs.url(baseUrl: baseUrl, path: path) { () throws(RestingError) in
                 try makeURL(path: path, baseUrl: baseUrl, queryItems: [])
             }

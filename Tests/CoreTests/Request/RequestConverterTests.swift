@@ -48,6 +48,16 @@ struct RequestConverterTests {
                 == "https://api.example.com/v1/search")
     }
 
+    @Test("a path with interpolated values is never kept in the cache of literal URLs: its values are one call's")
+    func interpolatedPathsAreNotCached() throws {
+        let converter = RestingRequestConverter()
+        func record(_ id: String) -> Endpoint<Nothing, Nothing> { Endpoint(.get, "/records/\(id)") }
+        #expect(try convert(RestingRequest(endpoint: record("tok3n")), converter).url.path == "/records/tok3n")
+        #expect(converter.literalURLs.count == 0)
+        _ = try convert(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/records")), converter)
+        #expect(converter.literalURLs.count == 1, "a literal path still is")
+    }
+
     @Test("the cache of parsed literal URLs stays bounded however many base URLs pass through it")
     func literalURLCacheIsBounded() throws {
         let cache = LiteralURLCache()
