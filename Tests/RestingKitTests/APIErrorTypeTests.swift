@@ -22,10 +22,10 @@ struct APIErrorTypeTests {
         RestingClient(
             baseUrl: try await StorageServers.first.value.baseURL, httpClient: try transport.client,
             interceptors: authenticated ? [AuthInterceptor.basic(username: "alice", password: "wonderland")] : [],
-            errorBody: StorageError.self)
+            errorBody: KintoError.self)
     }
 
-    func expectNotFound(_ error: StorageError?) {
+    func expectNotFound(_ error: KintoError?) {
         #expect(error?.errno == 110)
         #expect(error?.response?.status == 404)
         #expect(error?.response.map { String(decoding: $0.body, as: UTF8.self) }?.contains("\"errno\"") == true)
@@ -52,9 +52,9 @@ struct APIErrorTypeTests {
     @Test("perform and send", arguments: EachTransport.allCases)
     func performAndSend(transport: EachTransport) async throws {
         let client = try await client(transport)
-        let read = RestingRequest(endpoint: Endpoint<Nothing, Note>(.get, Self.recordPath), pathVariables: missing)
-        expectNotFound(await #expect(throws: StorageError.self) { try await client.perform(read).value })
-        expectNotFound(await #expect(throws: StorageError.self) { try await client.send(read) })
+        let read = RestingRequest(endpoint: Endpoint<Nothing, Order>(.get, Self.recordPath), pathVariables: missing)
+        expectNotFound(await #expect(throws: KintoError.self) { try await client.perform(read).value })
+        expectNotFound(await #expect(throws: KintoError.self) { try await client.send(read) })
     }
 
     @Test("a streamed response", arguments: EachTransport.allCases)
@@ -62,7 +62,7 @@ struct APIErrorTypeTests {
         let client = try await client(transport)
         let lines = Endpoint<Nothing, ResponseLines>(.get, Self.recordPath)
         expectNotFound(
-            await #expect(throws: StorageError.self) {
+            await #expect(throws: KintoError.self) {
                 try await client.perform(RestingRequest(endpoint: lines, pathVariables: missing)).value
             })
     }
@@ -73,7 +73,7 @@ struct APIErrorTypeTests {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("rk-\(UUID().uuidString)")
         let file = Endpoint<Nothing, Data>(.get, Self.recordPath)
         expectNotFound(
-            await #expect(throws: StorageError.self) {
+            await #expect(throws: KintoError.self) {
                 try await client.download(RestingRequest(endpoint: file, pathVariables: missing), to: destination).value
             })
         #expect(!FileManager.default.fileExists(atPath: destination.path))
@@ -82,8 +82,8 @@ struct APIErrorTypeTests {
     @Test("pages", arguments: EachTransport.allCases)
     func pages(transport: EachTransport) async throws {
         let client = try await client(transport, authenticated: false)
-        let list = Endpoint<Nothing, [Note]>(.get, "/v1/buckets/b/collections/c/records").unwrapping("data")
-        let refused = await #expect(throws: StorageError.self) {
+        let list = Endpoint<Nothing, [Order]>(.get, "/v1/buckets/b/collections/c/records").unwrapping("data")
+        let refused = await #expect(throws: KintoError.self) {
             for try await _ in client.pages(of: list, pagination: .nextPageHeader("Next-Page")) {}
         }
         #expect(refused?.errno == 104)
@@ -98,7 +98,7 @@ struct APIErrorTypeTests {
         let delete = Endpoint<Nothing, Nothing>(.delete, Self.recordPath)
         try queue.enqueue(RestingRequest(endpoint: delete, pathVariables: missing))
         let report = try await queue.replay(with: client)
-        expectNotFound(report.stoppedBy as? StorageError)
+        expectNotFound(report.stoppedBy as? KintoError)
         #expect(report.remaining == 1)
     }
 
@@ -108,7 +108,7 @@ struct APIErrorTypeTests {
         let stub = StubHTTPClient()
         stub.register(.get, "/teapot", try .json(["teapot": "short and stout"], status: 418))
         stub.register(.get, "/proxy", .text("<html>Bad gateway</html>", status: 502, contentType: "text/html"))
-        let client = RestingClient(baseUrl: "https://api.example", httpClient: stub, errorBody: StorageError.self)
+        let client = RestingClient(baseUrl: "https://api.example", httpClient: stub, errorBody: KintoError.self)
 
         let teapot = Endpoint<Nothing, Data>(.get, "/teapot").decodingErrors(as: TeapotError.self)
         await #expect(throws: TeapotError(teapot: "short and stout")) {

@@ -13,7 +13,7 @@ struct ReadmeSnippetTests {
         "Tests/HTTPSemanticsTests/ResilienceServerTests.swift", "Tests/HTTPSemanticsTests/WebSocketTests.swift",
         "Tests/RestingKitTests/ReadmeWebSocketExamples.swift",
         "Tests/CoreTests/Client/CallEventListenerTests.swift",
-        "Tests/RestingKitTests/StorageClient.swift", "Tests/RestingKitTests/WholeAPIExamples.swift",
+        "Tests/RestingKitTests/KintoClient.swift", "Tests/RestingKitTests/WholeAPIExamples.swift",
     ]
 
     @Test("every Swift example in the README is compiled and run by a test, word for word; every tested one is shown")

@@ -10,7 +10,6 @@ struct WholeAPIExamples {
     let baseUrl: String
     let transport: any HTTPClient
     let name = UUID().uuidString
-    var collection: [String: any PathVariableValue] { ["bucket": "examples", "collection": name] }
 
     init() async throws {
         baseUrl = try await StorageServers.first.value.baseURL
@@ -30,11 +29,10 @@ struct WholeAPIExamples {
                 }
             ])
         // snippet: per-request-headers
-        let request = RestingRequest(
-            endpoint: StorageAPI.list, headers: ["X-Request-Id": "7f3a"], pathVariables: collection)
-        let notes = try await client.send(request).body
+        let orders: [Record<Order>] = try await client.call(
+            Kinto.records("examples", name), headers: ["X-Request-Id": "7f3a"])
         // end snippet
-        #expect(notes.isEmpty)
+        #expect(orders.isEmpty)
         #expect(seen.withLock { $0 } == "7f3a")
     }
 
@@ -49,45 +47,29 @@ struct WholeAPIExamples {
         let client = RestingClient(
             baseUrl: baseUrl, httpClient: transport,
             interceptors: [AuthInterceptor.basic(username: "alice", password: "guess")],
-            networkInterceptors: [counting], errorBody: StorageError.self)
+            networkInterceptors: [counting], errorBody: KintoError.self)
+        let orders = Records<Order>(client: client, bucket: "examples", collection: name)
         do {
-            _ = try await client.send(RestingRequest(endpoint: StorageAPI.list, pathVariables: collection))
-        } catch let error as StorageError where error.response?.status == 401 {
+            _ = try await orders.get("r1")
+        } catch let error as KintoError where error.response?.status == 401 {
             print("refused: \(error.message)")  // sent once, never again with the same password
         }
         // end snippet
         #expect(exchanges.withLock { $0 } == 1)
     }
 
-    // snippet: generic-endpoints
-    /// Every collection has the same operations: one family of generic functions serves them all, its type parameter
-    /// inferred from the body sent or the value expected.
-    enum Records {
-        static func list<Item>(bucket: String, collection: String) -> Endpoint<Nothing, [Item]> {
-            Endpoint(.get, "/v1/buckets/\(bucket)/collections/\(collection)/records").unwrapping("data")
-        }
-        static func create<Item>(bucket: String, collection: String) -> Endpoint<Item, Item> {
-            Endpoint(.post, "/v1/buckets/\(bucket)/collections/\(collection)/records", encoding: .json)
-                .wrapping("data").unwrapping("data")
-        }
-    }
-
     struct Bookmark: Codable, Sendable, Equatable {
-        var id: String?
         var url: String
     }
-    // end snippet
 
-    @Test("a family of generic endpoints serves every collection")
+    @Test("a family of generic endpoints serves every collection, its type inferred from the body or the result")
     func genericEndpoints() async throws {
-        let client = RestingClient(
-            baseUrl: baseUrl, httpClient: transport,
-            interceptors: [AuthInterceptor.basic(username: "alice", password: "wonderland")])
+        let client = RestingClient.kinto(baseUrl, transport: transport, user: "alice", password: "wonderland")
         // snippet: generic-endpoints-call
-        let created = try await client.call(
-            Records.create(bucket: "examples", collection: name), body: Bookmark(url: "https://swift.org"))
-        let bookmarks: [Bookmark] = try await client.call(Records.list(bucket: "examples", collection: name))
+        let created = try await client.call(Kinto.create("examples", name), body: Bookmark(url: "https://swift.org"))
+        let bookmarks: [Record<Bookmark>] = try await client.call(Kinto.records("examples", name))
         // end snippet
-        #expect(bookmarks == [created])
+        #expect(bookmarks.map(\.id) == [created.id])
+        #expect(bookmarks.map(\.fields) == [Bookmark(url: "https://swift.org")])
     }
 }
