@@ -54,6 +54,9 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String?,
         configuration: RestingRequestConverter.Configuration
     ) throws(RestingError) -> (entry: OfflineEntry, bodyToStore: RequestBody?) {
+        // A path that cannot be sent now cannot be kept either: an interpolated value refused leaves the path
+        // without it, which would route the replay to its parent.
+        _ = try request.endpoint.template.get()
         let encoded = try EncodedBody(request.body, for: request.endpoint, configuration: configuration)
         let id = UUID().uuidString
         var inline: Data?
@@ -124,8 +127,10 @@ public struct OfflineEntry: Codable, Sendable, Equatable {
         var requestHeaders = HTTPHeaderFields(headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
         requestHeaders["Idempotency-Key"] = idempotencyKey
         let encoding = RequestEncoding.raw(contentType: contentType ?? "application/octet-stream")
+        // A replay is one call: its path, which may hold an interpolated value, is never cached.
+        let endpoint = Endpoint<Body, Data>(RequestMethod(rawValue: method), pathTemplate, encoding: encoding)
         return RestingRequest(
-            endpoint: Endpoint<Body, Data>(RequestMethod(rawValue: method), pathTemplate, encoding: encoding),
+            endpoint: endpoint.holdingValues(),
             body: body, headers: requestHeaders, pathVariables: pathVariables,
             queryItems: queryItems.compactMap { $0.count == 2 ? URLQueryItem(name: $0[0], value: $0[1]) : nil },
             attributes: RequestAttributes(restoring: attributes ?? [:]))

@@ -117,9 +117,10 @@ public struct Polling<RequestType: Encodable & Sendable, ResponseType: Decodable
 
     public func makeAsyncIterator() -> AsyncIterator {
         guard let known else { return AsyncIterator(polling: self, request: request) }
+        // The known response is the last round's: the first waits as long as it asks (its Backoff, its Retry-After).
         return AsyncIterator(
             polling: self, request: adjust.map { $0(request, known) } ?? request,
-            validators: (known.etag, known.lastModified))
+            wait: schedule.delay(after: known.headers), validators: (known.etag, known.lastModified))
     }
 }
 
@@ -135,8 +136,9 @@ extension RestingClient {
     /// next round's request from the last and its response (an API's `_since` parameter), when given.
     ///
     /// `startingAt` is the version the caller already has — a response of the same endpoint, read with `send` —: the
-    /// first round is then conditional on its validators and made by `adjust` from it, so that the poll yields only
-    /// what changed since.
+    /// poll goes on from it as from its own last round, so the first round waits as `schedule` says after that
+    /// response (its interval, or longer if the response asked), is conditional on its validators and is made by
+    /// `adjust` from it, and the poll yields only what changed since.
     ///
     /// ```swift
     /// let current = try await client.send(listRecords)

@@ -221,10 +221,11 @@ struct KintoClientTests {
         try await StorageServers.control("backoff", 0, of: orders.collection)
         try await StorageServers.control("unavailable", 1, of: orders.collection)
         _ = try await writer.add(Order(item: "second"))
-        // Only what changed since the last answer, once: after the 60 s the first answer asked for (the poll's
-        // schedule and the client's back-off wait together), and the second the 503 between asked for.
+        // Only what changed since the last answer, once: the first round an interval after the snapshot, the next
+        // after the 60 s the first answer asked for (the poll's schedule and the client's back-off wait together),
+        // and the second the 503 between asked for.
         #expect(try await changes.next()?.map(\.fields?.item) == ["second"])
-        #expect(clock.sleeps == [.seconds(60), .seconds(1)])
+        #expect(clock.sleeps == [.milliseconds(100), .seconds(60), .seconds(1)])
     }
 
     @Test("an ordinary call after an answer with Backoff waits as long as it asks", arguments: EachTransport.allCases)

@@ -40,9 +40,9 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     public let encoding: RequestEncoding
     /// The template as written.
     public let path: String
-    let template: Result<PathTemplate, RestingError>
+    package let template: Result<PathTemplate, RestingError>
     /// Whether values were interpolated into the path (``EndpointPath``): its URL is then never cached.
-    let pathHoldsValues: Bool
+    private(set) var pathHoldsValues: Bool
     let responseReading = ResponseReading(ResponseType.self)
     /// Options every request of this endpoint carries to the interceptors; a request's own win.
     public var attributes: RequestAttributes
@@ -126,6 +126,13 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
         if !headers.isEmpty { self.headers = headers }
     }
 
+    /// This endpoint with its path taken as holding values (a replayed request's), so that its URL is never cached.
+    package func holdingValues() -> Self {
+        var endpoint = self
+        endpoint.pathHoldsValues = true
+        return endpoint
+    }
+
     /// This endpoint with one attribute set:
     ///
     /// ```swift
@@ -188,10 +195,13 @@ public struct Endpoint<RequestType: Encodable & Sendable, ResponseType: Decodabl
     /// ```
     ///
     /// The names are sent as written (the encoder's key strategy applies to the value's own keys only). A body not
-    /// encoded as JSON fails the call with ``RestingError/encodingFailed(reason:)``: only JSON has objects to wrap in.
+    /// encoded as JSON, or a key path with an empty member (`""`, `"a..b"`), fails the call with
+    /// ``RestingError/encodingFailed(reason:)``, nothing sent.
     public func wrapping(_ keyPath: String) -> Self {
         var endpoint = self
-        endpoint.refine { $0.requestEnvelope = keyPath.split(separator: ".").map(String.init) }
+        endpoint.refine {
+            $0.requestEnvelope = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        }
         return endpoint
     }
 

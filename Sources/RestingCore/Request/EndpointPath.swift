@@ -46,6 +46,8 @@ public struct EndpointPath: Sendable, ExpressibleByStringInterpolation {
     public struct StringInterpolation: StringInterpolationProtocol {
         var template = ""
         var failure: RestingError?
+        /// The path as errors show it: the literal text, each value a placeholder.
+        private var shown = ""
         fileprivate private(set) var count = 0
 
         /// Room for the literal's text.
@@ -54,26 +56,43 @@ public struct EndpointPath: Sendable, ExpressibleByStringInterpolation {
         }
 
         /// Literal text: template text, variables included.
-        public mutating func appendLiteral(_ literal: String) { template += literal }
+        public mutating func appendLiteral(_ literal: String) {
+            template += literal
+            shown += literal
+        }
 
         /// `value` as one path segment.
         public mutating func appendInterpolation(_ value: some PathVariableValue) {
             append(value.description, spanning: false)
         }
 
-        /// `value` as one or more path segments, split on `/` (as a `{{{name}}}` variable's).
-        public mutating func appendInterpolation(segments value: some PathVariableValue) {
-            append(value.description, spanning: true)
+        /// `value` as one or more path segments, split on `/` (as a `{{{name}}}` variable's): `"docs/a.txt"` is two.
+        public mutating func appendInterpolation(segments value: some StringProtocol) {
+            append(String(value), spanning: true)
+        }
+
+        /// Each of `values` as one path segment, in order: `["docs", "a.txt"]` is `docs/a.txt`, and a `/` inside
+        /// one of them stays inside its segment.
+        public mutating func appendInterpolation<Segments: Sequence>(segments values: Segments)
+        where Segments.Element: StringProtocol {
+            var first = true
+            for value in values {
+                if !first { appendLiteral("/") }
+                first = false
+                append(String(value), spanning: false)
+            }
+            if first { append("", spanning: false) }  // no segment at all: refused as an empty one is
         }
 
         private mutating func append(_ value: String, spanning: Bool) {
             count += 1
+            shown += "\\(…)"
             do {
                 template += try PathTemplate.encoded(value, spanning: spanning)
             } catch {
                 guard failure == nil else { return }
-                failure = .invalidPathVariable(
-                    name: "interpolation \(count)", template: template + "\\(…)", reason: error.reason)
+                // The template as written, every value a placeholder: a value before the refused one may be a secret.
+                failure = .invalidPathVariable(name: "interpolation \(count)", template: shown, reason: error.reason)
             }
         }
     }

@@ -1,21 +1,37 @@
-/// A request body sent inside the object an API wraps values in — `{"data": …}`, or deeper for a dotted key path
-/// (`"payload.item"`): what ``Endpoint/wrapping(_:)`` puts around a JSON body.
-struct RequestEnvelope<Value: Encodable>: Encodable {
-    let keys: ArraySlice<String>
-    let value: Value
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
-    func encode(to encoder: any Encoder) throws {
-        guard let key = keys.first else { return try value.encode(to: encoder) }
-        var container = encoder.container(keyedBy: MemberKey.self)
-        try container.encode(RequestEnvelope(keys: keys.dropFirst(), value: value), forKey: MemberKey(key))
+/// A JSON body sent inside the object an API wraps values in — `{"data": …}`, or deeper for a dotted key path
+/// (`"payload.item"`): what ``Endpoint/wrapping(_:)`` puts around it.
+enum RequestEnvelope {
+    /// `json` inside an object per name of `keys`, outermost first. The names are written here, as they are: an
+    /// encoder's key strategy would rename them.
+    static func wrap(_ json: Data, in keys: [String]) -> Data {
+        var wrapped = Data()
+        for key in keys {
+            wrapped.append(UInt8(ascii: "{"))
+            appendQuoted(key, to: &wrapped)
+            wrapped.append(UInt8(ascii: ":"))
+        }
+        wrapped.append(json)
+        wrapped.append(contentsOf: repeatElement(UInt8(ascii: "}"), count: keys.count))
+        return wrapped
     }
 
-    /// A member name, as written: the encoder's key strategy is not applied to an envelope's names.
-    private struct MemberKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    /// `name` as a JSON string (RFC 8259 §7): quotes, backslashes and control characters escaped.
+    private static func appendQuoted(_ name: String, to data: inout Data) {
+        let hex = Array("0123456789abcdef".utf8)
+        data.append(UInt8(ascii: "\""))
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): data.append(contentsOf: [UInt8(ascii: "\\"), byte])
+            case 0..<0x20: data.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
+            default: data.append(byte)
+            }
+        }
+        data.append(UInt8(ascii: "\""))
     }
 }

@@ -25,8 +25,9 @@ extension RestingRequest {
     }
 
     /// This request sent only if the resource still has the entity tag `etag` (`If-Match`): a write that someone
-    /// else's write since is refused with `412 Precondition Failed` instead of overwriting it. `nil` sends it
-    /// unconditionally (removing an `If-Match` it had), so an optional validator needs no `if let`.
+    /// else's write since is refused with `412 Precondition Failed` instead of overwriting it. `nil` leaves the
+    /// request without an `If-Match` of its own (removing one it had), so an optional validator needs no `if let`; one
+    /// that the endpoint's headers or a header provider add is still sent.
     ///
     /// ```swift
     /// let saved = try await client.send(RestingRequest(endpoint: updateRecord, body: edited).ifMatch(previous.etag))
@@ -34,7 +35,8 @@ extension RestingRequest {
     public func ifMatch(_ etag: String?) -> Self { withValidator("If-Match", etag) }
 
     /// This request sent only if the resource's entity tag is not `etag` (`If-None-Match`; `"*"`: only if there is
-    /// no resource yet, a create that must not overwrite). `nil` sends it unconditionally.
+    /// no resource yet, a create that must not overwrite). `nil` leaves the request without one of its own, as
+    /// ``ifMatch(_:)`` does.
     public func ifNoneMatch(_ etag: String?) -> Self { withValidator("If-None-Match", etag) }
 
     private func withValidator(_ name: String, _ etag: String?) -> Self {

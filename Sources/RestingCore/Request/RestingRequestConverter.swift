@@ -183,7 +183,11 @@ package struct EncodedBody {
             throw .encodingFailed(
                 reason: "only a JSON body can be sent inside an envelope, not a \(endpoint.encoding) one")
         }
-        try self.init(RequestEnvelope(keys: keys[...], value: value), encoding: .json, configuration: configuration)
+        guard !keys.contains(where: \.isEmpty) else {
+            throw .encodingFailed(reason: "the envelope key path '\(keys.joined(separator: "."))' has an empty member")
+        }
+        try self.init(value, encoding: .json, configuration: configuration)
+        if case .bytes(let inner) = body.source { body = .bytes(RequestEnvelope.wrap(inner, in: keys)) }
     }
 
     package init<Body: Encodable>(

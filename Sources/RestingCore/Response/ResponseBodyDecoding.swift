@@ -49,11 +49,12 @@ package enum ResponseBodyDecoding {
     }
 
     /// The value inside `envelope` when there is one; an empty body is still an optional's `nil` (a 304), not an
-    /// envelope missing.
+    /// envelope missing, and ``Nothing`` reads no body at all.
     static func decode<T: Decodable & Sendable>(
         _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading, envelope: EnvelopeReading<T>?
     ) throws(RestingError) -> T {
-        guard let envelope, !(body.isEmpty && reading.selfDecoding != nil) else {
+        // `Nothing` reads no body, in an envelope or not.
+        guard let envelope, T.self != Nothing.self, !(body.isEmpty && reading.selfDecoding != nil) else {
             return try decode(type, from: body, decoder: decoder, reading: reading)
         }
         do {
