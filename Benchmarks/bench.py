@@ -11,6 +11,8 @@ Clients, measured in the same run and interleaved round by round (ratios are med
                     without a promise) instead of perform(_:).value
   curl-call         curl-send's calls through RestingClient.call on an endpoint function, its path interpolated and
                     the endpoint made anew for every call (8 in flight only): curl_call_get_c8_ratio_vs_send
+  curl-call-static  curl-send's calls through RestingClient.call on curl-send's own endpoint (8 in flight only):
+                    what call adds to send, curl_call_static_get_c8_ratio_vs_send
   decode-floor      the C loop in Swift (same options) + JSONDecoder on every body: the ceiling of any pipeline
                     that decodes, so the limit for the curl-executor and curl-pool ratios
   raw-urlsession    URLSession data(for:) + JSONDecoder                              baseline for urlsession
@@ -52,12 +54,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 CONCURRENCY = [1, 8, 32, 128]
 REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-executor": 20000, "curl-pool": 20000,
-            "curl-send": 20000, "curl-send-pool": 20000, "curl-call": 20000, "decode-floor": 20000,
+            "curl-send": 20000, "curl-send-pool": 20000, "curl-call": 20000, "curl-call-static": 20000,
+            "decode-floor": 20000,
             "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000,
             "curl-one-driver": 20000, "curl-listener": 20000, "curl-resilience": 20000, "curl-breaker-open": 20000}
 # The concurrencies each client runs at: 1, 8 and 32 unless listed.
-AT = {"curl-cached": [8], "curl-call": [8], "curl-one-driver": [32], "curl-listener": [8], "curl-resilience": [8],
-      "curl-breaker-open": [8], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
+AT = {"curl-cached": [8], "curl-call": [8], "curl-call-static": [8], "curl-one-driver": [32], "curl-listener": [8],
+      "curl-resilience": [8], "curl-breaker-open": [8], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
       "curl-executor": CONCURRENCY, "decode-floor": CONCURRENCY}
 LATENCY_CLIENTS = {"c": "c", "curl-transport": "curl_transport", "curl-executor": "curl"}  # client: RESULT prefix
 LATENCY_AT = [8, 32, 128]
@@ -82,6 +85,7 @@ RESULTS = [
     ("curl_send_get_c{c}_ratio_vs_perform", "curl-send", "curl-executor"),
     ("curl_get_c{c}_drivers_ratio_vs_one_driver", "curl-executor", "curl-one-driver"),
     ("curl_call_get_c{c}_ratio_vs_send", "curl-call", "curl-send"),
+    ("curl_call_static_get_c{c}_ratio_vs_send", "curl-call-static", "curl-send"),
 ]
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 
@@ -189,8 +193,8 @@ def ratio(results, client, baseline, concurrency, key="rps"):
 
 def report(results):
     baselines = {"c": "c", "c-same-options": "c", "curl-transport": "c", "curl-executor": "c", "curl-pool": "c",
-                 "curl-send": "c", "curl-send-pool": "c", "curl-call": "curl-send", "decode-floor": "c",
-                 "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
+                 "curl-send": "c", "curl-send-pool": "c", "curl-call": "curl-send", "curl-call-static": "curl-send",
+                 "decode-floor": "c", "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
                  "curl-cached": "curl-executor", "curl-one-driver": "c", "curl-listener": "curl-executor",
                  "curl-resilience": "curl-executor", "curl-breaker-open": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs"

@@ -228,6 +228,12 @@ case "curl-call":
     try await measure(concurrency: concurrency, total: total, executor: client.executor) {
         _ = try await client.call(post(name))
     }
+case "curl-call-static":
+    // curl-send's calls through call on the same static endpoint: what call itself adds to send.
+    let client = pipeline(try curlClient())
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        _ = try await client.call(request.endpoint)
+    }
 case "curl-cached":
     // Fresh hits through the whole pipeline: the cache is warmed by the first call, then never leaves the process.
     let cache = HTTPCacheInterceptor(store: MemoryCacheStore())
