@@ -98,7 +98,9 @@ public final class RateLimitInterceptor: PlacedInterceptor {
         let result = await Result { try await execution(request) }
         // Only the request's own origin speaks for its quota: a redirect's target cannot pause the caller's key.
         // (A response that does not say where it came from is the request's.)
-        if let head = result.responseHead, Origin.same(result.responseURL ?? request.url, request.url) {
+        if let head = result.responseHead,
+            result.responseURL.map({ $0 == request.url || Origin.same($0, request.url) }) ?? true
+        {
             learn(from: head, for: key, request)
         }
         return try result.get()

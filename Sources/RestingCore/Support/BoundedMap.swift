@@ -57,11 +57,11 @@ package struct BoundedMap<Key: Hashable, Value> {
     package mutating func withValue<Result>(
         for key: Key, now: Date, default make: @autoclosure () -> Value, _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        if entries[key] == nil {
-            entries[key] = Entry(value: make(), lastUsed: now)
-            insertionsSinceSweep += 1
-            if entries.count > capacity || insertionsSinceSweep >= capacity / 4 { sweep(now: now, keeping: key) }
-        }
+        // One lookup for a key already there, the common case: its value is changed in place.
+        if let result = try update(key, now: now, body) { return result }
+        entries[key] = Entry(value: make(), lastUsed: now)
+        insertionsSinceSweep += 1
+        if entries.count > capacity || insertionsSinceSweep >= capacity / 4 { sweep(now: now, keeping: key) }
         if let result = try update(key, now: now, body) { return result }
         // Only if a sweep dropped the key it was asked to keep: never, but without a force-unwrap.
         var entry = Entry(value: make(), lastUsed: now)

@@ -12,14 +12,15 @@ import Darwin
 /// ThreadSanitizer on Linux does not see `Mutex` hand-offs, and every sanitizer report must mean a real bug.
 /// The value and the mutex share one allocation. Never call out to user code while holding it.
 package struct Locked<Value>: @unchecked Sendable {
-    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    @usableFromInline
+    final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         // ManagedBuffer destroys the header (the value) itself; the tail-allocated mutex is ours.
         deinit {
             withUnsafeMutablePointerToElements { mutex in _ = pthread_mutex_destroy(mutex) }
         }
     }
 
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
     package init(_ value: Value) {
         let buffer = Storage.create(minimumCapacity: 1) { _ in value }
@@ -30,6 +31,9 @@ package struct Locked<Value>: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on the value, the lock held. Inlinable: every module's shared state goes through it, and across a
+    /// module boundary an unspecialised call costs more than the lock.
+    @inlinable
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)

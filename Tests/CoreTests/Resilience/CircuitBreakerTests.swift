@@ -212,6 +212,8 @@ struct OriginKeyTests {
             "http://127.0.0.1:49152", "http://[::1]:8080/path", "http://[fe80::1]/", "https://h.example:08443/",
             "http://h.example:/x", "http://xn--bcher-kva.example/", "http://h.example?q=1", "http://h.example#f",
             "ftp://files.example/", "http://%68ost.example/", "https://bücher.example/", "http://h.example:99999/",
+            "HtTp://H.EXAMPLE:80/", "https://h.example:65535/", "http://h.example:65536/", "https://h.example:0/",
+            "httpx://h.example/", "htt://h.example/", "http:/h.example/", "http://@h.example/",
         ])
     func matchesOrigin(_ text: String) throws {
         guard let url = URL(string: text) else { return }
