@@ -150,6 +150,8 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--exit-with-stdin", action="store_true")
     arguments = parser.parse_args()
+    # The default listen backlog of 5 resets a burst of connections (a suite's tests start at once).
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer((arguments.host, arguments.port), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()

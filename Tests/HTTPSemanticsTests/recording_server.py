@@ -126,6 +126,8 @@ def main():
     parser.add_argument("--origins", type=int, default=3)
     parser.add_argument("--exit-with-stdin", action="store_true")
     arguments, _ = parser.parse_known_args()
+    # The default listen backlog of 5 resets a burst of connections (a suite's tests start at once).
+    ThreadingHTTPServer.request_queue_size = 128
     servers = []
     for index in range(arguments.origins):
         server = ThreadingHTTPServer((arguments.host, arguments.port if index == 0 else 0), Handler)
