@@ -135,3 +135,7 @@ __attribute__((constructor)) static void rk_keep_openssl_at_exit(void) {
         (int (*)(uint64_t, const void *))dlsym(RTLD_DEFAULT, "OPENSSL_init_crypto");
     if (init_crypto != NULL) init_crypto(RK_OPENSSL_INIT_NO_ATEXIT, NULL);
 }
+
+const curl_version_info_data *rk_version_info(void) {
+    return curl_version_info(CURLVERSION_NOW);
+}

@@ -37,11 +37,16 @@ public final class CurlClient: HTTPClient {
     package let upgrades = OpenUpgrades()
     /// Set by ``shutdown(gracePeriod:)``: new sends fail from then on.
     private let isShutDown = Atomic<Bool>(false)
+    /// The origins heard advertising HTTP/3, when ``CurlConfiguration/discoversHTTP3`` is on and libcurl speaks it.
+    let alternativeServices: AlternativeServices?
 
     /// A client with its own driver threads and connection caches; throws when libcurl cannot be set up with
     /// `configuration` (an option this libcurl lacks, say).
     public init(configuration: CurlConfiguration = CurlConfiguration()) throws {
         self.configuration = configuration
+        alternativeServices =
+            configuration.discoversHTTP3 && configuration.httpVersion == .http2OverTLS && Libcurl.loaded.supportsHTTP3
+            ? AlternativeServices() : nil
         // Every client-wide option is set on a first handle now, so that one this libcurl refuses, or a malformed
         // host override, fails here rather than at the first call.
         CurlGlobal.initialize()
@@ -72,15 +77,60 @@ public final class CurlClient: HTTPClient {
     /// One exchange: `request` (validated by the chain that sends it) and its response, a 3xx included.
     public func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         guard !isShutDown.load(ordering: .relaxed) else { throw RestingError.shutDown }
+        // HTTP/3 only where libcurl cannot is refused before anything is sent: never a silent downgrade.
+        if let version = request.attributes.httpVersion { try Libcurl.loaded.check(version) }
         if request.upgrade != nil {
             return try await UpgradeExchange.perform(
                 request, configuration: configuration, poller: try socketPoller(), upgrades: upgrades)
         }
+        if let alternativeServices, request.attributes.httpVersion == nil {
+            return try await exchange(request, progress: progress, discovering: alternativeServices)
+        }
+        return try await exchange(request, progress: progress)
+    }
+
+    /// An exchange that races QUIC where its origin advertised HTTP/3, and takes in what the answer advertises.
+    @inline(never)
+    private func exchange(
+        _ request: HTTPRequest, progress: @escaping ProgressHandler, discovering services: AlternativeServices
+    ) async throws -> HTTPDataResponse {
+        guard let origin = Origin(request.url), origin.scheme == "https" else {
+            return try await exchange(request, progress: progress)
+        }
+        let key = origin.description
+        let route = services.route(to: key)
+        var routed = request
+        switch route {
+        case .tcp: break
+        case .probe: routed.attributes.httpVersion = .http3
+        case .http3: routed.attributes.httpVersion = .http3Only
+        }
+        let response: HTTPDataResponse
+        do {
+            response = try await exchange(routed, progress: progress, opensConnection: route == .probe)
+        } catch RestingError.transportFailed(let failure)
+            where route == .http3 && !request.body.isSinglePass
+            && (failure.kind == .connectionFailed || request.method.isIdempotent && failure.kind == .connectionReset)
+        {
+            // QUIC stopped answering: this call goes over TCP, and the next ones too for a while.
+            services.markBroken(key)
+            return try await exchange(request, progress: progress)
+        }
+        services.learn(
+            response.headers["Alt-Svc"], origin: key, host: origin.host, port: origin.port, route: route,
+            version: response.metrics?.protocolVersion)
+        return response
+    }
+
+    /// One exchange over the transfer `request` asks for (on a connection of its own, if `opensConnection`).
+    private func exchange(
+        _ request: HTTPRequest, progress: @escaping ProgressHandler, opensConnection: Bool = false
+    ) async throws -> HTTPDataResponse {
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
             return try await transfer(request, progress: progress, headWithin: timeout)
         }
-        return try await perform(makeTransfer(request, progress: progress))
+        return try await perform(makeTransfer(request, progress: progress, opensConnection: opensConnection))
     }
 
     /// A transfer failing when no head arrives within `timeout`. Apart from ``send(_:progress:)``
@@ -169,11 +219,13 @@ public final class CurlClient: HTTPClient {
 
     /// A transfer of `request`, on the driver ``CurlDriverPool/driver(for:)`` places it on.
     @inline(never)
-    private func makeTransfer(_ request: HTTPRequest, progress: @escaping ProgressHandler) -> CurlTransfer {
+    private func makeTransfer(
+        _ request: HTTPRequest, progress: @escaping ProgressHandler, opensConnection: Bool = false
+    ) -> CurlTransfer {
         let (driver, affinityKey, home) = drivers.driver(for: request.url)
         return CurlTransfer(
             request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
             minimumRate: configuration.minimumTransferRate, census: census, driver: driver, affinityKey: affinityKey,
-            home: home)
+            home: home, opensConnection: opensConnection)
     }
 }

@@ -40,8 +40,15 @@ public struct CurlConfiguration: Sendable {
     /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue. Shared out
     /// over the driver threads as ``maximumConnectionsPerHost`` is.
     public var maximumConnections = 0
-    /// Which HTTP versions to speak: HTTP/2 over TLS when the server offers it, by default.
+    /// Which HTTP versions to speak: HTTP/2 over TLS when the server offers it, by default. HTTP/3 (``HTTPVersion/http3``,
+    /// ``HTTPVersion/http3Only``) needs a libcurl built with it (``CurlClient/libcurl``): `.http3Only` on one without
+    /// fails the client's creation with `RestingError.unsupported`, `.http3` is then TCP alone.
     public var httpVersion: HTTPVersion = .http2OverTLS
+    /// Whether an `https` origin that advertises HTTP/3 on its own host and port (`Alt-Svc: h3=":443"`, RFC 7838) is
+    /// reached by its next calls with HTTP/3 raced against TCP (``HTTPVersion/http3``), for as long as it said (a day
+    /// at most) — with ``httpVersion`` at its default, and a libcurl that speaks HTTP/3. Off by default, as HTTP/3 is.
+    /// The advertisements are kept in memory, per client; a call that raced and ended on TCP forgets its origin's.
+    public var discoversHTTP3 = false
     /// Whether the requests of an HTTP/2 origin are spread over the driver threads, each opening a connection of its
     /// own (`true`), or all go to the thread holding the origin's one connection (`false`, the default, as browsers
     /// and OkHttp keep one connection per origin). An origin that answers over HTTP/1.1 is spread either way.
@@ -88,17 +95,8 @@ public struct CurlConfiguration: Sendable {
 }
 
 extension CurlConfiguration {
-    /// Which HTTP versions a client speaks.
-    public enum HTTPVersion: Sendable {
-        // Version numbers read better with their dot as `_`.
-        // swift-format-ignore: AlwaysUseLowerCamelCase
-        /// HTTP/1.1 only.
-        case http1_1
-        /// HTTP/2 when TLS negotiates it (ALPN), HTTP/1.1 otherwise. Requests to one host share a connection.
-        case http2OverTLS
-        /// HTTP/2 with prior knowledge, also over plain TCP.
-        case http2PriorKnowledge
-    }
+    /// Which HTTP versions a client speaks (``/RestingConnections/HTTPVersion``, which a request may set for itself).
+    public typealias HTTPVersion = RestingConnections.HTTPVersion
 
     /// Whether and how a client uses a proxy. A password in a proxy URL never shows in `print`, `dump` or a
     /// debugger's view.

@@ -21,6 +21,12 @@ extension CurlTransfer {
         try configureTrailers(handle, userdata: userdata)
         let route = request.attributes.proxy
         if route != nil || handle.proxyRerouted { try handle.reroute(route) }
+        let version = request.attributes.httpVersion
+        if version != nil || handle.httpVersionChanged {
+            let asked = version ?? handle.clientHTTPVersion
+            try handle.set(CURLOPT_HTTP_VERSION, Libcurl.loaded.curlValue(asked), "HTTP version")
+            handle.httpVersionChanged = asked != handle.clientHTTPVersion
+        }
         if opensConnection != handle.opensConnection {
             try handle.set(CURLOPT_FRESH_CONNECT, opensConnection ? 1 : 0, "fresh connection")
             handle.opensConnection = opensConnection

@@ -30,7 +30,8 @@ extension EasyHandle {
         }
         if configuration.automaticDecompression { try handle.set(CURLOPT_ACCEPT_ENCODING, "", "decompression") }
         try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: configuration.maximumResponseSize, "maximum response size")
-        try handle.set(CURLOPT_HTTP_VERSION, configuration.httpVersion.curlValue, "HTTP version")
+        try Libcurl.loaded.check(configuration.httpVersion)
+        try handle.set(CURLOPT_HTTP_VERSION, Libcurl.loaded.curlValue(configuration.httpVersion), "HTTP version")
         // A request's own User-Agent header replaces this one.
         if let userAgent = configuration.userAgent { try handle.set(CURLOPT_USERAGENT, userAgent, "user agent") }
         try handle.apply(configuration.proxy, credentials: configuration.proxyCredentials)
@@ -151,16 +152,6 @@ extension EasyHandle {
                 options: (
                     CURLOPT_PROXY_SSLCERTTYPE, CURLOPT_PROXY_SSLCERT, CURLOPT_PROXY_SSLKEY, CURLOPT_PROXY_KEYPASSWD
                 ))
-        }
-    }
-}
-
-extension CurlConfiguration.HTTPVersion {
-    var curlValue: Int {
-        switch self {
-        case .http1_1: Int(CURL_HTTP_VERSION_1_1)
-        case .http2OverTLS: Int(CURL_HTTP_VERSION_2TLS)
-        case .http2PriorKnowledge: Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
         }
     }
 }

@@ -20,6 +20,11 @@ final class EasyHandle {
     let clientProxy: CurlConfiguration.Proxy
     /// Whether the last transfer went through a proxy of its own, so the next one must restore the client's.
     var proxyRerouted = false
+    /// The client's HTTP version, which a request asking for its own (``/RestingConnections/HTTPVersion``) leaves to be
+    /// restored.
+    let clientHTTPVersion: HTTPVersion
+    /// The HTTP version the last transfer asked for, when it was not the client's.
+    var httpVersionChanged = false
     /// Whether the last transfer was told to open a connection of its own, so the next one must be told otherwise.
     var opensConnection = false
     /// Whether the trailer callback is set, for an upload with trailers: such a handle is never reused.
@@ -44,6 +49,7 @@ final class EasyHandle {
         maximumResponseSize = configuration.maximumResponseSize
         expectContinue = configuration.expectContinue
         clientProxy = configuration.proxy
+        clientHTTPVersion = configuration.httpVersion
         _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 

@@ -219,6 +219,7 @@ public final class URLSessionClient: HTTPClient {
         request.body = try await request.body.spooled(
             memoryLimit: Self.uploadSpoolMemoryLimit, diskLimit: streamSpillLimit)
         var urlRequest = try URLSessionMapping.urlRequest(for: request)
+        try Self.apply(request.attributes.httpVersion, to: &urlRequest)
         // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
         // so a 0.3 s timeout fires at once; the deadline is enforced by `send` instead, exactly, and the request
         // carries a whole-second value that can only fire after it.
@@ -227,6 +228,22 @@ public final class URLSessionClient: HTTPClient {
             urlRequest.timeoutInterval = (timeout.seconds + 1).rounded(.up)
         }
         return try await perform(request, urlRequest, progress: progress)
+    }
+
+    /// A request's HTTP/3 preference, as URLSession takes it: `assumesHTTP3Capable` on Apple platforms, where the
+    /// system races QUIC itself; FoundationNetworking's libcurl speaks no HTTP/3, so there HTTP/3 only is refused and
+    /// HTTP/3 with fallback is TCP. (URLSession chooses between HTTP/1.1 and HTTP/2 itself: those preferences are
+    /// left to it.)
+    static func apply(_ version: HTTPVersion?, to urlRequest: inout URLRequest) throws(RestingError) {
+        guard let version, version.asksForHTTP3 else { return }
+        #if canImport(FoundationNetworking)
+        if version == .http3Only {
+            throw .unsupported(
+                feature: "HTTP/3 (FoundationNetworking's libcurl speaks none)", transport: "URLSessionClient")
+        }
+        #else
+        urlRequest.assumesHTTP3Capable = true
+        #endif
     }
 
     /// Runs one task; cancelling the calling task ends the call at once (see ``TaskExchange``).

@@ -40,6 +40,9 @@ CURLMcode rk_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// The authentication schemes a proxy's 407 may choose from (CURLAUTH_* are macros Swift cannot import).
 static const long rk_proxy_auth_schemes = (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST | CURLAUTH_NTLM | CURLAUTH_NEGOTIATE);
 
+/// What the libcurl this process loaded says of itself (`CURLVERSION_NOW` is a macro Swift cannot import).
+const curl_version_info_data *rk_version_info(void);
+
 /// The CURLMsg fields Swift needs, without the union.
 int rk_multi_info_read(CURLM *multi, CURL **handle, CURLcode *result);
 

@@ -69,6 +69,10 @@ package struct BoundedMap<Key: Hashable, Value> {
         return try body(&entry.value)
     }
 
+    /// Forgets `key`.
+    @inlinable
+    package mutating func remove(_ key: Key) { entries[key] = nil }
+
     /// Runs `body` on `key`'s value if it has one, counting it as used at `now`; `nil` when it has none.
     @inlinable
     package mutating func update<Result>(_ key: Key, now: Date, _ body: (inout Value) throws -> Result) rethrows

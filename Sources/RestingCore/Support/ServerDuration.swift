@@ -26,11 +26,14 @@ package enum ServerDuration {
         case cacheLifetime
         /// A cookie's lifetime (`Max-Age`, `Expires`): 400 days, as RFC 6265bis caps it.
         case cookieLifetime
+        /// How long an alternative service holds (`Alt-Svc`'s `ma`, RFC 7838): 1 day, its default.
+        case alternativeService
 
         /// The longest duration a server gets for this use.
         package var ceiling: Duration {
             switch self {
             case .retryAfter, .rateLimitReset, .backoff, .eventStreamRetry: .seconds(3600)
+            case .alternativeService: .seconds(24 * 3600)
             case .cacheLifetime: .seconds(365 * 24 * 3600)
             case .cookieLifetime: .seconds(400 * 24 * 3600)
             }

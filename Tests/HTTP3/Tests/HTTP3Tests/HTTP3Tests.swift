@@ -1,0 +1,219 @@
+import Foundation
+import RestingCore
+import RestingServerHarness
+import Testing
+
+@testable import RestingCurl
+
+/// The peers of the suite, started once: h3_server.py over TLS on TCP and over QUIC on the same port, and the same
+/// server with its UDP port closed. Each trusts a certificate of its own, in a folder of its own.
+enum Peers {
+    static let script = LocalServer.repository.appendingPathComponent("Tests/HTTP3/h3_server.py")
+    static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rk-h3-\(UUID().uuidString)")
+    static let quic = Task { try await start("quic") }
+    static let tcpOnly = Task { try await start("tcp", "--no-quic") }
+    /// TCP only, its UDP port closed, but advertising HTTP/3 on it all the same.
+    static let stale = Task { try await start("stale", "--no-quic", "--advertise") }
+
+    private static func start(_ name: String, _ arguments: String...) async throws -> LocalServer {
+        try await LocalServer.start(
+            script: script, arguments: ["--certificate", folder.appendingPathComponent(name).path] + arguments)
+    }
+
+    /// A CurlClient speaking `version` that trusts the certificate of the peer `name` ("quic", "tcp" or "stale").
+    static func transport(_ version: HTTPVersion, trusting name: String = "quic", discovering: Bool = false) throws
+        -> CurlClient
+    {
+        var configuration = CurlConfiguration()
+        configuration.httpVersion = version
+        configuration.discoversHTTP3 = discovering
+        configuration.tls.caFile = folder.appendingPathComponent("\(name)/cert.pem").path
+        return try CurlClient(configuration: configuration)
+    }
+}
+
+/// What the server says it heard.
+struct Heard: Decodable, Sendable, Equatable {
+    let version: String
+    let tag: String
+}
+
+/// One request as the server logged it.
+struct Logged: Decodable, Sendable {
+    let version: String
+    let method: String
+    let path: String
+    let client: Int
+    let complete: Bool
+}
+
+/// Every event a call reports, kept for the test to read.
+final class Events: CallEventListener, @unchecked Sendable {
+    private let lock = NSLock()
+    private var kinds: [CallEvent.Kind] = []
+
+    func handle(_ event: CallEvent) { lock.withLock { kinds.append(event.kind) } }
+
+    /// The HTTP version of each connection the calls rode on.
+    var protocolVersions: [String?] {
+        lock.withLock {
+            kinds.compactMap { if case .connectionAcquired(let details) = $0 { details.protocolVersion } else { nil } }
+        }
+    }
+}
+
+// One test at a time: the peer is a Python process, and a QUIC handshake racing TCP against it while another test
+// downloads megabytes from it could lose the race it would win on any idle server.
+@Suite("HTTP/3 over QUIC, against hypercorn on 127.0.0.1", .serialized)
+struct HTTP3Tests {
+    static func log(_ tag: String) async throws -> [Logged] {
+        let client = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http2OverTLS))
+        return try await client.call(Endpoint(.get, "/log"), query: [URLQueryItem(name: "tag", value: tag)])
+    }
+
+    @Test("the libcurl of this build speaks HTTP/3")
+    func libcurlSpeaksHTTP3() {
+        #expect(CurlClient.libcurl.supportsHTTP3, "\(CurlClient.libcurl)")
+    }
+
+    @Test("a GET over HTTP/3 only: the server hears HTTP/3, and the response's metrics and the call's events say 3")
+    func getOverHTTP3() async throws {
+        let events = Events()
+        let client = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http3Only),
+            eventListener: .shared(events))
+        let response = try await client.send(
+            RestingRequest(
+                endpoint: Endpoint<Nothing, Heard>(.get, "/get"), queryItems: [.init(name: "tag", value: "get")]))
+        #expect(response.body == Heard(version: "3", tag: "get"))
+        #expect(response.metrics?.protocolVersion == "3")
+        #expect(events.protocolVersions == ["3"])
+    }
+
+    @Test("JSON and multipart bodies go over HTTP/3 whole")
+    func postsOverHTTP3() async throws {
+        struct Note: Codable, Sendable, Equatable {
+            let title: String
+            let tags: [String]
+        }
+        let client = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http3Only))
+        let note = Note(title: "über QUIC", tags: ["h3", "json"])
+        let echoed: Note = try await client.call(
+            Endpoint(.post, "/echo", encoding: .json), body: note, query: [.init(name: "tag", value: "json")])
+        #expect(echoed == note)
+
+        let form = Endpoint<Note, Data>(.post, "/echo", encoding: .multipartFormData)
+        let response = try await client.send(
+            RestingRequest(endpoint: form, body: note, queryItems: [.init(name: "tag", value: "multipart")]))
+        #expect(response.headers["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(response.headers["X-Version"] == "3")
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(text.contains("name=\"title\"\r\n\r\nüber QUIC\r\n"))
+        #expect(try await Self.log("multipart").map(\.version) == ["3"])
+    }
+
+    @Test("an 8 MiB body arrives whole over HTTP/3")
+    func download() async throws {
+        let transport = try Peers.transport(.http3Only)
+        let size = 8 << 20
+        let url = try #require(URL(string: try await Peers.quic.value.baseURL + "/bytes?n=\(size)&tag=bytes"))
+        let response = try await transport.send(HTTPRequest(method: .get, url: url), progress: { _ in })
+        let bytes = try #require(response.body.data)
+        #expect(bytes.count == size)
+        #expect(bytes.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset) })
+        #expect(response.metrics?.protocolVersion == "3")
+    }
+
+    @Test("many calls at once share one QUIC connection")
+    func multiplexed() async throws {
+        let client = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http3Only))
+        let heard = try await withThrowingTaskGroup(of: Heard.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    try await client.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "many")])
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(heard.map(\.version) == Array(repeating: "3", count: 16))
+        let clients = Set(try await Self.log("many").map(\.client))
+        #expect(clients.count == 1, "client ports: \(clients)")
+    }
+
+    @Test("HTTP/3 with fallback: QUIC where the server answers on UDP, TCP where its UDP port is closed")
+    func fallback() async throws {
+        let quic = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http3))
+        let overQUIC: Heard = try await quic.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "race")])
+        #expect(overQUIC.version == "3")
+
+        let tcp = RestingClient(
+            baseUrl: try await Peers.tcpOnly.value.baseURL, httpClient: try Peers.transport(.http3, trusting: "tcp"))
+        let overTCP: Heard = try await tcp.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "closed")])
+        #expect(overTCP.version == "2")
+    }
+
+    @Test("HTTP/3 only, where the server's UDP port is closed: the call fails typed, not over TCP")
+    func onlyWithoutQUIC() async throws {
+        let client = RestingClient(
+            baseUrl: try await Peers.tcpOnly.value.baseURL, httpClient: try Peers.transport(.http3Only, trusting: "tcp")
+        )
+        await #expect {
+            let _: Heard = try await client.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "only")])
+        } throws: { error in
+            guard case RestingError.transportFailed(let failure) = error else { return false }
+            return failure.kind == .connectionFailed
+        }
+    }
+
+    @Test("a request for HTTP/3 only, on a client for HTTP/2, goes over HTTP/3")
+    func requestOverHTTP3() async throws {
+        let client = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http2OverTLS))
+        let first: Heard = try await client.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "mixed")])
+        #expect(first.version == "2")
+        var request = RestingRequest(
+            endpoint: Endpoint<Nothing, Heard>(.get, "/get"), queryItems: [.init(name: "tag", value: "mixed")])
+        request.attributes.httpVersion = .http3Only
+        #expect(try await client.send(request).body.version == "3")
+        let last: Heard = try await client.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "mixed")])
+        #expect(last.version == "2")
+    }
+
+    @Test("Alt-Svc: an origin's first call goes over HTTP/2, and once it has advertised h3 the next go over HTTP/3")
+    func discovery() async throws {
+        let client = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL,
+            httpClient: try Peers.transport(.http2OverTLS, discovering: true))
+        var versions: [String] = []
+        for _ in 0..<3 {
+            let heard: Heard = try await client.call(
+                Endpoint(.get, "/get"), query: [.init(name: "tag", value: "altsvc")])
+            versions.append(heard.version)
+        }
+        #expect(versions == ["2", "3", "3"])
+        #expect(try await Self.log("altsvc").map(\.version) == ["2", "3", "3"])
+    }
+
+    @Test("Alt-Svc: an origin advertising h3 whose UDP port is closed is reached over TCP, and not raced again soon")
+    func staleAdvertisement() async throws {
+        let transport = try Peers.transport(.http2OverTLS, trusting: "stale", discovering: true)
+        let client = RestingClient(baseUrl: try await Peers.stale.value.baseURL, httpClient: transport)
+        let url = try #require(URL(string: try await Peers.stale.value.baseURL))
+        let origin = try #require(Origin(url)).description
+        let services = try #require(transport.alternativeServices)
+        var versions: [String] = []
+        var routes: [AlternativeServices.Route] = []
+        for _ in 0..<3 {
+            routes.append(services.route(to: origin))
+            let heard: Heard = try await client.call(
+                Endpoint(.get, "/get"), query: [.init(name: "tag", value: "stale")])
+            versions.append(heard.version)
+        }
+        #expect(versions == ["2", "2", "2"], "every call answered, over TCP")
+        #expect(routes == [.tcp, .probe, .tcp], "the probe lost its race: not raced again for a while")
+    }
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""h3_server: an HTTP/3 peer for the HTTP/3 suite — hypercorn (aioquic) serving a small ASGI app over TLS on TCP
+(HTTP/1.1 and HTTP/2) and over QUIC (HTTP/3) on the same port, advertising `Alt-Svc: h3=":<port>"` on TCP answers.
+
+`python3 Tests/HTTP3/h3_server.py --port 0 --certificate DIR` writes a self-signed certificate for 127.0.0.1 to
+DIR/cert.pem (the test trusts it) and prints `h3_server listening on https://127.0.0.1:<port>` once it listens;
+`--no-quic` serves TCP only, its UDP port closed (fallback), and with `--advertise` still says `Alt-Svc: h3` (a
+server whose UDP stopped answering); with --exit-with-stdin it exits when standard input
+closes. Routes (every request is logged with the HTTP version it came over and its client's address):
+    GET  /get?tag=T              {"version": "3" | "2" | "1.1", "tag": T}
+    POST /echo?tag=T             the body back, with its Content-Type; X-Version: the HTTP version
+    GET  /bytes?n=N&tag=T        N bytes (0x00..0xff repeating), streamed in 64 KiB chunks
+    GET  /log?tag=T              [{"version", "method", "path", "client"}] of the requests tagged T
+"""
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import urllib.parse
+
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+
+LOG = []
+ADVERTISED = []  # the Alt-Svc field every answer carries, with --advertise
+
+
+def free_port(host):
+    """A port free on TCP and on UDP both, for TLS and QUIC to share."""
+    while True:
+        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        tcp.bind((host, 0))
+        port = tcp.getsockname()[1]
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            udp.bind((host, port))
+            return port
+        except OSError:
+            continue
+        finally:
+            tcp.close()
+            udp.close()
+
+
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["type"] != "http":
+        return
+    query = dict(urllib.parse.parse_qsl(scope.get("query_string", b"").decode()))
+    version = scope.get("http_version", "")
+    tag = query.get("tag", "")
+    path = scope["path"]
+    body = b""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            LOG.append({"version": version, "method": scope["method"], "path": path, "tag": tag,
+                        "client": scope.get("client", ["", 0])[1], "complete": False})
+            return
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    if path != "/log":
+        LOG.append({"version": version, "method": scope["method"], "path": path, "tag": tag,
+                    "client": scope.get("client", ["", 0])[1], "complete": True})
+    if path == "/get":
+        await respond(send, 200, json.dumps({"version": version, "tag": tag}).encode(), "application/json")
+    elif path == "/echo":
+        headers = dict(scope["headers"])
+        await respond(send, 200, body, headers.get(b"content-type", b"application/octet-stream").decode(),
+                      [(b"x-version", version.encode())])
+    elif path == "/bytes":
+        size = int(query.get("n", "0"))
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/octet-stream"),
+                                (b"content-length", str(size).encode())]})
+        chunk = bytes(range(256)) * 256
+        sent = 0
+        while sent < size:
+            piece = chunk[:min(len(chunk), size - sent)]
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            sent += len(piece)
+        await send({"type": "http.response.body", "body": b""})
+    elif path == "/log":
+        entries = [entry for entry in LOG if entry["tag"] == tag]
+        await respond(send, 200, json.dumps(entries).encode(), "application/json")
+    else:
+        await respond(send, 404, b"no such route", "text/plain")
+
+
+async def respond(send, status, body, content_type, extra=()):
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
+                            *extra, *ADVERTISED]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def certificate(directory):
+    os.makedirs(directory, exist_ok=True)
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    if not os.path.exists(cert):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-keyout", key, "-out", cert, "-days", "7", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                       check=True, capture_output=True)
+    return cert, key
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--certificate", required=True)
+    parser.add_argument("--no-quic", action="store_true")
+    parser.add_argument("--advertise", action="store_true")
+    parser.add_argument("--exit-with-stdin", action="store_true")
+    args = parser.parse_args()
+    port = args.port or free_port(args.host)
+    cert, key = certificate(args.certificate)
+    config = Config()
+    config.certfile, config.keyfile = cert, key
+    config.bind = [f"{args.host}:{port}"]
+    if not args.no_quic:
+        config.quic_bind = [f"{args.host}:{port}"]
+    elif args.advertise:
+        ADVERTISED.append((b"alt-svc", f'h3=":{port}"; ma=3600'.encode()))
+    config.accesslog = None
+    config.errorlog = None
+    if args.exit_with_stdin:
+        def watch():
+            while sys.stdin.buffer.read(4096):
+                pass
+            os._exit(0)
+        threading.Thread(target=watch, daemon=True).start()
+
+    async def run():
+        server = asyncio.ensure_future(serve(app, config))
+        # hypercorn binds before it serves: wait until the TCP port answers, then say so.
+        for _ in range(500):
+            try:
+                _, writer = await asyncio.open_connection(args.host, port)
+                writer.close()
+                break
+            except OSError:
+                await asyncio.sleep(0.01)
+        print(f"h3_server listening on https://{args.host}:{port}", flush=True)
+        await server
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
