@@ -10,7 +10,10 @@ closes. Routes (every request is logged with the HTTP version it came over and i
     GET  /get?tag=T              {"version": "3" | "2" | "1.1", "tag": T}
     POST /echo?tag=T             the body back, with its Content-Type; X-Version: the HTTP version
     GET  /bytes?n=N&tag=T        N bytes (0x00..0xff repeating), streamed in 64 KiB chunks
-    GET  /log?tag=T              [{"version", "method", "path", "client"}] of the requests tagged T
+    POST /sink?tag=T             {"bytes": the body's length, "intact": whether it is /bytes' pattern}
+    GET  /endless?tag=T          64 KiB chunks until the client goes; then a log entry with "complete": false
+    GET  /redirect?to=URL&tag=T  302 to URL
+    GET  /log?tag=T              [{"version", "method", "path", "client", "authorized"}] of the requests tagged T
 """
 import argparse
 import asyncio
@@ -61,19 +64,21 @@ async def app(scope, receive, send):
     version = scope.get("http_version", "")
     tag = query.get("tag", "")
     path = scope["path"]
-    body = b""
+    parts = []
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             LOG.append({"version": version, "method": scope["method"], "path": path, "tag": tag,
                         "client": scope.get("client", ["", 0])[1], "complete": False})
             return
-        body += message.get("body", b"")
+        parts.append(message.get("body", b""))
         if not message.get("more_body"):
             break
-    if path != "/log":
+    body = b"".join(parts)
+    if path not in ("/log", "/endless"):
         LOG.append({"version": version, "method": scope["method"], "path": path, "tag": tag,
-                    "client": scope.get("client", ["", 0])[1], "complete": True})
+                    "client": scope.get("client", ["", 0])[1], "complete": True,
+                    "authorized": any(name == b"authorization" for name, _ in scope["headers"])})
     if path == "/get":
         await respond(send, 200, json.dumps({"version": version, "tag": tag}).encode(), "application/json")
     elif path == "/echo":
@@ -92,11 +97,43 @@ async def app(scope, receive, send):
             await send({"type": "http.response.body", "body": piece, "more_body": True})
             sent += len(piece)
         await send({"type": "http.response.body", "body": b""})
+    elif path == "/redirect":
+        await respond(send, 302, b"", "text/plain", [(b"location", query.get("to", "/").encode())])
+    elif path == "/sink":
+        pattern = bytes(range(256)) * (len(body) // 256 + 1)
+        answer = {"bytes": len(body), "intact": body == pattern[:len(body)]}
+        await respond(send, 200, json.dumps(answer).encode(), "application/json", [(b"x-version", version.encode())])
+    elif path == "/endless":
+        await endless(receive, send, version, tag, scope)
     elif path == "/log":
         entries = [entry for entry in LOG if entry["tag"] == tag]
         await respond(send, 200, json.dumps(entries).encode(), "application/json")
     else:
         await respond(send, 404, b"no such route", "text/plain")
+
+
+async def endless(receive, send, version, tag, scope):
+    """Chunks until the client goes away: its disconnect, or a send that fails, is logged."""
+    gone = asyncio.Event()
+
+    async def watch():
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        gone.set()
+
+    watcher = asyncio.ensure_future(watch())
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/octet-stream")]})
+    try:
+        while not gone.is_set():
+            await send({"type": "http.response.body", "body": bytes(65536), "more_body": True})
+            await asyncio.sleep(0.005)
+    except Exception:
+        pass
+    finally:
+        watcher.cancel()
+        LOG.append({"version": version, "method": "GET", "path": "/endless", "tag": tag,
+                    "client": scope.get("client", ["", 0])[1], "complete": False})
 
 
 async def respond(send, status, body, content_type, extra=()):

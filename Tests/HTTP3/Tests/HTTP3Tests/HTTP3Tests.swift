@@ -1,8 +1,8 @@
 import Foundation
-import RestingCore
 import RestingServerHarness
 import Testing
 
+@testable import RestingCore
 @testable import RestingCurl
 
 /// The peers of the suite, started once: h3_server.py over TLS on TCP and over QUIC on the same port, and the same
@@ -45,6 +45,7 @@ struct Logged: Decodable, Sendable {
     let path: String
     let client: Int
     let complete: Bool
+    let authorized: Bool?
 }
 
 /// Every event a call reports, kept for the test to read.
@@ -66,9 +67,11 @@ final class Events: CallEventListener, @unchecked Sendable {
 // downloads megabytes from it could lose the race it would win on any idle server.
 @Suite("HTTP/3 over QUIC, against hypercorn on 127.0.0.1", .serialized)
 struct HTTP3Tests {
-    static func log(_ tag: String) async throws -> [Logged] {
+    /// What the QUIC peer (or the TCP-only one) logged of the requests tagged `tag`.
+    static func log(_ tag: String, tcpOnly: Bool = false) async throws -> [Logged] {
+        let peer = try await (tcpOnly ? Peers.tcpOnly : Peers.quic).value
         let client = RestingClient(
-            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http2OverTLS))
+            baseUrl: peer.baseURL, httpClient: try Peers.transport(.http2OverTLS, trusting: tcpOnly ? "tcp" : "quic"))
         return try await client.call(Endpoint(.get, "/log"), query: [URLQueryItem(name: "tag", value: tag)])
     }
 
@@ -215,5 +218,132 @@ struct HTTP3Tests {
         }
         #expect(versions == ["2", "2", "2"], "every call answered, over TCP")
         #expect(routes == [.tcp, .probe, .tcp], "the probe lost its race: not raced again for a while")
+    }
+
+    @Test("a 100 MiB body read slowly over HTTP/3 arrives whole, and the stream never holds more than its buffer")
+    func slowReader() async throws {
+        let size = 100 << 20
+        let bufferSize = 256 * 1024
+        var request = HTTPRequest(
+            method: .get, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/bytes?n=\(size)")))
+        request.responseStreaming = ResponseStreaming(bufferSize: bufferSize)
+        let response = try await Peers.transport(.http3Only).send(request, progress: { _ in })
+        let stream = try #require(response.body.stream)
+        var received = 0
+        var intact = true
+        var (largestChunk, mostHeld) = (0, 0)
+        for try await chunk in stream {
+            intact = intact && Pattern.continues(chunk, at: received)
+            received += chunk.count
+            largestChunk = max(largestChunk, chunk.count)
+            mostHeld = max(mostHeld, stream.retainedBytes)
+            // The slow reader under test, not a synchronisation.
+            try await Task.sleep(for: .microseconds(200))
+        }
+        #expect(received == size && intact)
+        #expect(mostHeld <= bufferSize + largestChunk, "held \(mostHeld) bytes for a \(bufferSize)-byte buffer")
+        #expect(response.metrics?.protocolVersion == "3")
+    }
+
+    @Test("a 32 MiB upload from a file goes over HTTP/3 whole")
+    func uploadFromDisk() async throws {
+        struct Sunk: Decodable {
+            let bytes: Int
+            let intact: Bool
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rk-h3-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let size = 32 << 20
+        var bytes = Data(capacity: size)
+        for _ in 0..<(size / Pattern.block.count) { bytes.append(Pattern.block) }
+        try bytes.write(to: file)
+        var request = HTTPRequest(
+            method: .post, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/sink?tag=upload")),
+            body: .file(file))
+        request.headers["Content-Type"] = "application/octet-stream"
+        let response = try await Peers.transport(.http3Only).send(request, progress: { _ in })
+        let sunk = try JSONDecoder().decode(Sunk.self, from: try #require(response.body.data))
+        #expect(sunk.bytes == size)
+        #expect(sunk.intact)
+        #expect(response.headers["X-Version"] == "3")
+    }
+
+    @Test("cancelling the reading task mid-body ends the HTTP/3 stream: the server sees the client go")
+    func cancellationReachesTheServer() async throws {
+        let tag = "cancel-\(UUID().uuidString)"
+        var request = HTTPRequest(
+            method: .get, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/endless?tag=\(tag)")))
+        request.responseStreaming = ResponseStreaming()
+        let transport = try Peers.transport(.http3Only)
+        let response = try await transport.send(request, progress: { _ in })
+        let stream = try #require(response.body.stream)
+        let (flowing, signal) = AsyncStream<Void>.makeStream()
+        let reader = Task {
+            var iterator = stream.makeAsyncIterator()
+            _ = try await iterator.next()
+            signal.yield()
+            while try await iterator.next() != nil {}
+        }
+        // The first bytes have come: the stream is flowing when it is cancelled.
+        for await _ in flowing { break }
+        reader.cancel()
+        _ = await reader.result
+        var seen: [Logged] = []
+        for _ in 0..<500 where seen.isEmpty {
+            seen = try await Self.log(tag)
+        }
+        #expect(seen.map(\.complete) == [false], "the server never saw the client go")
+    }
+}
+
+extension HTTP3Tests {
+    @Test(
+        "a redirect from an HTTP/2 origin to an HTTP/3 one and back: each hop over its own protocol, credentials kept to their origin"
+    )
+    func redirects() async throws {
+        let (tcpBase, quicBase) = (try await Peers.tcpOnly.value.baseURL, try await Peers.quic.value.baseURL)
+        var configuration = CurlConfiguration()
+        configuration.httpVersion = .http3
+        // Both peers' certificates: one file of both.
+        let both = Peers.folder.appendingPathComponent("both.pem")
+        let pems = try ["tcp", "quic"].map {
+            try String(contentsOf: Peers.folder.appendingPathComponent("\($0)/cert.pem"), encoding: .utf8)
+        }
+        try pems.joined().write(to: both, atomically: true, encoding: .utf8)
+        configuration.tls.caFile = both.path
+        let client = RestingClient(baseUrl: tcpBase, httpClient: try CurlClient(configuration: configuration))
+        let back = tcpBase + "/get?tag=redirect-back"
+        let there =
+            quicBase + "/redirect?tag=redirect-there&to=" + back.addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
+        let heard: Heard = try await client.call(
+            Endpoint(.get, "/redirect"),
+            query: [.init(name: "tag", value: "redirect-start"), .init(name: "to", value: there)],
+            headers: ["Authorization": "Bearer h2-origin-only"])
+        #expect(heard == Heard(version: "2", tag: "redirect-back"))
+        let start = try await Self.log("redirect-start", tcpOnly: true)
+        let middle = try await Self.log("redirect-there")
+        #expect(start.map(\.version) == ["2"] && start.map(\.authorized) == [true])
+        #expect(middle.map(\.version) == ["3"], "the QUIC origin's hop over HTTP/3")
+        #expect(middle.map(\.authorized) == [false], "credentials stay with their origin")
+    }
+}
+
+/// The server's bytes: 0x00 to 0xff over and over.
+enum Pattern {
+    static let block = Data((0..<65536).map { UInt8(truncatingIfNeeded: $0) })
+
+    /// Whether `chunk` is the pattern from `offset` on (compared a block at a time: byte loops are slow in a debug
+    /// build).
+    static func continues(_ chunk: Data, at offset: Int) -> Bool {
+        var position = 0
+        while position < chunk.count {
+            let start = (offset + position) % block.count
+            let length = min(block.count - start, chunk.count - position)
+            let from = chunk.startIndex + position
+            guard chunk[from..<(from + length)] == block[start..<(start + length)] else { return false }
+            position += length
+        }
+        return true
     }
 }
