@@ -19,14 +19,19 @@ final class AlternativeServices: Sendable {
         var brokenUntil: Date
         /// Whether a call has reached it over HTTP/3 since it was advertised.
         var confirmed = false
+        /// When the call probing it began, while it is out: the other calls go over TCP meanwhile.
+        var probingSince: Date?
     }
+
+    /// How long a probe may be out before another call probes in its place (its answer lost, say).
+    static let probeLifetime: Duration = .seconds(30)
 
     /// How the next call to an origin goes.
     enum Route: Equatable {
         /// Over TCP, as the client's setting says: nothing advertised, or the alternative is broken.
         case tcp
-        /// Racing QUIC against TCP on a connection of its own: the first call since the advertisement, which an open
-        /// HTTP/2 connection would otherwise carry.
+        /// Racing QUIC against TCP on a connection of its own: the first call since the advertisement (one at a time),
+        /// which an open HTTP/2 connection would otherwise carry.
         case probe
         /// Over HTTP/3 only, on the QUIC connection the probe opened if it is still open: libcurl would let a race
         /// ride on the origin's HTTP/2 connection. A call that cannot connect is sent again over TCP
@@ -45,12 +50,33 @@ final class AlternativeServices: Sendable {
     /// How many origins it keeps state for (bounded).
     var count: Int { origins.withLock { $0.count } }
 
-    /// How `origin`'s next call goes at `now`.
+    /// How `origin`'s next call goes at `now`; a `.probe` is this call's to make, and ends with ``learn`` or
+    /// ``settleProbe(_:now:)``.
     func route(to origin: String, now: Date = Date()) -> Route {
+        origins.withLock { map in
+            map.update(origin, now: now) { alternative -> Route in
+                guard alternative.http3Until > now, alternative.brokenUntil <= now else { return .tcp }
+                if alternative.confirmed { return .http3 }
+                if let since = alternative.probingSince, now < since + Self.probeLifetime.seconds { return .tcp }
+                alternative.probingSince = now
+                return .probe
+            } ?? .tcp
+        }
+    }
+
+    /// The route `origin`'s next call would take at `now`, without taking it (a probe stays for that call to claim).
+    func peek(_ origin: String, now: Date = Date()) -> Route {
         guard let alternative = origins.withLock({ $0[origin] }), alternative.http3Until > now,
             alternative.brokenUntil <= now
         else { return .tcp }
-        return alternative.confirmed ? .http3 : .probe
+        if alternative.confirmed { return .http3 }
+        if let since = alternative.probingSince, now < since + Self.probeLifetime.seconds { return .tcp }
+        return .probe
+    }
+
+    /// Ends the probe out for `origin` without an answer to learn from (the call failed).
+    func settleProbe(_ origin: String, now: Date = Date()) {
+        origins.withLock { _ = $0.update(origin, now: now) { $0.probingSince = nil } }
     }
 
     /// Takes in what an answer from `origin` (`host`, `port`) says: its `Alt-Svc` field, and, for a call that went
@@ -64,12 +90,19 @@ final class AlternativeServices: Sendable {
             markBroken(origin, now: now)
             return
         }
-        if route == .probe {
-            origins.withLock { map in map.withValue(for: origin, now: now, default: fresh) { $0.confirmed = true } }
-        }
-        guard let field, let lifetime = Self.http3Lifetime(in: field, host: host, port: port) else { return }
+        let lifetime = field.flatMap { Self.http3Lifetime(in: $0, host: host, port: port) }
+        guard route == .probe || lifetime != nil else { return }
         origins.withLock { map in
-            map.withValue(for: origin, now: now, default: fresh) { $0.http3Until = now + lifetime.seconds }
+            map.withValue(for: origin, now: now, default: fresh) { alternative in
+                if route == .probe {
+                    alternative.confirmed = true
+                    alternative.probingSince = nil
+                }
+                guard let lifetime else { return }
+                // An advertisement after the last one lapsed, or `clear`, starts over: confirmed by a probe again.
+                if alternative.http3Until <= now || lifetime == .zero { alternative.confirmed = route == .probe }
+                alternative.http3Until = now + lifetime.seconds
+            }
         }
     }
 
@@ -79,6 +112,7 @@ final class AlternativeServices: Sendable {
             map.withValue(for: origin, now: now, default: Alternative(http3Until: now, brokenUntil: now)) {
                 $0.brokenUntil = now + Self.brokenFor.seconds
                 $0.confirmed = false
+                $0.probingSince = nil
             }
         }
     }
@@ -97,9 +131,17 @@ final class AlternativeServices: Sendable {
                 authority[..<colon].isEmpty || authority[..<colon].lowercased() == host.lowercased()
             else { continue }
             let maximumAge = parameters.dropFirst().first { $0.lowercased().hasPrefix("ma=") }
-            let seconds = maximumAge.map { String($0.dropFirst(3)) } ?? "86400"
+            // A parameter may be a quoted string (RFC 7838 §3).
+            let seconds = maximumAge.map { String($0.dropFirst(3)).filter { $0 != "\"" } } ?? "86400"
             return ServerDuration.parse(seconds, for: .alternativeService) ?? .zero
         }
         return nil
+    }
+}
+
+extension TransportError {
+    /// Whether libcurl gave up connecting within its connect timeout: nothing of the request was sent.
+    var isConnectTimeout: Bool {
+        kind == .timedOut && domain == CurlError.domain && message.contains("Connection timed out after")
     }
 }

@@ -80,6 +80,11 @@ public final class CurlClient: HTTPClient {
         // HTTP/3 only where libcurl cannot is refused before anything is sent: never a silent downgrade.
         if let version = request.attributes.httpVersion { try Libcurl.loaded.check(version) }
         if request.upgrade != nil {
+            // An upgrade is HTTP/1.1 over TCP (RFC 9220's WebSockets over HTTP/3 are not libcurl's): HTTP/3 only
+            // cannot be honoured.
+            if (request.attributes.httpVersion ?? configuration.httpVersion) == .http3Only {
+                throw RestingError.unsupported(feature: "an upgrade (WebSocket) over HTTP/3", transport: "CurlClient")
+            }
             return try await UpgradeExchange.perform(
                 request, configuration: configuration, poller: try socketPoller(), upgrades: upgrades)
         }
@@ -108,17 +113,23 @@ public final class CurlClient: HTTPClient {
         let response: HTTPDataResponse
         do {
             response = try await exchange(routed, progress: progress, opensConnection: route == .probe)
-        } catch RestingError.transportFailed(let failure)
-            where route == .http3 && !request.body.isSinglePass
-            && (failure.kind == .connectionFailed || request.method.isIdempotent && failure.kind == .connectionReset)
-        {
-            // QUIC stopped answering: this call goes over TCP, and the next ones too for a while.
+        } catch RestingError.transportFailed(let failure) where route == .http3 {
+            // QUIC stopped answering: the next calls go over TCP for a while, and this one too if it can be sent
+            // again — nothing of it was sent (no connection), or it is idempotent — and its body read again.
             services.markBroken(key)
+            let unsent = failure.kind == .connectionFailed || failure.isConnectTimeout
+            guard !request.body.isSinglePass, unsent || request.method.isIdempotent && failure.kind == .connectionReset
+            else { throw RestingError.transportFailed(failure) }
             return try await exchange(request, progress: progress)
+        } catch {
+            if route == .probe { services.settleProbe(key) }
+            throw error
         }
+        // Several Alt-Svc field lines are one list (RFC 9110 §5.3).
+        let advertised = response.headers.values(for: "Alt-Svc")
         services.learn(
-            response.headers["Alt-Svc"], origin: key, host: origin.host, port: origin.port, route: route,
-            version: response.metrics?.protocolVersion)
+            advertised.isEmpty ? nil : advertised.joined(separator: ", "), origin: key, host: origin.host,
+            port: origin.port, route: route, version: response.metrics?.protocolVersion)
         return response
     }
 
@@ -128,7 +139,8 @@ public final class CurlClient: HTTPClient {
     ) async throws -> HTTPDataResponse {
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
-            return try await transfer(request, progress: progress, headWithin: timeout)
+            return try await transfer(
+                request, progress: progress, headWithin: timeout, opensConnection: opensConnection)
         }
         return try await perform(makeTransfer(request, progress: progress, opensConnection: opensConnection))
     }
@@ -136,13 +148,17 @@ public final class CurlClient: HTTPClient {
     /// A transfer failing when no head arrives within `timeout`. Apart from ``send(_:progress:)``
     /// so that the deadline's frame is held only by the calls that have one.
     @inline(never)
-    private func transfer(_ request: HTTPRequest, progress: @escaping ProgressHandler, headWithin timeout: Duration)
-        async throws -> HTTPDataResponse
-    {
+    private func transfer(
+        _ request: HTTPRequest, progress: @escaping ProgressHandler, headWithin timeout: Duration,
+        opensConnection: Bool
+    ) async throws -> HTTPDataResponse {
         try await withDeadline(
             timeout,
             expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)") },
-            operation: { try await self.perform(self.makeTransfer(request, progress: progress)) })
+            operation: {
+                try await self.perform(
+                    self.makeTransfer(request, progress: progress, opensConnection: opensConnection))
+            })
     }
 
     /// The poller of upgraded connections, made now if it was not.

@@ -216,10 +216,15 @@ public final class URLSessionClient: HTTPClient {
             // FoundationNetworking sends no trailer section: sending the body without them would drop them silently.
             throw RestingError.unsupported(feature: "request trailers", transport: "URLSessionClient")
         }
+        // Refused before the body is read: a single-pass body is still the caller's.
+        var preferences = URLRequest(url: request.url)
+        try Self.apply(request.attributes.httpVersion, to: &preferences)
         request.body = try await request.body.spooled(
             memoryLimit: Self.uploadSpoolMemoryLimit, diskLimit: streamSpillLimit)
         var urlRequest = try URLSessionMapping.urlRequest(for: request)
-        try Self.apply(request.attributes.httpVersion, to: &urlRequest)
+        #if !canImport(FoundationNetworking)
+        urlRequest.assumesHTTP3Capable = preferences.assumesHTTP3Capable
+        #endif
         // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
         // so a 0.3 s timeout fires at once; the deadline is enforced by `send` instead, exactly, and the request
         // carries a whole-second value that can only fire after it.

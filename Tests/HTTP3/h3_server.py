@@ -13,6 +13,7 @@ closes. Routes (every request is logged with the HTTP version it came over and i
     POST /sink?tag=T             {"bytes": the body's length, "intact": whether it is /bytes' pattern}
     GET  /endless?tag=T          64 KiB chunks until the client goes; then a log entry with "complete": false
     GET  /redirect?to=URL&tag=T  302 to URL
+    any route with alt=V         one more `Alt-Svc` field line per alt, {port} the server's port
     GET  /log?tag=T              [{"version", "method", "path", "client", "authorized"}] of the requests tagged T
 """
 import argparse
@@ -60,6 +61,10 @@ async def app(scope, receive, send):
                 return
     if scope["type"] != "http":
         return
+    lines = urllib.parse.parse_qs(scope.get("query_string", b"").decode()).get("alt", [])
+    if lines:
+        send = with_lines(send, [(b"alt-svc", line.replace("{port}", str(scope["server"][1])).encode())
+                                 for line in lines])
     query = dict(urllib.parse.parse_qsl(scope.get("query_string", b"").decode()))
     version = scope.get("http_version", "")
     tag = query.get("tag", "")
@@ -110,6 +115,15 @@ async def app(scope, receive, send):
         await respond(send, 200, json.dumps(entries).encode(), "application/json")
     else:
         await respond(send, 404, b"no such route", "text/plain")
+
+
+def with_lines(send, lines):
+    """`send`, with `lines` added to the response's head."""
+    async def wrapped(message):
+        if message["type"] == "http.response.start":
+            message = dict(message, headers=list(message["headers"]) + lines)
+        await send(message)
+    return wrapped
 
 
 async def endless(receive, send, version, tag, scope):

@@ -88,4 +88,29 @@ struct HTTPVersionTests {
         #expect(response.metrics?.protocolVersion == "1.1")
         await transport.shutdown()
     }
+
+    #if canImport(FoundationNetworking)
+    @Test("URLSessionClient refuses HTTP/3 only before it reads the body: a single-pass body is still the caller's")
+    func refusalLeavesTheBody() async throws {
+        let server = try await RecordingServer.shared.value
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("live upload".utf8))
+            continuation.finish()
+        }
+        var request = HTTPRequest(
+            method: .post, url: try #require(URL(string: server.origins[0] + "/h3body/x")),
+            body: .sequence(chunks, contentLength: 11))
+        request.attributes.httpVersion = .http3Only
+        let transport = try Transport.urlSession.networkClient
+        await #expect {
+            _ = try await transport.send(request, progress: { _ in })
+        } throws: { error in
+            guard case RestingError.unsupported = error else { return false }
+            return true
+        }
+        request.attributes.httpVersion = nil
+        #expect(try await transport.send(request, progress: { _ in }).status == 200)
+        #expect(try await server.log("h3body").count == 1)
+    }
+    #endif
 }

@@ -58,6 +58,9 @@ enum UpgradeExchange {
         // As for every call: libcurl must connect where everything above read the URL as going.
         try URLAgreement.check(request.url, request.url.absoluteString)
         let handle = try EasyHandle.make(for: configuration)
+        // The upgrade is an HTTP/1.1 exchange on a TCP connection, whatever the client speaks otherwise: a QUIC
+        // connection has no byte stream to write the head into.
+        try handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1), "HTTP/1.1 for an upgrade")
         try handle.reroute(request.attributes.proxy)
         try handle.set(CURLOPT_URL, request.url.absoluteString, "URL")
         try handle.set(CURLOPT_CONNECT_ONLY, 1, "connect only")

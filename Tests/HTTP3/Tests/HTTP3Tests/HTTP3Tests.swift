@@ -211,7 +211,7 @@ struct HTTP3Tests {
         var versions: [String] = []
         var routes: [AlternativeServices.Route] = []
         for _ in 0..<3 {
-            routes.append(services.route(to: origin))
+            routes.append(services.peek(origin))
             let heard: Heard = try await client.call(
                 Endpoint(.get, "/get"), query: [.init(name: "tag", value: "stale")])
             versions.append(heard.version)
