@@ -36,7 +36,8 @@ share past 1 %; at exactly 1 % it is the fastest of them or the slowest of the r
 95th percentile over p99 without, and the extra requests hedging sent. Before hedging, two figures that are counted,
 not timed (the FootprintProbe's, which `make test` holds to budgets): heap allocations per GET at 8 in flight, and the
 resident memory of a process that made one call. Then an HTTP/2 check: 8 requests at once over TLS to nginx must
-share at most one connection per driver thread (curl_h2_drivers). Ends with `RESULT <name> <value>` lines.
+share at most one connection per driver thread (curl_h2_drivers). Then HTTP/3, where a libcurl that speaks it can be
+had (Benchmarks/http3.py). Ends with `RESULT <name> <value>` lines.
 """
 import json
 import os
@@ -183,6 +184,7 @@ def main():
                 print("No nginx echo module: the HTTP/2 comparison against a distant origin is left out")
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+    subprocess.run([sys.executable, f"{ROOT}/Benchmarks/http3.py"], check=True)
 
 
 def ratio(results, client, baseline, concurrency, key="rps"):

@@ -6,7 +6,8 @@
 # with libcurl4-openssl-dev). A package built against the prefix loads it by an rpath; in one process with
 # FoundationNetworking's libcurl both live side by side, their symbols versioned apart (CURL_GNUTLS_3, CURL_OPENSSL_4).
 #
-#   scripts/http3.sh prefix    unpack it into .build/http3/prefix (once)
+#   scripts/http3.sh prefix    unpack it into .build/http3/prefix (once), with ngtcp2's example HTTP/3 server, the C
+#                              peer of `make bench` (Benchmarks/http3.py)
 #   scripts/http3.sh flags     the `swift build` flags that link a package against it
 #   scripts/http3.sh test      build Tests/HTTP3 against it and run its suite against hypercorn (HTTP/3 over QUIC,
 #                              aioquic, from PyPI) on 127.0.0.1
@@ -26,7 +27,7 @@ can_build() {
 }
 
 install_prefix() {
-    [ -e "$LIB/libcurl-gnutls.so.4" ] && [ -n "$(ls "$LIB"/libngtcp2.so.* 2>/dev/null)" ] && return 0
+    [ -e "$LIB/libcurl-gnutls.so.4" ] && [ -x "$PREFIX/usr/sbin/gtlsserver" ] && return 0
     local apt="$H3/apt"
     mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/parts" "$H3/debs" "$PREFIX"
     # An apt of its own, reading bookworm-backports only: /etc/apt and /var/lib/apt are not touched.
@@ -55,6 +56,7 @@ EOS
     quic=$(dpkg-deb -f libcurl3-gnutls_*.deb Depends | tr ',' '\n' | sed 's/^ *//; s/[ (].*//' \
         | grep -E '^lib(ngtcp2|nghttp3)' || true)
     [ -n "$quic" ] || return 1
+    quic="$quic ngtcp2-server"
     # shellcheck disable=SC2086
     apt-get download -qq -o APT::Sandbox::User=root $quic
     for package in ./*.deb; do dpkg-deb -x "$package" "$PREFIX"; done

@@ -298,6 +298,8 @@ case "h2-load":
     var configuration = CurlConfiguration()
     configuration.tls.caFile = arguments.count > 5 ? arguments[5] : nil
     configuration.spreadsHTTP2Origins = ProcessInfo.processInfo.environment["BENCH_H2_SPREAD"] == "1"
+    // BENCH_HTTP3=1: HTTP/3 only (Benchmarks/http3.py), on a build against a libcurl that speaks it.
+    if ProcessInfo.processInfo.environment["BENCH_HTTP3"] == "1" { configuration.httpVersion = .http3Only }
     let transport = try CurlClient(configuration: configuration)
     let client = RestingClient(
         baseUrl: "\(url.scheme ?? "https")://\(url.host ?? "127.0.0.1"):\(url.port ?? 443)", httpClient: transport)

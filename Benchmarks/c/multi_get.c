@@ -1,7 +1,7 @@
 // The baseline: a plain C libcurl multi loop keeping `concurrency` GETs in flight on reused handles,
 // until `total` have completed. Prints one line: "requests seconds cpu_seconds voluntary_switches p50_us p99_us
 // p999_us", the latencies measured from each request's `curl_multi_add_handle` to its completion.
-//   multi_get URL CONCURRENCY TOTAL [same-options] [ca=FILE] [threads=N] [work=US] [worker]
+//   multi_get URL CONCURRENCY TOTAL [same-options] [ca=FILE] [threads=N] [work=US] [worker] [http3]
 // With `same-options` each handle carries the options CurlClient sets by default (decompression, the idle timer,
 // connect timeout, size limit, HTTP version, protocols, header and progress callbacks, `Expect:` removed, waiting to
 // multiplex over TLS): the baseline for CurlClient.send, so that the ratio shows the Swift side's cost and not
@@ -10,7 +10,8 @@
 // `work=US` gives each response US microseconds of CPU work before its slot takes the next request — what a client
 // does with a response (decoding it, its pipeline); the loop's own thread does it, unless `worker`: then a thread of
 // its own does, and hands the slot back (curl_multi_wakeup) — the shape of CurlClient on one HTTP/2 connection, whose
-// driver does the connection's I/O while the others run the calls' pipelines.
+// driver does the connection's I/O while the others run the calls' pipelines. `http3`, with `same-options`: HTTP/3
+// only (CURL_HTTP_VERSION_3ONLY), as CurlClient with `.http3Only`, on a libcurl that speaks it.
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,9 @@ static int progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
     return 0;
 }
 
+/// The HTTP version `same-options` asks for: CurlClient's default, or HTTP/3 only with `http3`.
+static long httpVersion = (long)CURL_HTTP_VERSION_2TLS;
+
 static void set_same_options(CURL *easy, const char *url, struct curl_slist *headers, size_t *seen) {
     curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -50,7 +54,7 @@ static void set_same_options(CURL *easy, const char *url, struct curl_slist *hea
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, 60L);
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)64 * 1024 * 1024);
-    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, httpVersion);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(easy, CURLOPT_PIPEWAIT, strncmp(url, "https:", 6) == 0 ? 1L : 0L);
 }
@@ -222,10 +226,12 @@ int main(int argc, char **argv) {
         else if (strncmp(argv[i], "threads=", 8) == 0) threads = atoi(argv[i] + 8);
         else if (strncmp(argv[i], "work=", 5) == 0) work = atol(argv[i] + 5);
         else if (strcmp(argv[i], "worker") == 0) hasWorker = 1;
+        else if (strcmp(argv[i], "http3") == 0) httpVersion = (long)CURL_HTTP_VERSION_3ONLY;
         else argc = 0;
     }
     if (argc < 4 || threads < 1) {
-        fprintf(stderr, "usage: %s URL CONCURRENCY TOTAL [same-options] [ca=FILE] [threads=N] [work=US] [worker]\n",
+        fprintf(stderr,
+                "usage: %s URL CONCURRENCY TOTAL [same-options] [ca=FILE] [threads=N] [work=US] [worker] [http3]\n",
                 argv[0]);
         return 2;
     }

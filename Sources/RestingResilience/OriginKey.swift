@@ -14,19 +14,30 @@ extension Origin {
     static func key(of url: URL) -> String? {
         var text = url.absoluteString
         let plain = text.withUTF8 { bytes -> String? in
-            guard let authority = PlainAuthority(bytes) else { return nil }
-            let https = authority.isHTTPS
-            // The key's bytes: scheme, "://", the host lowercased, ":", the port (given or the scheme's).
-            var key = [UInt8]()
-            key.reserveCapacity(authority.host.count + 14)
-            key.append(contentsOf: (https ? "https://" : "http://").utf8)
-            for byte in bytes[authority.host] {
-                key.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+            guard let authority = PlainAuthority(bytes), let port = authority.port(in: bytes) else { return nil }
+            // The key's bytes, written once into the string: scheme, "://", the host lowercased, ":", the port (given
+            // or the scheme's).
+            let scheme = authority.isHTTPS ? "https://" : "http://"
+            let portText = String(port)
+            let count = scheme.utf8.count + authority.host.count + 1 + portText.utf8.count
+            return String(unsafeUninitializedCapacity: count) { key in
+                var index = 0
+                for byte in scheme.utf8 {
+                    key[index] = byte
+                    index += 1
+                }
+                for byte in bytes[authority.host] {
+                    key[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+                    index += 1
+                }
+                key[index] = UInt8(ascii: ":")
+                index += 1
+                for byte in portText.utf8 {
+                    key[index] = byte
+                    index += 1
+                }
+                return index
             }
-            key.append(UInt8(ascii: ":"))
-            guard let port = authority.port(in: bytes) else { return nil }
-            key.append(contentsOf: String(port).utf8)
-            return String(decoding: key, as: UTF8.self)
         }
         return plain ?? Origin(url)?.description
     }
