@@ -28,8 +28,9 @@ Linux)
     # Kerberos's KDC, admin tools and kinit, for the realm of the tests' own).
     # zlib1g-dev: the header of the zlib libcurl links, for WebSocket's permessage-deflate.
     packages=(python3 python3-pip libcurl4-openssl-dev zlib1g-dev openssl curl squid krb5-kdc krb5-admin-server krb5-user)
-    # libssl-dev: the SHA-1 of the C WebSocket server the WebSocket benchmark runs against.
-    [ "${1:-}" = "bench" ] && packages+=(time libssl-dev)
+    # libssl-dev: the SHA-1 of the C WebSocket server the WebSocket benchmark runs against. libev4: the event loop of
+    # ngtcp2's example server, the HTTP/3 peer of the benchmark (unpacked by scripts/http3.sh beside its libcurl).
+    [ "${1:-}" = "bench" ] && packages+=(time libssl-dev libev4)
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
