@@ -12,7 +12,7 @@ import RestingCore
 ///
 /// HTTP/3 is opt-in: UDP is often filtered between services, a QUIC connection costs more CPU per byte than TLS over
 /// TCP, and most libcurl builds (Debian's own, FoundationNetworking's) do not speak it — a transport that cannot
-/// takes ``http3`` as TCP and refuses ``http3Only`` with ``RestingCore/RestingError/unsupported(feature:transport:)``.
+/// takes ``http3`` as TCP and refuses ``http3Only`` with ``/RestingCore/RestingError/unsupported(feature:transport:)``.
 public enum HTTPVersion: Sendable, Equatable {
     // Version numbers read better with their dot as `_`.
     // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -27,7 +27,7 @@ public enum HTTPVersion: Sendable, Equatable {
     /// cannot speak HTTP/3, TCP alone, as ``http2OverTLS``.
     case http3
     /// HTTP/3 over QUIC only: no TCP connection is tried. Where the transport cannot speak HTTP/3, the call fails with
-    /// ``RestingCore/RestingError/unsupported(feature:transport:)`` before anything is sent — never a silent
+    /// ``/RestingCore/RestingError/unsupported(feature:transport:)`` before anything is sent — never a silent
     /// downgrade.
     case http3Only
 

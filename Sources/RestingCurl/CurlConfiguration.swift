@@ -40,14 +40,15 @@ public struct CurlConfiguration: Sendable {
     /// Connections open at once over all hosts; 0 for no limit. Requests beyond it wait in a queue. Shared out
     /// over the driver threads as ``maximumConnectionsPerHost`` is.
     public var maximumConnections = 0
-    /// Which HTTP versions to speak: HTTP/2 over TLS when the server offers it, by default. HTTP/3 (``HTTPVersion/http3``,
-    /// ``HTTPVersion/http3Only``) needs a libcurl built with it (``CurlClient/libcurl``): `.http3Only` on one without
-    /// fails the client's creation with `RestingError.unsupported`, `.http3` is then TCP alone.
+    /// Which HTTP versions to speak: HTTP/2 over TLS when the server offers it, by default. HTTP/3
+    /// (``/RestingConnections/HTTPVersion/http3``, ``/RestingConnections/HTTPVersion/http3Only``) needs a libcurl built
+    /// with it (``CurlClient/libcurl``): `.http3Only` on one without fails the client's creation with
+    /// `RestingError.unsupported`, `.http3` is then TCP alone.
     public var httpVersion: HTTPVersion = .http2OverTLS
     /// Whether an `https` origin that advertises HTTP/3 on its own host and port (`Alt-Svc: h3=":443"`, RFC 7838) is
-    /// reached by its next calls with HTTP/3 raced against TCP (``HTTPVersion/http3``), for as long as it said (a day
+    /// reached by its next calls over HTTP/3 (``/RestingConnections/HTTPVersion/http3``), for as long as it said (a day
     /// at most) — with ``httpVersion`` at its default, and a libcurl that speaks HTTP/3. Off by default, as HTTP/3 is.
-    /// The advertisements are kept in memory, per client; a call that raced and ended on TCP forgets its origin's.
+    /// The advertisements are kept in memory, per client; a race QUIC lost stops the racing for five minutes.
     public var discoversHTTP3 = false
     /// Whether the requests of an HTTP/2 origin are spread over the driver threads, each opening a connection of its
     /// own (`true`), or all go to the thread holding the origin's one connection (`false`, the default, as browsers
