@@ -1,4 +1,5 @@
 import CCurl
+import RestingConnections
 import RestingCore
 import Synchronization
 

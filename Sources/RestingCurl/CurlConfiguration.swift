@@ -1,3 +1,4 @@
+import RestingConnections
 import RestingCore
 
 #if canImport(FoundationEssentials)

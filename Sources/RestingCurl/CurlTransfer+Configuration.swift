@@ -1,4 +1,5 @@
 import CCurl
+import RestingConnections
 import RestingCore
 
 // Setting an easy handle up for one transfer, from its request: on the driver thread, before the handle is added

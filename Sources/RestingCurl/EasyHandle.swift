@@ -1,4 +1,5 @@
 import CCurl
+import RestingConnections
 import RestingCore
 
 /// One libcurl easy handle and its error buffer, reused from transfer to transfer by the driver thread.

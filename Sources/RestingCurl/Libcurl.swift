@@ -1,4 +1,5 @@
 import CCurl
+import RestingConnections
 import RestingCore
 
 /// What the libcurl this process runs with can do, read from it at run time (`curl_version_info`): the library a

@@ -1,4 +1,5 @@
 import Foundation
+import RestingConnections
 import RestingCore
 
 #if canImport(FoundationNetworking)
