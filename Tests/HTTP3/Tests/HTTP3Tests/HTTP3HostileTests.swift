@@ -146,6 +146,27 @@ extension HTTPRequest {
     }
 }
 
+extension HTTPRequest {
+    /// A WebSocket handshake to `base` + `/ws`.
+    static func webSocket(_ base: String) throws -> HTTPRequest {
+        var request = HTTPRequest(method: .get, url: try #require(URL(string: base + "/ws")))
+        request.upgrade = .webSocket
+        request.headers = [
+            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        return request
+    }
+}
+
+extension Result where Failure == any Error {
+    /// Whether this is CurlClient's typed refusal of HTTP/3 (`RestingError.unsupported`).
+    var isRefusalOfHTTP3: Bool {
+        guard case .failure(RestingError.unsupported(let feature, "CurlClient")) = self else { return false }
+        return feature.contains("HTTP/3")
+    }
+}
+
 func heard(_ response: HTTPDataResponse) throws -> Heard {
     try JSONDecoder().decode(Heard.self, from: try #require(response.body.data))
 }
@@ -324,43 +345,24 @@ struct HostileHTTP3Tests {
     func webSocketHTTP3OnlyRequest() async throws {
         let server = try await HostilePeers.tcp.value
         let transport = try HostilePeers.transport(.http2OverTLS, trusting: "tcp")
-        var request = HTTPRequest(method: .get, url: try #require(URL(string: server.baseURL + "/ws")))
-        request.upgrade = .webSocket
-        request.headers = [
-            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-        ]
-        request.attributes.httpVersion = .http3Only
-        let head = request
+        var handshake = try HTTPRequest.webSocket(server.baseURL)
+        handshake.attributes.httpVersion = .http3Only
+        let request = handshake
         let result = try await finishing(within: .seconds(30), "a WebSocket request for HTTP/3 only") {
-            await outcome { try await transport.send(head).status }
+            await outcome { try await transport.send(request).status }
         }
-        #expect(
-            {
-                guard case .failure(RestingError.unsupported(let feature, "CurlClient")) = result else { return false }
-                return feature.contains("HTTP/3")
-            }(), "\(result)")
+        #expect(result.isRefusalOfHTTP3, "\(result)")
     }
 
     @Test("a WebSocket on a client for HTTP/3 only is refused, typed: it is an HTTP/1.1 exchange over TCP")
     func webSocketHTTP3OnlyClient() async throws {
         let server = try await HostilePeers.quic.value
         let transport = try HostilePeers.transport(.http3Only, trusting: "quic")
-        var request = HTTPRequest(method: .get, url: try #require(URL(string: server.baseURL + "/ws")))
-        request.upgrade = .webSocket
-        request.headers = [
-            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-        ]
-        let head = request
+        let request = try HTTPRequest.webSocket(server.baseURL)
         let result = try await finishing(within: .seconds(90), "a WebSocket on an HTTP/3-only client") {
-            await outcome { try await transport.send(head).status }
+            await outcome { try await transport.send(request).status }
         }
-        #expect(
-            {
-                guard case .failure(RestingError.unsupported(let feature, "CurlClient")) = result else { return false }
-                return feature.contains("HTTP/3")
-            }(), "\(result)")
+        #expect(result.isRefusalOfHTTP3, "\(result)")
         transport.upgrades.closeAll()
     }
 
@@ -368,15 +370,9 @@ struct HostileHTTP3Tests {
     func webSocketRacingClient() async throws {
         let server = try await HostilePeers.quic.value
         let transport = try HostilePeers.transport(.http3, trusting: "quic")
-        var request = HTTPRequest(method: .get, url: try #require(URL(string: server.baseURL + "/ws")))
-        request.upgrade = .webSocket
-        request.headers = [
-            "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-        ]
-        let head = request
+        let request = try HTTPRequest.webSocket(server.baseURL)
         let result = try await finishing(within: .seconds(90), "a WebSocket on an HTTP/3 client") {
-            await outcome { try await transport.send(head).status }
+            await outcome { try await transport.send(request).status }
         }
         // The peer's app takes no WebSocket: an HTTP/1.1 answer is what the handshake over TCP gets.
         #expect((try? result.get()) != nil, "the handshake goes over TCP (HTTP/1.1) as it must: \(result)")
