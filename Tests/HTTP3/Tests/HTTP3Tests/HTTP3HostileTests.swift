@@ -189,22 +189,31 @@ struct HostileHTTP3Tests {
             nil, origin: try origin(server), host: "127.0.0.1", port: server.port, route: .probe, version: "3")
     }
 
+    /// A discovering client of the TCP-only peer that has heard it advertise HTTP/3 (`tag`'s call) and holds it as
+    /// confirmed: its next calls go HTTP/3 only, to a UDP port where nothing answers QUIC.
+    static func confirmedTCPPeer(
+        _ tag: String, _ adjust: (inout CurlConfiguration) -> Void = { _ in }
+    ) async throws -> (server: LocalServer, transport: CurlClient, services: AlternativeServices, origin: String) {
+        let server = try await HostilePeers.tcp.value
+        let transport = try HostilePeers.transport(.http2OverTLS, trusting: "tcp", discovering: true, adjust)
+        let services = try #require(transport.alternativeServices)
+        let first = try heard(try await transport.send(try .heard(server.baseURL, tag: tag, alt: [advertise])))
+        #expect(first.version == "2")
+        try confirm(services, server)
+        let origin = try origin(server)
+        try #require(services.peek(origin) == .http3)
+        return (server, transport, services, origin)
+    }
+
     // MARK: fallback after confirmation
 
     @Test(
         "a confirmed HTTP/3 origin whose UDP starts being dropped: the call goes over TCP (connect timeout 3 s), and the origin is marked broken"
     )
     func blackHoleAfterConfirmationWithConnectTimeout() async throws {
-        let server = try await HostilePeers.tcp.value
-        let transport = try HostilePeers.transport(.http2OverTLS, trusting: "tcp", discovering: true) {
+        let (server, transport, services, origin) = try await Self.confirmedTCPPeer("bh1") {
             $0.connectTimeout = .seconds(3)
         }
-        let services = try #require(transport.alternativeServices)
-        let origin = try Self.origin(server)
-        let first = try heard(try await transport.send(try .heard(server.baseURL, tag: "bh1", alt: [Self.advertise])))
-        #expect(first.version == "2")
-        try Self.confirm(services, server)
-        try #require(services.peek(origin) == .http3)
         let hole = try UDPBlackHole(port: server.port)
         let request = try HTTPRequest.heard(server.baseURL, tag: "bh1")
         let second = try await finishing(within: .seconds(60), "a call to a black-holed QUIC origin") {
@@ -225,12 +234,7 @@ struct HostileHTTP3Tests {
         "a confirmed HTTP/3 origin whose UDP is dropped, a call with a 4 s timeout: its connection never came, so it is sent again over TCP, and the origin is marked broken"
     )
     func blackHoleAfterConfirmationWithRequestTimeout() async throws {
-        let server = try await HostilePeers.tcp.value
-        let transport = try HostilePeers.transport(.http2OverTLS, trusting: "tcp", discovering: true)
-        let services = try #require(transport.alternativeServices)
-        let origin = try Self.origin(server)
-        _ = try await transport.send(try .heard(server.baseURL, tag: "bh2", alt: [Self.advertise]))
-        try Self.confirm(services, server)
+        let (server, transport, services, origin) = try await Self.confirmedTCPPeer("bh2")
         let hole = try UDPBlackHole(port: server.port)
         defer { _ = hole.drain() }
         let request = try HTTPRequest.heard(server.baseURL, tag: "bh2", timeout: .seconds(4))
@@ -249,12 +253,7 @@ struct HostileHTTP3Tests {
         "a streamed (single-pass) upload to a confirmed HTTP/3 origin whose UDP port is closed fails typed, not sent twice; the next goes over TCP"
     )
     func singlePassUploadAfterConfirmation() async throws {
-        let server = try await HostilePeers.tcp.value
-        let transport = try HostilePeers.transport(.http2OverTLS, trusting: "tcp", discovering: true)
-        let services = try #require(transport.alternativeServices)
-        let origin = try Self.origin(server)
-        _ = try await transport.send(try .heard(server.baseURL, tag: "sp", alt: [Self.advertise]))
-        try Self.confirm(services, server)
+        let (server, transport, services, origin) = try await Self.confirmedTCPPeer("sp")
         var results: [Result<String?, any Error>] = []
         for _ in 0..<2 {
             let chunks = AsyncStream<Data> { continuation in
@@ -399,14 +398,23 @@ struct HostileHTTP3Tests {
         }
     }
 
-    @Test("cancelling a call mid-QUIC-handshake (black hole) ends it, cancelled, before the handshake's timeout")
-    func cancelMidHandshake() async throws {
+    /// An HTTP/3-only call whose QUIC handshake is under way, to a black hole: its first packet has arrived.
+    static func handshakeWithABlackHole() async throws -> (
+        UDPBlackHole, CurlClient, Task<Result<Int, any Error>, Never>
+    ) {
         _ = try await HostilePeers.quic.value  // its certificate, which the client trusts
         let hole = try UDPBlackHole()
         let transport = try HostilePeers.transport(.http3Only, trusting: "quic")
         let url = try #require(URL(string: "https://127.0.0.1:\(hole.port)/get"))
         let call = Task { await outcome { try await transport.send(HTTPRequest(method: .get, url: url)).status } }
         await hole.firstDatagram()
+        return (hole, transport, call)
+    }
+
+    @Test("cancelling a call mid-QUIC-handshake (black hole) ends it, cancelled, before the handshake's timeout")
+    func cancelMidHandshake() async throws {
+        let (hole, _, call) = try await Self.handshakeWithABlackHole()
+        defer { _ = hole.drain() }
         call.cancel()
         let result = try await finishing(within: .seconds(8), "a cancelled QUIC handshake (its timeout is 10 s)") {
             await call.value
@@ -416,12 +424,8 @@ struct HostileHTTP3Tests {
 
     @Test("shutdown(gracePeriod: 200 ms) while a QUIC connect to a black hole is pending returns before its timeout")
     func shutdownMidHandshake() async throws {
-        _ = try await HostilePeers.quic.value  // its certificate, which the client trusts
-        let hole = try UDPBlackHole()
-        let transport = try HostilePeers.transport(.http3Only, trusting: "quic")
-        let url = try #require(URL(string: "https://127.0.0.1:\(hole.port)/get"))
-        let call = Task { await outcome { try await transport.send(HTTPRequest(method: .get, url: url)).status } }
-        await hole.firstDatagram()
+        let (hole, transport, call) = try await Self.handshakeWithABlackHole()
+        defer { _ = hole.drain() }
         try await finishing(within: .seconds(8), "shutdown during a QUIC handshake (its timeout is 10 s)") {
             await transport.shutdown(gracePeriod: .milliseconds(200))
         }
