@@ -218,13 +218,13 @@ public final class URLSessionClient: HTTPClient {
             throw RestingError.unsupported(feature: "request trailers", transport: "URLSessionClient")
         }
         // Refused before the body is read: a single-pass body is still the caller's.
-        var preferences = URLRequest(url: request.url)
-        try Self.apply(request.attributes.httpVersion, to: &preferences)
+        try Self.check(request.attributes.httpVersion)
         request.body = try await request.body.spooled(
             memoryLimit: Self.uploadSpoolMemoryLimit, diskLimit: streamSpillLimit)
         var urlRequest = try URLSessionMapping.urlRequest(for: request)
         #if !canImport(FoundationNetworking)
-        urlRequest.assumesHTTP3Capable = preferences.assumesHTTP3Capable
+        // URLSession races QUIC itself, when told the server may speak it.
+        urlRequest.assumesHTTP3Capable = request.attributes.httpVersion?.asksForHTTP3 == true
         #endif
         // FoundationNetworking truncates `timeoutInterval` to whole seconds (`Int(timeoutInterval) * 1000` ms),
         // so a 0.3 s timeout fires at once; the deadline is enforced by `send` instead, exactly, and the request
@@ -236,19 +236,16 @@ public final class URLSessionClient: HTTPClient {
         return try await perform(request, urlRequest, progress: progress)
     }
 
-    /// A request's HTTP/3 preference, as URLSession takes it: `assumesHTTP3Capable` on Apple platforms, where the
-    /// system races QUIC itself; FoundationNetworking's libcurl speaks no HTTP/3, so there HTTP/3 only is refused and
-    /// HTTP/3 with fallback is TCP. (URLSession chooses between HTTP/1.1 and HTTP/2 itself: those preferences are
-    /// left to it.)
-    static func apply(_ version: HTTPVersion?, to urlRequest: inout URLRequest) throws(RestingError) {
-        guard let version, version.asksForHTTP3 else { return }
+    /// Refuses a request's HTTP version where URLSession cannot honour it: FoundationNetworking's libcurl speaks no
+    /// HTTP/3, so HTTP/3 only is refused there (HTTP/3 with fallback is TCP). On Apple platforms both ask URLSession
+    /// to try HTTP/3 (`assumesHTTP3Capable`), which decides for itself; the choice between HTTP/1.1 and HTTP/2 is
+    /// always URLSession's.
+    static func check(_ version: HTTPVersion?) throws(RestingError) {
         #if canImport(FoundationNetworking)
         if version == .http3Only {
             throw .unsupported(
                 feature: "HTTP/3 (FoundationNetworking's libcurl speaks none)", transport: "URLSessionClient")
         }
-        #else
-        urlRequest.assumesHTTP3Capable = true
         #endif
     }
 
