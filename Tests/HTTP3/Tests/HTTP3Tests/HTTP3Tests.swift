@@ -268,6 +268,30 @@ struct HTTP3Tests {
         #expect(response.headers["X-Version"] == "3")
     }
 
+    @Test("a body from an async sequence, of no announced length, goes over HTTP/3 whole as it is produced")
+    func uploadFromASequence() async throws {
+        struct Sunk: Decodable {
+            let bytes: Int
+            let intact: Bool
+        }
+        let (chunks, producer) = AsyncStream<Data>.makeStream()
+        let blocks = 64
+        let feeding = Task {
+            for _ in 0..<blocks { producer.yield(Pattern.block) }
+            producer.finish()
+        }
+        var request = HTTPRequest(
+            method: .post, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/sink?tag=sequence")),
+            body: .sequence(chunks, contentLength: nil))
+        request.headers["Content-Type"] = "application/octet-stream"
+        let response = try await Peers.transport(.http3Only).send(request, progress: { _ in })
+        await feeding.value
+        let sunk = try JSONDecoder().decode(Sunk.self, from: try #require(response.body.data))
+        #expect(sunk.bytes == blocks * Pattern.block.count)
+        #expect(sunk.intact)
+        #expect(response.headers["X-Version"] == "3")
+    }
+
     @Test("cancelling the reading task mid-body ends the HTTP/3 stream: the server sees the client go")
     func cancellationReachesTheServer() async throws {
         let tag = "cancel-\(UUID().uuidString)"
