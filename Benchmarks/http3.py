@@ -8,6 +8,7 @@ and the C loop are both built against that libcurl, so HTTP/3 and HTTP/2 are mea
 RESULT curl_h3_get_c8_req_per_s         RestingKit over HTTP/3 (CurlClient, `.http3Only`)
 RESULT curl_h3_get_c8_ratio_vs_c        ÷ the C loop with CurlClient's options over HTTP/3
 RESULT curl_h3_vs_h2_get_c8_ratio       ÷ RestingKit over HTTP/2 (to nginx) on the same libcurl
+RESULT curl_h3_stream_100m_ratio_vs_c   a 100 MiB body streamed over HTTP/3 (its chunks dropped), RestingKit ÷ C
 """
 import os
 import shutil
@@ -24,6 +25,7 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 REQUESTS = 20000
 BODY = '{"id":1,"userId":1,"title":"Hello","body":"A small JSON body for the benchmark"}'
 NGINX_H2 = """
+  keepalive_requests 1000000;
   server {{
     listen 127.0.0.1:{probe};
     location = /post.json {{ default_type application/json; return 200 '{body}'; }}
@@ -48,12 +50,18 @@ def main():
     flags = http3("flags").split()
     prefix = f"{ROOT}/.build/http3/prefix"
     library = flags[flags.index("-rpath") + 2] if "-rpath" in flags else ""
+    include = flags[flags.index("-Xcc") + 1]
     print("Building the benchmark against the HTTP/3 libcurl (release)…", flush=True)
     subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product",
                     "RestingKitBenchmarks", "--scratch-path", f"{ROOT}/.build/http3/bench", *flags], cwd=ROOT,
                    check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product",
+                    "RestingCurlStreamingBenchmark", "--scratch-path", f"{ROOT}/.build/http3/bench", *flags], cwd=ROOT,
+                   check=True, stdout=subprocess.DEVNULL)
     swift = f"{ROOT}/.build/http3/bench/release/RestingKitBenchmarks"
-    include = flags[flags.index("-Xcc") + 1]
+    streaming = f"{ROOT}/.build/http3/bench/release/RestingCurlStreamingBenchmark"
+    subprocess.run(["cc", "-O2", "-o", "/tmp/restingkit-transfer-h3", f"{ROOT}/Benchmarks/c/transfer.c", include,
+                    f"-L{library}", f"-Wl,-rpath,{library}", "-Wl,--disable-new-dtags", "-lcurl"], check=True)
     subprocess.run(["cc", "-O2", "-o", "/tmp/restingkit-multi-get-h3", f"{ROOT}/Benchmarks/c/multi_get.c", include,
                     f"-L{library}", f"-Wl,-rpath,{library}", "-Wl,--disable-new-dtags", "-lcurl"], check=True)
     directory = tempfile.mkdtemp(prefix="restingkit-h3-bench-")
@@ -72,6 +80,9 @@ def main():
     os.makedirs(f"{directory}/htdocs")
     with open(f"{directory}/htdocs/post.json", "w") as file:
         file.write(BODY)
+    with open(f"{directory}/htdocs/100m.bin", "wb") as file:
+        for _ in range(100):
+            file.write(os.urandom(2**20))
     h3_port, h2_port = free_port(), free_port()
     h3_url, h2_url = f"https://127.0.0.1:{h3_port}/post.json", f"https://127.0.0.1:{h2_port}/post.json"
     ca = f"{directory}/ca.pem"
@@ -96,9 +107,20 @@ def main():
     try:
         with nginx(directory, conf, f"http://127.0.0.1:{probe_port}/post.json"):
             rounds = {name: [] for name in clients}
+            stream_url = h3_url.replace("/post.json", "/100m.bin")
+            streams = {
+                "swift-stream": [streaming, "stream", stream_url],
+                "c-stream": ["/tmp/restingkit-transfer-h3", "stream", stream_url],
+            }
+            stream_environment = dict(os.environ, BENCH_CA=ca, BENCH_HTTP3="1")
+            for name in streams:
+                rounds[name] = []
             for _ in range(ROUNDS):
                 for name, (command, environment) in clients.items():
                     fields = run(command, env=environment).split()
+                    rounds[name].append(int(fields[0]) / float(fields[1]))
+                for name, command in streams.items():
+                    fields = run(command, env=stream_environment).split()
                     rounds[name].append(int(fields[0]) / float(fields[1]))
     finally:
         server.terminate()
@@ -114,6 +136,9 @@ def main():
     print(f"RESULT curl_h3_get_c8_req_per_s {median['swift-h3']:.0f}")
     print(f"RESULT curl_h3_get_c8_ratio_vs_c {ratio('swift-h3', 'c-h3'):.2f}")
     print(f"RESULT curl_h3_vs_h2_get_c8_ratio {ratio('swift-h3', 'swift-h2'):.2f}")
+    print(f"HTTP/3, a 100 MiB body streamed: RestingKit {median['swift-stream'] / 2**20:.0f} MiB/s, "
+          f"C {median['c-stream'] / 2**20:.0f} MiB/s")
+    print(f"RESULT curl_h3_stream_100m_ratio_vs_c {ratio('swift-stream', 'c-stream'):.2f}")
 
 
 if __name__ == "__main__":

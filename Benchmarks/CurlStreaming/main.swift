@@ -25,4 +25,8 @@ guard arguments.count >= 3, StreamingTransfer.actions.contains(arguments[1]) els
     print("usage: RestingCurlStreamingBenchmark upload-raw|upload-multipart|download|stream URL [FILE | COUNT DIR]")
     exit(2)
 }
-try await StreamingTransfer.run(arguments[1], arguments[2...], httpClient: try CurlClient())
+// For Benchmarks/http3.py: BENCH_CA trusts that authority, BENCH_HTTP3=1 speaks HTTP/3 only.
+var configuration = CurlConfiguration()
+configuration.tls.caFile = getenv("BENCH_CA").map { String(cString: $0) }
+if getenv("BENCH_HTTP3") != nil { configuration.httpVersion = .http3Only }
+try await StreamingTransfer.run(arguments[1], arguments[2...], httpClient: try CurlClient(configuration: configuration))

@@ -4,6 +4,7 @@
 //                                         streamed by curl_mime_filedata
 //   transfer download URL COUNT DIR       COUNT GETs of URL at once on the multi interface, into DIR/download-N.bin
 //   transfer stream URL                   one GET of URL, its body handed to a write callback that discards it
+// For Benchmarks/http3.py: BENCH_CA trusts that authority, BENCH_HTTP3=1 speaks HTTP/3 only (on a libcurl with it).
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,8 @@ static int stream(const char *url) {
     CURL *easy = curl_easy_init();
     curl_easy_setopt(easy, CURLOPT_URL, url);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard);
+    if (getenv("BENCH_CA") != NULL) curl_easy_setopt(easy, CURLOPT_CAINFO, getenv("BENCH_CA"));
+    if (getenv("BENCH_HTTP3") != NULL) curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_3ONLY);
     double start = now();
     CURLcode result = curl_easy_perform(easy);
     double seconds = now() - start;
