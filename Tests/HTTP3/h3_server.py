@@ -13,6 +13,7 @@ closes. Routes (every request is logged with the HTTP version it came over and i
     POST /sink?tag=T             {"bytes": the body's length, "intact": whether it is /bytes' pattern}
     GET  /endless?tag=T          64 KiB chunks until the client goes; then a log entry with "complete": false
     GET  /redirect?to=URL&tag=T  302 to URL
+    GET  /trailers               "body" then the trailer field X-Checksum: 42 (to a request with TE: trailers)
     any route with alt=V         one more `Alt-Svc` field line per alt, {port} the server's port
     GET  /log?tag=T              [{"version", "method", "path", "client", "authorized"}] of the requests tagged T
 """
@@ -102,6 +103,11 @@ async def app(scope, receive, send):
             await send({"type": "http.response.body", "body": piece, "more_body": True})
             sent += len(piece)
         await send({"type": "http.response.body", "body": b""})
+    elif path == "/trailers":
+        await send({"type": "http.response.start", "status": 200, "trailers": True,
+                    "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"body", "more_body": False})
+        await send({"type": "http.response.trailers", "headers": [(b"x-checksum", b"42")], "more_trailers": False})
     elif path == "/redirect":
         await respond(send, 302, b"", "text/plain", [(b"location", query.get("to", "/").encode())])
     elif path == "/sink":

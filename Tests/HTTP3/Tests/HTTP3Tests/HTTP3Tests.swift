@@ -292,6 +292,25 @@ struct HTTP3Tests {
         #expect(response.headers["X-Version"] == "3")
     }
 
+    /// libcurl 8.14 (ngtcp2, nghttp3) hands the trailer section of an HTTP/3 response to its header callback, then
+    /// never ends the transfer (a plain C libcurl loop against this peer does the same; over HTTP/2 the same route
+    /// ends): the call cannot succeed, and must not hang.
+    @Test("a response with trailers over HTTP/3, which libcurl 8.14 never ends, fails typed within its timeout")
+    func trailersOverHTTP3() async throws {
+        var request = HTTPRequest(
+            method: .get, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/trailers")),
+            timeout: .seconds(3))
+        request.headers["TE"] = "trailers"
+        let overHTTP2 = try await Peers.transport(.http2OverTLS).send(request, progress: { _ in })
+        #expect(overHTTP2.trailers["X-Checksum"] == "42" && overHTTP2.headers["X-Checksum"] == nil)
+        await #expect {
+            _ = try await Peers.transport(.http3Only).send(request, progress: { _ in })
+        } throws: { error in
+            guard case RestingError.transportFailed(let failure) = error else { return false }
+            return failure.kind == .timedOut
+        }
+    }
+
     @Test("cancelling the reading task mid-body ends the HTTP/3 stream: the server sees the client go")
     func cancellationReachesTheServer() async throws {
         let tag = "cancel-\(UUID().uuidString)"
