@@ -13,7 +13,7 @@ import Foundation
 /// that drops UDP then costs one race every few minutes, not one per call.
 ///
 /// An alternative on another host or port is not taken: reaching it would move the TCP fallback there too.
-final class AlternativeServices: Sendable {
+package final class AlternativeServices: Sendable {
     struct Alternative {
         var http3Until: Date
         var brokenUntil: Date
@@ -21,13 +21,22 @@ final class AlternativeServices: Sendable {
         var confirmed = false
         /// When the call probing it began, while it is out: the other calls go over TCP meanwhile.
         var probingSince: Date?
+
+        /// How a call goes at `now`: over TCP while nothing live is advertised, the alternative is broken or a probe
+        /// is out; HTTP/3 only once confirmed; else it probes.
+        func route(at now: Date) -> Route {
+            guard http3Until > now, brokenUntil <= now else { return .tcp }
+            if confirmed { return .http3 }
+            if let since = probingSince, now < since + AlternativeServices.probeLifetime.seconds { return .tcp }
+            return .probe
+        }
     }
 
     /// How long a probe may be out before another call probes in its place (its answer lost, say).
     static let probeLifetime: Duration = .seconds(30)
 
     /// How the next call to an origin goes.
-    enum Route: Equatable {
+    package enum Route: Equatable {
         /// Over TCP, as the client's setting says: nothing advertised, or the alternative is broken.
         case tcp
         /// Racing QUIC against TCP on a connection of its own: the first call since the advertisement (one at a time),
@@ -47,41 +56,37 @@ final class AlternativeServices: Sendable {
             alternative.http3Until > now || alternative.brokenUntil > now
         })
 
+    /// Nothing heard yet.
+    package init() {}
+
     /// How many origins it keeps state for (bounded).
-    var count: Int { origins.withLock { $0.count } }
+    package var count: Int { origins.withLock { $0.count } }
 
     /// How `origin`'s next call goes at `now`; a `.probe` is this call's to make, and ends with ``learn`` or
     /// ``settleProbe(_:now:)``.
-    func route(to origin: String, now: Date = Date()) -> Route {
+    package func route(to origin: String, now: Date = Date()) -> Route {
         origins.withLock { map in
             map.update(origin, now: now) { alternative -> Route in
-                guard alternative.http3Until > now, alternative.brokenUntil <= now else { return .tcp }
-                if alternative.confirmed { return .http3 }
-                if let since = alternative.probingSince, now < since + Self.probeLifetime.seconds { return .tcp }
-                alternative.probingSince = now
-                return .probe
+                let route = alternative.route(at: now)
+                if route == .probe { alternative.probingSince = now }
+                return route
             } ?? .tcp
         }
     }
 
     /// The route `origin`'s next call would take at `now`, without taking it (a probe stays for that call to claim).
-    func peek(_ origin: String, now: Date = Date()) -> Route {
-        guard let alternative = origins.withLock({ $0[origin] }), alternative.http3Until > now,
-            alternative.brokenUntil <= now
-        else { return .tcp }
-        if alternative.confirmed { return .http3 }
-        if let since = alternative.probingSince, now < since + Self.probeLifetime.seconds { return .tcp }
-        return .probe
+    package func peek(_ origin: String, now: Date = Date()) -> Route {
+        origins.withLock { $0[origin] }?.route(at: now) ?? .tcp
     }
 
     /// Ends the probe out for `origin` without an answer to learn from (the call failed).
-    func settleProbe(_ origin: String, now: Date = Date()) {
+    package func settleProbe(_ origin: String, now: Date = Date()) {
         origins.withLock { _ = $0.update(origin, now: now) { $0.probingSince = nil } }
     }
 
     /// Takes in what an answer from `origin` (`host`, `port`) says: its `Alt-Svc` field, and, for a call that went
     /// by `route`, the HTTP version that carried it.
-    func learn(
+    package func learn(
         _ field: String?, origin: String, host: String, port: Int, route: Route, version: String?, now: Date = Date()
     ) {
         let fresh = Alternative(http3Until: now, brokenUntil: now)
@@ -107,7 +112,7 @@ final class AlternativeServices: Sendable {
     }
 
     /// Races no more for `origin` for ``brokenFor``: its QUIC did not answer.
-    func markBroken(_ origin: String, now: Date = Date()) {
+    package func markBroken(_ origin: String, now: Date = Date()) {
         origins.withLock { map in
             map.withValue(for: origin, now: now, default: Alternative(http3Until: now, brokenUntil: now)) {
                 $0.brokenUntil = now + Self.brokenFor.seconds
@@ -119,7 +124,7 @@ final class AlternativeServices: Sendable {
 
     /// The lifetime an `Alt-Svc` field gives HTTP/3 on `host`:`port` (`ma`, 24 hours by default, at most a day);
     /// zero for `clear`; `nil` when it names no such alternative.
-    static func http3Lifetime(in field: String, host: String, port: Int) -> Duration? {
+    package static func http3Lifetime(in field: String, host: String, port: Int) -> Duration? {
         if field.trimmingWhitespace.lowercased() == "clear" { return .zero }
         for alternative in field.split(separator: ",") {
             let parameters = alternative.split(separator: ";").map { String($0).trimmingWhitespace }

@@ -11,7 +11,7 @@ extension Origin {
     /// pass over its bytes: the resilience links key every call by it, and `URL`'s component accessors cost a
     /// microsecond a call. A URL the pass does not take as plain (an IPv6, non-ASCII or percent-encoded host, another
     /// scheme) goes through ``init(_:)``; `nil` when it has no origin.
-    static func key(of url: URL) -> String? {
+    package static func key(of url: URL) -> String? {
         var text = url.absoluteString
         let plain = text.withUTF8 { bytes -> String? in
             guard let authority = PlainAuthority(bytes), let port = authority.port(in: bytes) else { return nil }

@@ -16,7 +16,8 @@ public struct FuzzTarget: Sendable {
         pathTemplate, formRoundTrip, headerValidation, contentRange, retryAfter, redirectLocation, linkHeader,
         authenticationChallenge,
         redaction, offlineEntry, multipart, serverSentEvents, lines, setCookie, cacheControl, cacheEntry, publicSuffix,
-        webSocketFrames, webSocketDeflate, upgradeAnswer, responseHead, rateLimitFields, envelope,
+        webSocketFrames, webSocketDeflate, upgradeAnswer, responseHead, rateLimitFields, envelope, alternativeServices,
+        originKey,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

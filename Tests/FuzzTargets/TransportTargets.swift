@@ -89,6 +89,39 @@ extension FuzzTarget {
         }
     }
 
+    /// `Alt-Svc` fields as a server sends them (one line each), as `CurlClient` reads them when it discovers HTTP/3:
+    /// a lifetime between zero and a day or none, never a crash; and whatever they say, one origin's state stays
+    /// one entry, routed tcp, probe or HTTP/3 — never HTTP/3 without a probe that won.
+    static let alternativeServices = FuzzTarget(name: "alt-svc") { input, violation in
+        let (host, port, origin) = ("api.example.com", 443, "https://api.example.com:443")
+        let services = AlternativeServices()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for (index, line) in input.text.split(separator: "\n").enumerated() {
+            let field = String(line)
+            if let lifetime = AlternativeServices.http3Lifetime(in: field, host: host, port: port),
+                lifetime < .zero || lifetime > ServerDuration.Use.alternativeService.ceiling
+            {
+                violation("a lifetime of \(lifetime) from \(field.debugDescription)")
+            }
+            let now = start + Double(index)
+            services.learn(field, origin: origin, host: host, port: port, route: .tcp, version: "2", now: now)
+            if services.route(to: origin, now: now) == .http3 {
+                violation("HTTP/3 only without a probe, after \(field.debugDescription)")
+            }
+        }
+        if services.count > 1 { violation("\(services.count) entries for one origin") }
+    }
+
+    /// A URL's origin as the resilience links key calls by it, read in one pass from its text (a redirect's target is
+    /// a server's): the same as `Origin`'s description, or nothing where `Origin` has none.
+    static let originKey = FuzzTarget(name: "origin-key") { input, violation in
+        guard let url = URL(string: input.text) else { return }
+        let key = Origin.key(of: url)
+        if key != Origin(url)?.description {
+            violation("\(input.text.debugDescription): \(key ?? "nil") against \(Origin(url)?.description ?? "nil")")
+        }
+    }
+
     /// An envelope's key path (before the first NUL) read out of any body: a value or a decoding error, never a
     /// crash, and only from a body that is JSON.
     static let envelope = FuzzTarget(name: "envelope") { input, violation in
