@@ -49,7 +49,7 @@ import tempfile
 import time
 import urllib.request
 
-from benchlib import free_port, nginx, probe, run
+from benchlib import free_port, make_certificates, nginx, probe, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
@@ -110,18 +110,6 @@ NGINX_HTTP = """
 # An origin 5 ms away: the answer comes after a timer (the echo module's), as from a server across a network.
 SLOW_LOCATION = "location = /slow.json {{ default_type application/json; echo_sleep 0.005; echo -n '{body}'; }}"
 ECHO_MODULE = "/usr/lib/nginx/modules/ngx_http_echo_module.so"
-
-
-def make_certificates(directory):
-    run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=RestingKit bench CA",
-         "-keyout", f"{directory}/ca.key", "-out", f"{directory}/ca.pem"])
-    run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-         "-keyout", f"{directory}/server.key", "-out", f"{directory}/server.csr"])
-    with open(f"{directory}/ext.cnf", "w") as ext:
-        ext.write("subjectAltName=IP:127.0.0.1\n")
-    run(["openssl", "x509", "-req", "-in", f"{directory}/server.csr", "-CA", f"{directory}/ca.pem",
-         "-CAkey", f"{directory}/ca.key", "-CAcreateserial", "-days", "2", "-extfile", f"{directory}/ext.cnf",
-         "-out", f"{directory}/server.pem"])
 
 
 def concurrencies(client):

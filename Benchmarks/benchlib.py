@@ -24,6 +24,19 @@ def build_release(product):
                    stdout=subprocess.DEVNULL)
 
 
+def make_certificates(directory):
+    """A CA (ca.pem) and a certificate for 127.0.0.1 it signed (server.pem, server.key), in `directory`."""
+    run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=RestingKit bench CA",
+         "-keyout", f"{directory}/ca.key", "-out", f"{directory}/ca.pem"])
+    run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+         "-keyout", f"{directory}/server.key", "-out", f"{directory}/server.csr"])
+    with open(f"{directory}/ext.cnf", "w") as ext:
+        ext.write("subjectAltName=IP:127.0.0.1\n")
+    run(["openssl", "x509", "-req", "-in", f"{directory}/server.csr", "-CA", f"{directory}/ca.pem",
+         "-CAkey", f"{directory}/ca.key", "-CAcreateserial", "-days", "2", "-extfile", f"{directory}/ext.cnf",
+         "-out", f"{directory}/server.pem"])
+
+
 @contextmanager
 def serving(command):
     """Runs a server that prints its base URL as the last word of its first line and stops when its stdin closes;

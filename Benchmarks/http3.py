@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import free_port, nginx, run  # noqa: E402
+from benchlib import free_port, make_certificates, nginx, run  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
@@ -52,31 +52,17 @@ def main():
     library = flags[flags.index("-rpath") + 2] if "-rpath" in flags else ""
     include = flags[flags.index("-Xcc") + 1]
     print("Building the benchmark against the HTTP/3 libcurl (release)…", flush=True)
-    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product",
-                    "RestingKitBenchmarks", "--scratch-path", f"{ROOT}/.build/http3/bench", *flags], cwd=ROOT,
-                   check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product",
-                    "RestingCurlStreamingBenchmark", "--scratch-path", f"{ROOT}/.build/http3/bench", *flags], cwd=ROOT,
-                   check=True, stdout=subprocess.DEVNULL)
+    for product in ["RestingKitBenchmarks", "RestingCurlStreamingBenchmark"]:
+        subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product", product,
+                        "--scratch-path", f"{ROOT}/.build/http3/bench", *flags], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
     swift = f"{ROOT}/.build/http3/bench/release/RestingKitBenchmarks"
     streaming = f"{ROOT}/.build/http3/bench/release/RestingCurlStreamingBenchmark"
-    subprocess.run(["cc", "-O2", "-o", "/tmp/restingkit-transfer-h3", f"{ROOT}/Benchmarks/c/transfer.c", include,
-                    f"-L{library}", f"-Wl,-rpath,{library}", "-Wl,--disable-new-dtags", "-lcurl"], check=True)
-    subprocess.run(["cc", "-O2", "-o", "/tmp/restingkit-multi-get-h3", f"{ROOT}/Benchmarks/c/multi_get.c", include,
-                    f"-L{library}", f"-Wl,-rpath,{library}", "-Wl,--disable-new-dtags", "-lcurl"], check=True)
+    for source, binary in [("transfer", "/tmp/restingkit-transfer-h3"), ("multi_get", "/tmp/restingkit-multi-get-h3")]:
+        subprocess.run(["cc", "-O2", "-o", binary, f"{ROOT}/Benchmarks/c/{source}.c", include, f"-L{library}",
+                        f"-Wl,-rpath,{library}", "-Wl,--disable-new-dtags", "-lcurl"], check=True)
     directory = tempfile.mkdtemp(prefix="restingkit-h3-bench-")
-    for name, arguments in [("ca", ["-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                    "-days", "2", "-subj", "/CN=RestingKit bench CA", "-keyout",
-                                    f"{directory}/ca.key", "-out", f"{directory}/ca.pem"]),
-                            ("server", ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                        "-subj", "/CN=127.0.0.1", "-keyout", f"{directory}/server.key", "-out",
-                                        f"{directory}/server.csr"])]:
-        run(["openssl", "req", *arguments])
-    with open(f"{directory}/ext.cnf", "w") as ext:
-        ext.write("subjectAltName=IP:127.0.0.1\n")
-    run(["openssl", "x509", "-req", "-in", f"{directory}/server.csr", "-CA", f"{directory}/ca.pem", "-CAkey",
-         f"{directory}/ca.key", "-CAcreateserial", "-days", "2", "-extfile", f"{directory}/ext.cnf", "-out",
-         f"{directory}/server.pem"])
+    make_certificates(directory)
     os.makedirs(f"{directory}/htdocs")
     with open(f"{directory}/htdocs/post.json", "w") as file:
         file.write(BODY)
@@ -99,7 +85,7 @@ def main():
     }
     # gtlsserver says nothing when it listens: the C loop's first request that succeeds says so.
     for _ in range(100):
-        if subprocess.run([*clients["c-h3"][0][:1], h3_url, "1", "1", "same-options", f"ca={ca}", "http3"],
+        if subprocess.run(["/tmp/restingkit-multi-get-h3", h3_url, "1", "1", "same-options", f"ca={ca}", "http3"],
                           capture_output=True).returncode == 0:
             break
     probe_port = free_port()
