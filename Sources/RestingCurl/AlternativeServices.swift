@@ -12,7 +12,9 @@ import Foundation
 /// raced for one and ended up on TCP marks it broken for ``brokenFor``, advertised or not, as browsers do: a network
 /// that drops UDP then costs one race every few minutes, not one per call.
 ///
-/// An alternative on another host or port is not taken: reaching it would move the TCP fallback there too.
+/// An alternative on another host or port is not taken: reaching it would move the TCP fallback there too. With a
+/// file (``CurlConfiguration/alternativeServicesFile``), the advertisements outlive the client: read when it is made,
+/// written when it shuts down; their calls probe again first.
 package final class AlternativeServices: Sendable {
     struct Alternative {
         var http3Until: Date
@@ -48,6 +50,11 @@ package final class AlternativeServices: Sendable {
         case http3
     }
 
+    /// The longest a confirmed alternative's QUIC handshake may take before the call goes over TCP: one that has
+    /// answered before answers within a round trip or two, and a black hole must not cost the client's whole connect
+    /// timeout (30 s by default) per call.
+    static let http3ConnectTimeout: Duration = .seconds(3)
+
     /// How long an alternative that lost its race is not raced again.
     static let brokenFor: Duration = .seconds(300)
 
@@ -56,8 +63,37 @@ package final class AlternativeServices: Sendable {
             alternative.http3Until > now || alternative.brokenUntil > now
         })
 
-    /// Nothing heard yet.
-    package init() {}
+    /// Where the advertisements are kept between runs, if anywhere.
+    let file: String?
+
+    /// What `file` holds at `now`, or nothing heard yet.
+    package init(file: String? = nil, now: Date = Date()) {
+        self.file = file
+        guard let file else { return }
+        origins.withLock { map in
+            for entry in AlternativeServicesFile.entries(in: file, now: now) {
+                map.withValue(
+                    for: "https://\(entry.host):\(entry.port)", now: now,
+                    default: Alternative(http3Until: entry.expiry, brokenUntil: now)
+                ) { $0.http3Until = max($0.http3Until, entry.expiry) }
+            }
+        }
+    }
+
+    /// Writes the advertisements live at `now` to ``file``, if there is one.
+    package func save(now: Date = Date()) throws {
+        guard let file else { return }
+        let entries = origins.withLock { $0.elements }.compactMap { origin, alternative in
+            // The key is `Origin`'s description, `https://host:port`: the port after the last colon (IPv6 hosts
+            // have colons of their own).
+            guard alternative.http3Until > now, origin.hasPrefix("https://"), let colon = origin.lastIndex(of: ":"),
+                let port = Int(origin[origin.index(after: colon)...])
+            else { return nil as AlternativeServicesFile.Entry? }
+            let host = String(origin[origin.index(origin.startIndex, offsetBy: 8)..<colon])
+            return AlternativeServicesFile.Entry(host: host, port: port, expiry: alternative.http3Until)
+        }
+        try AlternativeServicesFile.save(entries, to: file)
+    }
 
     /// How many origins it keeps state for (bounded).
     package var count: Int { origins.withLock { $0.count } }
@@ -148,5 +184,30 @@ extension TransportError {
     /// Whether libcurl gave up connecting within its connect timeout: nothing of the request was sent.
     var isConnectTimeout: Bool {
         kind == .timedOut && domain == CurlError.domain && message.contains("Connection timed out after")
+    }
+}
+
+extension AlternativeServices.Route {
+    /// The connection a call on this route rides on, for a call whose timeout is `timeout`: a probe's of its own; an
+    /// HTTP/3 one's connected within ``AlternativeServices/http3ConnectTimeout``, and half the timeout at most, so
+    /// that a black hole leaves the other half for TCP.
+    func connection(within timeout: Duration?) -> TransferConnection {
+        switch self {
+        case .tcp: .any
+        case .probe: .fresh
+        case .http3: .connectingWithin(min(AlternativeServices.http3ConnectTimeout, (timeout ?? .seconds(3600)) / 2))
+        }
+    }
+}
+
+extension HTTPRequest {
+    /// This request sent again after a first exchange that took `spent`: with what is left of its timeout (or the
+    /// client's `totalTimeout`), so that the call's timeout is not spent twice; `nil` when nothing is left.
+    func resent(after spent: Duration, within totalTimeout: Duration?) -> HTTPRequest? {
+        guard let timeout = timeout ?? totalTimeout else { return self }
+        guard timeout > spent else { return nil }
+        var resent = self
+        resent.timeout = timeout - spent
+        return resent
     }
 }

@@ -58,7 +58,7 @@ extension CurlClient {
     ) async -> Result<HTTPDataResponse, RestingError> {
         let transfer = CurlTransfer(
             request: request, progress: { _ in }, maximumResponseSize: configuration.maximumResponseSize,
-            census: census, driver: driver, affinityKey: affinityKey, home: home, opensConnection: true)
+            census: census, driver: driver, affinityKey: affinityKey, home: home, connection: .fresh)
         do {
             return .success(try await perform(transfer))
         } catch {

@@ -47,7 +47,7 @@ public final class CurlClient: HTTPClient {
         self.configuration = configuration
         alternativeServices =
             configuration.discoversHTTP3 && configuration.httpVersion == .http2OverTLS && Libcurl.loaded.supportsHTTP3
-            ? AlternativeServices() : nil
+            ? AlternativeServices(file: configuration.alternativeServicesFile) : nil
         // Every client-wide option is set on a first handle now, so that one this libcurl refuses, or a malformed
         // host override, fails here rather than at the first call.
         CurlGlobal.initialize()
@@ -56,6 +56,7 @@ public final class CurlClient: HTTPClient {
     }
 
     deinit {
+        try? alternativeServices?.save()
         drivers.stop()
         poller.withLock { $0 }?.orphan()
     }
@@ -89,6 +90,17 @@ public final class CurlClient: HTTPClient {
             return try await UpgradeExchange.perform(
                 request, configuration: configuration, poller: try socketPoller(), upgrades: upgrades)
         }
+        if request.body.trailers != nil {
+            // libcurl sends a body's trailer fields in HTTP/1.1's chunked framing only, and drops them silently over
+            // HTTP/2 and HTTP/3: such a body goes over HTTP/1.1 (CurlTransfer), where the request allows it.
+            let version = request.attributes.httpVersion ?? configuration.httpVersion
+            if version == .http3Only || version == .http2PriorKnowledge {
+                throw RestingError.unsupported(
+                    feature: "request trailers over HTTP/2 or HTTP/3 (libcurl sends them over HTTP/1.1 only)",
+                    transport: "CurlClient")
+            }
+            return try await exchange(request, progress: progress)
+        }
         if let alternativeServices, request.attributes.httpVersion == nil {
             return try await exchange(request, progress: progress, discovering: alternativeServices)
         }
@@ -112,16 +124,20 @@ public final class CurlClient: HTTPClient {
         case .http3: routed.attributes.httpVersion = .http3Only
         }
         let response: HTTPDataResponse
+        let started = ContinuousClock.now
         do {
-            response = try await exchange(routed, progress: progress, opensConnection: route == .probe)
+            response = try await exchange(
+                routed, progress: progress,
+                connection: route.connection(within: request.timeout ?? configuration.totalTimeout))
         } catch RestingError.transportFailed(let failure) where route == .http3 {
             // QUIC stopped answering: the next calls go over TCP for a while, and this one too if it can be sent
             // again — nothing of it was sent (no connection), or it is idempotent — and its body read again.
             services.markBroken(key)
             let unsent = failure.kind == .connectionFailed || failure.isConnectTimeout
-            guard !request.body.isSinglePass, unsent || request.method.isIdempotent && failure.kind == .connectionReset
+            guard !request.body.isSinglePass, unsent || request.method.isIdempotent && failure.kind == .connectionReset,
+                let resent = request.resent(after: ContinuousClock.now - started, within: configuration.totalTimeout)
             else { throw RestingError.transportFailed(failure) }
-            return try await exchange(request, progress: progress)
+            return try await exchange(resent, progress: progress)
         } catch {
             if route == .probe { services.settleProbe(key) }
             throw error
@@ -134,16 +150,16 @@ public final class CurlClient: HTTPClient {
         return response
     }
 
-    /// One exchange over the transfer `request` asks for (on a connection of its own, if `opensConnection`).
+    /// One exchange over the transfer `request` asks for, on `connection`.
     private func exchange(
-        _ request: HTTPRequest, progress: @escaping ProgressHandler, opensConnection: Bool = false
+        _ request: HTTPRequest, progress: @escaping ProgressHandler, connection: TransferConnection = .any
     ) async throws -> HTTPDataResponse {
         // libcurl's own timer would also cut the body; a streamed response's timeout bounds its head only.
         if request.responseStreaming != nil, let timeout = request.timeout ?? configuration.totalTimeout {
             return try await transfer(
-                request, progress: progress, headWithin: timeout, opensConnection: opensConnection)
+                request, progress: progress, headWithin: timeout, connection: connection)
         }
-        return try await perform(makeTransfer(request, progress: progress, opensConnection: opensConnection))
+        return try await perform(makeTransfer(request, progress: progress, connection: connection))
     }
 
     /// A transfer failing when no head arrives within `timeout`. Apart from ``send(_:progress:)``
@@ -151,14 +167,14 @@ public final class CurlClient: HTTPClient {
     @inline(never)
     private func transfer(
         _ request: HTTPRequest, progress: @escaping ProgressHandler, headWithin timeout: Duration,
-        opensConnection: Bool
+        connection: TransferConnection
     ) async throws -> HTTPDataResponse {
         try await withDeadline(
             timeout,
             expired: { CurlError.restingError(CURLE_OPERATION_TIMEDOUT, detail: "no response head within \(timeout)") },
             operation: {
                 try await self.perform(
-                    self.makeTransfer(request, progress: progress, opensConnection: opensConnection))
+                    self.makeTransfer(request, progress: progress, connection: connection))
             })
     }
 
@@ -190,6 +206,8 @@ public final class CurlClient: HTTPClient {
         await drivers.whenAllStopped()
         await upgrades.whenAllClosed()
         deadline.cancel()
+        // Kept for the next run as a hint: a file that cannot be written costs that run one call over TCP.
+        try? alternativeServices?.save()
         poller.withLock { $0 }?.stop()
     }
 
@@ -237,12 +255,12 @@ public final class CurlClient: HTTPClient {
     /// A transfer of `request`, on the driver ``CurlDriverPool/driver(for:)`` places it on.
     @inline(never)
     private func makeTransfer(
-        _ request: HTTPRequest, progress: @escaping ProgressHandler, opensConnection: Bool = false
+        _ request: HTTPRequest, progress: @escaping ProgressHandler, connection: TransferConnection = .any
     ) -> CurlTransfer {
         let (driver, affinityKey, home) = drivers.driver(for: request.url)
         return CurlTransfer(
             request: request, progress: progress, maximumResponseSize: configuration.maximumResponseSize,
             minimumRate: configuration.minimumTransferRate, census: census, driver: driver, affinityKey: affinityKey,
-            home: home, opensConnection: opensConnection)
+            home: home, connection: connection)
     }
 }

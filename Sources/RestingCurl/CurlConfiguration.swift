@@ -27,7 +27,9 @@ public struct CurlConfiguration: Sendable {
     /// Once the response has begun, a transfer slower than this fails as timed out: what ends a server
     /// that drips a byte a second, which the idle timeout never sees. `nil` for none (event streams).
     public var minimumTransferRate: MinimumTransferRate? = .default
-    /// Response bodies longer than this fail with ``/RestingCore/RestingError/responseTooLarge(limit:)``.
+    /// Response bodies longer than this fail with ``/RestingCore/RestingError/responseTooLarge(limit:)``. A streamed
+    /// body has no such limit, but over HTTP/3 a reader that falls behind does: libcurl cannot pause a QUIC stream
+    /// and holds what arrives meanwhile, and past this much the call fails with the same error.
     public var maximumResponseSize: Int64 = TransportDefaults.maximumResponseSize
     /// Ask for gzip, deflate, brotli or zstd and decode the response transparently.
     public var automaticDecompression = true
@@ -51,6 +53,18 @@ public struct CurlConfiguration: Sendable {
     /// at most) — with ``httpVersion`` at its default, and a libcurl that speaks HTTP/3. Off by default, as HTTP/3 is.
     /// The advertisements are kept in memory, per client; a race QUIC lost stops the racing for five minutes.
     public var discoversHTTP3 = false
+    /// Where the origins heard advertising HTTP/3 (``discoversHTTP3``) are kept between runs: read when the client is
+    /// made, written when it shuts down (or is released), in curl's alt-svc file format (`curl --alt-svc FILE` reads
+    /// it too); default `nil`, memory only. An origin read from it is raced again by its first call, as after an
+    /// advertisement; what the file holds is checked as an `Alt-Svc` field is (a day at most, the origin's own host
+    /// and port, its first MiB), and a file that cannot be read or written is left aside — it is a hint, not state.
+    ///
+    /// ```swift
+    /// var configuration = CurlConfiguration()
+    /// configuration.discoversHTTP3 = true
+    /// configuration.alternativeServicesFile = cachesDirectory.appending(path: "alt-svc.txt").path
+    /// ```
+    public var alternativeServicesFile: String? = nil
     /// Whether the requests of an HTTP/2 origin are spread over the driver threads, each opening a connection of its
     /// own (`true`), or all go to the thread holding the origin's one connection (`false`, the default, as browsers
     /// and OkHttp keep one connection per origin). An origin that answers over HTTP/1.1 is spread either way.

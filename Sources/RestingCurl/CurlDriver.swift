@@ -388,6 +388,7 @@ final class CurlDriver: @unchecked Sendable {
     private func unpauseOnDriver(_ transfer: CurlTransfer) {
         guard let streamed = transfer.lifecycle.feed, streamed.isPaused, let handle = transfer.handle else { return }
         streamed.isPaused = false
+        streamed.downloadedWhenPaused = nil
         // The bytes gathered before the pause go first; if the reader's buffer is full again, stay paused.
         guard transfer.flushPendingBody(of: streamed) else { return }
         // May call the write callback at once with what libcurl held back, which may pause again.

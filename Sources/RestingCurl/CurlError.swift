@@ -40,6 +40,11 @@ enum CurlError {
             kind = .malformedResponse
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = .connectionReset
+        // A server that resets an HTTP/3 stream (RESET_STREAM) ends its exchange as a closed connection does over
+        // HTTP/1.1: a reset, which retry and offline decisions read as such.
+        case CURLE_HTTP3 where detail.contains("reset by server"),
+            CURLE_PARTIAL_FILE where detail.contains("reset by server"):
+            kind = .connectionReset
         case CURLE_WEIRD_SERVER_REPLY, CURLE_PARTIAL_FILE, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2,
             CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_UNSUPPORTED_PROTOCOL:
             kind = .malformedResponse

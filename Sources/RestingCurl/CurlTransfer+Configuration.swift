@@ -22,16 +22,15 @@ extension CurlTransfer {
         try configureTrailers(handle, userdata: userdata)
         let route = request.attributes.proxy
         if route != nil || handle.proxyRerouted { try handle.reroute(route) }
-        let version = request.attributes.httpVersion
+        // A body with trailers is sent chunked, which only HTTP/1.1 has (CurlClient refuses it where HTTP/1.1 is not
+        // allowed).
+        let version = request.body.trailers != nil ? .http1_1 : request.attributes.httpVersion
         if version != nil || handle.httpVersionChanged {
             let asked = version ?? handle.clientHTTPVersion
             try handle.set(CURLOPT_HTTP_VERSION, Libcurl.loaded.curlValue(asked), "HTTP version")
             handle.httpVersionChanged = asked != handle.clientHTTPVersion
         }
-        if opensConnection != handle.opensConnection {
-            try handle.set(CURLOPT_FRESH_CONNECT, opensConnection ? 1 : 0, "fresh connection")
-            handle.opensConnection = opensConnection
-        }
+        try handle.connect(connection)
         try configureHeaders(handle)
         // 0 means no limit; a reused handle must not keep the previous request's. A stream's timeout bounds
         // its head only, which `CurlClient` enforces.

@@ -62,8 +62,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// the submitting driver, or the least loaded other, so that the pipelines' work stays off the connection's
     /// thread while the origin's transfers share one connection.
     let home: CurlDriver?
-    /// Whether the transfer opens a connection of its own rather than reuse an idle one (a warm-up's).
-    let opensConnection: Bool
+    /// Which connection the transfer may ride on.
+    let connection: TransferConnection
 
     /// The client's count of live transfers and double resumes.
     let census: TransferCensus
@@ -71,7 +71,7 @@ final class CurlTransfer: @unchecked Sendable {
     init(
         request: HTTPRequest, progress: @escaping ProgressHandler, maximumResponseSize: Int64,
         minimumRate: MinimumTransferRate? = nil, census: TransferCensus, driver: CurlDriver, affinityKey: String? = nil,
-        home: CurlDriver? = nil, opensConnection: Bool = false
+        home: CurlDriver? = nil, connection: TransferConnection = .any
     ) {
         census.transferCreated()
         self.census = census
@@ -85,7 +85,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.driver = driver
         self.affinityKey = affinityKey
         self.home = home
-        self.opensConnection = opensConnection
+        self.connection = connection
     }
 
     deinit {
@@ -249,8 +249,10 @@ final class CurlTransfer: @unchecked Sendable {
         (lifecycle.feed?.isPaused == true ? CURLPAUSE_RECV : 0) | (upload.isPaused ? CURLPAUSE_SEND : 0)
     }
 
-    /// Reports progress; false when the response arrives slower than the minimum rate, which aborts the transfer.
+    /// Reports progress; false when the response arrives slower than the minimum rate, or libcurl holds more than
+    /// ``maximumResponseSize`` of a streamed body its reader has not taken, which aborts the transfer.
     func reportProgress(downloaded: Int64, expected: Int64, uploaded: Int64) -> Bool {
+        if let streamed = lifecycle.feed, !holdsWithinLimit(streamed, downloaded: downloaded) { return false }
         // Header bytes count: the response has begun with its first one, and a head can drip too.
         let received = Int64(head.bytes) + downloaded
         let judgesRate = received > 0 && collector.minimumRate != nil
@@ -275,6 +277,18 @@ final class CurlTransfer: @unchecked Sendable {
                 bytesSent: uploaded, totalBytesToSend: uploadLength, bytesReceived: downloaded,
                 totalBytesToReceive: expected > 0 ? expected : nil))
         return true
+    }
+
+    /// Whether what libcurl received for `streamed` since its reader fell behind is within ``maximumResponseSize``.
+    /// A paused transfer receives nothing more over HTTP/1.1 and HTTP/2; over HTTP/3 libcurl 8 goes on receiving
+    /// and holds every byte (its QUIC streams have no pause), which only this bound stops short of the whole body.
+    private func holdsWithinLimit(_ streamed: StreamedBody, downloaded: Int64) -> Bool {
+        guard streamed.isPaused else { return true }
+        let since = streamed.downloadedWhenPaused ?? downloaded
+        streamed.downloadedWhenPaused = since
+        guard downloaded - since > maximumResponseSize else { return true }
+        failure = .responseTooLarge(limit: maximumResponseSize)
+        return false
     }
 
     private static func malformed(_ message: String) -> RestingError {
@@ -359,4 +373,15 @@ final class CurlTransfer: @unchecked Sendable {
         collector.close()
         upload.close()
     }
+}
+
+/// Which connection a transfer may ride on.
+enum TransferConnection: Equatable {
+    /// An idle one of its origin's, or a new one within the client's connect timeout.
+    case any
+    /// A new one of its own: a warm-up's, or a probe's race, which an open HTTP/2 connection would otherwise carry.
+    case fresh
+    /// An idle one, or a new one within `limit` (when shorter than the client's connect timeout): a confirmed
+    /// HTTP/3 alternative's, whose black hole must leave the call time to go over TCP.
+    case connectingWithin(Duration)
 }

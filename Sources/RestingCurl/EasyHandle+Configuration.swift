@@ -22,7 +22,7 @@ extension EasyHandle {
         // Called only while a transfer turns CURLOPT_VERBOSE on, and then instead of printing anything.
         try handle.check(rk_easy_setopt_debug_callback(handle.raw, debugCallback), "wire view")
         try handle.set(CURLOPT_NOPROGRESS, 0, "progress")
-        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, timeoutMilliseconds(configuration.connectTimeout), "connect timeout")
+        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, handle.clientConnectTimeout, "connect timeout")
         if let idle = configuration.idleTimeout {
             try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1, "idle timeout")
             try handle.set(

@@ -35,6 +35,23 @@ extension EasyHandle {
         }
     }
 
+    /// Lets the next transfer ride on `connection`; restores what the last one changed.
+    func connect(_ connection: TransferConnection) throws(RestingError) {
+        let opensConnection = connection == .fresh
+        if opensConnection != self.opensConnection {
+            try set(CURLOPT_FRESH_CONNECT, opensConnection ? 1 : 0, "fresh connection")
+            self.opensConnection = opensConnection
+        }
+        var connectTimeout = clientConnectTimeout
+        if case .connectingWithin(let limit) = connection {
+            connectTimeout = min(clientConnectTimeout, Self.timeoutMilliseconds(limit))
+        }
+        if connectTimeout != clientConnectTimeout || connectTimeoutShortened {
+            try set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout, "connect timeout")
+            connectTimeoutShortened = connectTimeout != clientConnectTimeout
+        }
+    }
+
     /// `host:port:address,address`, IPv6 addresses in brackets.
     static func resolveLine(_ override: HostOverride) throws(RestingError) -> String {
         guard !override.addresses.isEmpty else {

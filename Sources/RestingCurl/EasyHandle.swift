@@ -28,6 +28,10 @@ final class EasyHandle {
     var httpVersionChanged = false
     /// Whether the last transfer was told to open a connection of its own, so the next one must be told otherwise.
     var opensConnection = false
+    /// The client's connect timeout, in milliseconds, which a transfer connecting within less leaves to be restored.
+    let clientConnectTimeout: Int
+    /// Whether the last transfer connected within less than the client's connect timeout.
+    var connectTimeoutShortened = false
     /// Whether the trailer callback is set, for an upload with trailers: such a handle is never reused.
     var sendsTrailers = false
     /// The request headers libcurl sends, kept from transfer to transfer while they stay the same — the usual
@@ -51,6 +55,7 @@ final class EasyHandle {
         expectContinue = configuration.expectContinue
         clientProxy = configuration.proxy
         clientHTTPVersion = configuration.httpVersion
+        clientConnectTimeout = Self.timeoutMilliseconds(configuration.connectTimeout)
         _ = rk_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer)
     }
 

@@ -20,6 +20,10 @@ final class StreamedBody {
     /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
     /// unpauses it.
     var isPaused = false
+    /// What libcurl had received when a progress report first found the transfer paused, forgotten when it is
+    /// unpaused: over HTTP/3 it keeps receiving while paused (ngtcp2 has no way to close a stream's window), holding
+    /// what arrives.
+    var downloadedWhenPaused: Int64?
     /// Whether the driver will flush ``pendingBody`` after its current pass.
     var isAwaitingFlush = false
 

@@ -22,6 +22,16 @@ package enum Loopback {
         #endif
     }
 
+    /// A new UDP socket's descriptor, or -1.
+    package static func udpSocket(_ family: Family = .ipv4) -> Int32 {
+        let domain = family == .ipv4 ? AF_INET : AF_INET6
+        #if canImport(Glibc)
+        return socket(domain, Int32(SOCK_DGRAM.rawValue), 0)
+        #else
+        return socket(domain, SOCK_DGRAM, 0)
+        #endif
+    }
+
     /// Calls `body` with 127.0.0.1:`port` (or [::1]:`port`) as a socket address and its length; answers `body`'s
     /// result and the port the address holds after it (which `getsockname` fills in for port 0).
     package static func withAddress<Result>(

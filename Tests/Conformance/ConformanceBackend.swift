@@ -6,8 +6,19 @@ import RestingTesting
 public protocol ConformanceBackend: Sendable {
     /// The port the checks put in their URLs.
     var port: Int { get }
+    /// The scheme the checks put in their URLs: `http`, unless the backend answers over TLS only (an HTTP/3 front).
+    var scheme: String { get }
+    /// Whether requests reach a server over sockets, which the streaming checks need; `false` for a model.
+    var hasWire: Bool { get }
     /// Returns once a request tagged `tag` is being answered slowly (`/delay`, `/slow-read`, `/slow-download`).
     func waitUntilDelaying(tag: String) async throws
+}
+
+extension ConformanceBackend {
+    /// `http`.
+    public var scheme: String { "http" }
+    /// `true`.
+    public var hasWire: Bool { true }
 }
 
 extension LocalServer: ConformanceBackend {

@@ -17,6 +17,8 @@ import RestingTesting
 public final class ConformanceModel: ConformanceBackend {
     /// Never opened: the stub has no sockets. A request to any other port is refused, as nothing listens there.
     public let port = 8080
+    /// `false`: the streaming checks, which need a socket to fill or close, do not run against it.
+    public let hasWire = false
 
     private struct Waiting {
         var tags: Set<String> = []

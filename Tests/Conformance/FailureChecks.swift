@@ -32,7 +32,7 @@ extension TransportConformance {
         let unresponsive = try UnresponsiveListener()
         let connectTransport = try makeTransport(Settings(connectTimeout: .milliseconds(500)))
         let neverConnects = HTTPRequest(
-            method: .get, url: try #require(URL(string: "http://127.0.0.1:\(unresponsive.port)/")))
+            method: .get, url: try #require(URL(string: "\(server.scheme)://127.0.0.1:\(unresponsive.port)/")))
         let connect = await failure { try await send(neverConnects, on: connectTransport) }
         guard case .transportFailed(let stalled) = connect, stalled.kind == .timedOut else {
             Issue.record("\(name): expected a connect timeout, got \(String(describing: connect))")
@@ -105,14 +105,14 @@ extension TransportConformance {
             (
                 "a refused connection",
                 HTTPRequest(
-                    method: .get, url: try #require(URL(string: "http://127.0.0.1:\(refusedPort)/")),
+                    method: .get, url: try #require(URL(string: "\(server.scheme)://127.0.0.1:\(refusedPort)/")),
                     timeout: .seconds(5)),
                 .connectionFailed
             ),
             (
                 "an unresolvable host",
                 HTTPRequest(
-                    method: .get, url: try #require(URL(string: "http://\(unresolvable):\(server.port)/")),
+                    method: .get, url: try #require(URL(string: "\(server.scheme)://\(unresolvable):\(server.port)/")),
                     timeout: .seconds(5)),
                 .dnsFailed
             ),
@@ -134,6 +134,8 @@ extension TransportConformance {
         // FoundationNetworking takes seconds over the 40,000 fields of /header-flood before libcurl's own limit
         // stops it: that one gets longer than the others, whose 3 s only bound a transport that would hang.
         for (fault, kind) in kinds {
+            // Without HTTP/1.1's framing, a fault in it is a reset stream.
+            let kind = kind == .malformedResponse && !capabilities.readsHTTP1Framing ? .connectionReset : kind
             cases.append(
                 (
                     "/\(fault)",

@@ -57,7 +57,8 @@ extension TransportConformance {
         marked.add(name: "X-Api-Key", value: "secret")
         marked.add(name: "X-Tenant-Secret", value: "secret", sensitive: true)
         let elsewhere =
-            "http://localhost:\(server.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            "\(server.scheme)://localhost:\(server.port)/echo".addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics) ?? ""
         let crossOrigin = try await echo(
             HTTPRequest(method: .get, url: url("/redirect/307?to=\(elsewhere)"), headers: marked))
         for header in ["Authorization", "Cookie", "X-Api-Key", "X-Tenant-Secret"] {

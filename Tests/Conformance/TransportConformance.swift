@@ -41,6 +41,12 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
         /// accepts any protocol name libcurl does (libcurl compares `HTTP/` without case), refuses a line without a
         /// reason phrase, and `HTTPURLResponse` carries no version, so a transport on URLSession can do neither.
         public var readsStatusLines = true
+        /// The transport reads HTTP/1.1's framing itself — status line, `Content-Length`, chunks — so a server's
+        /// faults in it (a short body, bad chunks, a garbage status line, conflicting lengths, a head too large) reach
+        /// it as such and fail as `.malformedResponse`. Over HTTP/2 and HTTP/3 the framing is binary, and a server (or
+        /// a front relaying HTTP/1.1) that cannot answer properly resets the stream: those faults fail as
+        /// `.connectionReset`.
+        public var readsHTTP1Framing = true
         /// A streamed body's reader that stops stops the socket (the server's send buffer fills). Without it the
         /// transport must still bound its memory, and say how in its documentation.
         public var pausesReading = true
@@ -126,7 +132,7 @@ public struct TransportConformance: Sendable, CustomStringConvertible {
     // MARK: Helpers
 
     func url(_ path: String, host: String = "127.0.0.1") throws -> URL {
-        try #require(URL(string: "http://\(host):\(server.port)\(path)"))
+        try #require(URL(string: "\(server.scheme)://\(host):\(server.port)\(path)"))
     }
 
     /// Sends `request` as an app would: through a ``/RestingCore/RestingClient``'s chain (validation, the credential

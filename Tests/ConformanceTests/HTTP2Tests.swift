@@ -166,4 +166,47 @@ struct HTTP2Tests {
         #expect(
             Set(concurrent.map(\.connection)).count <= URLSessionConfiguration.ephemeral.httpMaximumConnectionsPerHost)
     }
+
+    /// A request body of one chunk, with a trailer field after it.
+    static func trailedUpload(to url: URL) -> HTTPRequest {
+        let chunks = AsyncStream<Data> {
+            $0.yield(Data("hello".utf8))
+            $0.finish()
+        }
+        return HTTPRequest(
+            method: .put, url: url, body: .sequence(chunks) { ["X-Checksum": "sha256=abc"] })
+    }
+
+    @Test(
+        "an upload with trailers to an HTTP/2 server goes over HTTP/1.1, where libcurl sends trailers (over HTTP/2 it drops them), not on the open HTTP/2 connection"
+    )
+    func trailersGoOverHTTP1() async throws {
+        let (server, fixtures) = try await tlsServer()
+        defer { server.stop() }
+        let transport = try curlClient(fixtures)
+        let client = RestingClient(baseUrl: server.baseURL, httpClient: transport)
+        #expect(try await seen(client).protocol == "HTTP/2.0")
+        let url = try #require(URL(string: server.baseURL + "/connection.json"))
+        let response = try await transport.send(Self.trailedUpload(to: url), progress: { _ in })
+        let trailed = try JSONDecoder().decode(Seen.self, from: response.body.bytes)
+        #expect(trailed.protocol == "HTTP/1.1")
+        #expect(response.metrics?.protocolVersion == "1.1")
+        #expect(try await seen(client).protocol == "HTTP/2.0", "the next call without trailers is HTTP/2 again")
+    }
+
+    @Test(
+        "an upload with trailers on a client for HTTP/2 with prior knowledge fails typed, unsupported, before anything is sent"
+    )
+    func trailersRefusedWithPriorKnowledge() async throws {
+        var configuration = CurlConfiguration()
+        configuration.httpVersion = .http2PriorKnowledge
+        let transport = try CurlClient(configuration: configuration)
+        await #expect {
+            _ = try await transport.send(
+                Self.trailedUpload(to: try #require(URL(string: "http://127.0.0.1:9/upload"))), progress: { _ in })
+        } throws: { error in
+            guard case RestingError.unsupported(let feature, _) = error else { return false }
+            return feature.contains("trailers")
+        }
+    }
 }

@@ -69,6 +69,9 @@ package struct BoundedMap<Key: Hashable, Value> {
         return try body(&entry.value)
     }
 
+    /// Every key and its value, in no particular order; does not count as a use.
+    package var elements: [(key: Key, value: Value)] { entries.map { ($0.key, $0.value.value) } }
+
     /// Forgets `key`.
     @inlinable
     package mutating func remove(_ key: Key) { entries[key] = nil }

@@ -137,10 +137,17 @@ func outcome<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any E
 
 extension HTTPRequest {
     /// `GET <base>/get?tag=…&alt=…` (one `Alt-Svc` line per `alt`, `{port}` the server's).
-    static func heard(_ base: String, tag: String, alt: [String] = [], timeout: Duration? = nil) throws -> HTTPRequest {
+    /// A GET of `/get` tagged `tag`, answered `delayed` (whole seconds) after it arrives, whose answer carries `alt`'s `Alt-Svc` lines.
+    static func heard(
+        _ base: String, tag: String, alt: [String] = [], timeout: Duration? = nil, delayed: Duration = .zero
+    ) throws -> HTTPRequest {
         var components = URLComponents(string: base + "/get")
         components?.queryItems =
-            [URLQueryItem(name: "tag", value: tag)] + alt.map { URLQueryItem(name: "alt", value: $0) }
+            [
+                URLQueryItem(name: "tag", value: tag),
+                URLQueryItem(name: "delay", value: "\(delayed.components.seconds * 1000)"),
+            ]
+            + alt.map { URLQueryItem(name: "alt", value: $0) }
         guard let url = components?.url else { throw URLError(.badURL) }
         return HTTPRequest(method: .get, url: url, timeout: timeout)
     }
@@ -247,6 +254,29 @@ struct HostileHTTP3Tests {
         }
         #expect(outcomes.map { (try? $0.get())?.version } == ["2", "2"], "\(outcomes)")
         #expect(services.peek(origin) != .http3)
+    }
+
+    @Test(
+        "a call sent again over TCP has what is left of its timeout: 3 s, of which QUIC's connect timeout spent 2 s on a black hole, against an answer 2 s away over TCP, fails timed out"
+    )
+    func resentCallKeepsItsTimeout() async throws {
+        let (server, transport, _, _) = try await Self.confirmedTCPPeer("bh3") { $0.connectTimeout = .seconds(2) }
+        let hole = try UDPBlackHole(port: server.port)
+        defer { _ = hole.drain() }
+        let request = try HTTPRequest.heard(server.baseURL, tag: "bh3", timeout: .seconds(3), delayed: .seconds(2))
+        let result = try await finishing(within: .seconds(60), "a call with a 3 s timeout") {
+            await outcome { try heard(try await transport.send(request)) }
+        }
+        #expect {
+            try result.get()
+        } throws: { error in
+            guard case RestingError.transportFailed(let failure) = error else { return false }
+            return failure.kind == .timedOut
+        }
+        let log = try await transport.send(
+            HTTPRequest(method: .get, url: try #require(URL(string: server.baseURL + "/log?tag=bh3"))))
+        let entries = try JSONDecoder().decode([Logged].self, from: try #require(log.body.data))
+        #expect(entries.count == 2, "the advertisement's call, then this one sent again over TCP: \(entries)")
     }
 
     @Test(

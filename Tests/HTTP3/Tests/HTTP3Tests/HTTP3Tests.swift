@@ -14,6 +14,8 @@ enum Peers {
     static let tcpOnly = Task { try await start("tcp", "--no-quic") }
     /// TCP only, its UDP port closed, but advertising HTTP/3 on it all the same.
     static let stale = Task { try await start("stale", "--no-quic", "--advertise") }
+    /// The same as `quic`, for the 100 MiB upload alone: a Python QUIC peer is busy for a while after one.
+    static let uploads = Task { try await start("uploads") }
 
     private static func start(_ name: String, _ arguments: String...) async throws -> LocalServer {
         try await LocalServer.start(
@@ -21,12 +23,16 @@ enum Peers {
     }
 
     /// A CurlClient speaking `version` that trusts the certificate of the peer `name` ("quic", "tcp" or "stale").
-    static func transport(_ version: HTTPVersion, trusting name: String = "quic", discovering: Bool = false) throws
-        -> CurlClient
-    {
+    static func transport(
+        _ version: HTTPVersion, trusting name: String = "quic", discovering: Bool = false,
+        keepingIn file: String? = nil,
+        holdingAtMost limit: Int64? = nil
+    ) throws -> CurlClient {
         var configuration = CurlConfiguration()
+        if let limit { configuration.maximumResponseSize = limit }
         configuration.httpVersion = version
         configuration.discoversHTTP3 = discovering
+        configuration.alternativeServicesFile = file
         configuration.tls.caFile = folder.appendingPathComponent("\(name)/cert.pem").path
         return try CurlClient(configuration: configuration)
     }
@@ -201,6 +207,31 @@ struct HTTP3Tests {
         #expect(try await Self.log("altsvc").map(\.version) == ["2", "3", "3"])
     }
 
+    @Test(
+        "Alt-Svc kept in a file: a client that heard h3 writes it when it shuts down, and the next client's first call races QUIC and wins"
+    )
+    func discoveryKeptBetweenRuns() async throws {
+        let base = try await Peers.quic.value.baseURL
+        let file = Peers.folder.appendingPathComponent("alt-svc-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        func heard(on transport: CurlClient) async throws -> String {
+            let client = RestingClient(baseUrl: base, httpClient: transport)
+            let heard: Heard = try await client.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "kept")])
+            return heard.version
+        }
+        let first = try Peers.transport(.http2OverTLS, discovering: true, keepingIn: file)
+        #expect(try await heard(on: first) == "2")
+        #expect(!FileManager.default.fileExists(atPath: file), "written at shutdown, not on every answer")
+        await first.shutdown(gracePeriod: nil)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let port = try #require(URL(string: base)?.port)
+        #expect(text.contains("h2 127.0.0.1 \(port) h3 127.0.0.1 \(port) \""), "\(text)")
+        let next = try Peers.transport(.http2OverTLS, discovering: true, keepingIn: file)
+        #expect(try await heard(on: next) == "3", "the first call of the next run")
+        await next.shutdown(gracePeriod: nil)
+        #expect(try await Self.log("kept").map(\.version) == ["2", "3"])
+    }
+
     @Test("Alt-Svc: an origin advertising h3 whose UDP port is closed is reached over TCP, and not raced again soon")
     func staleAdvertisement() async throws {
         let transport = try Peers.transport(.http2OverTLS, trusting: "stale", discovering: true)
@@ -245,7 +276,7 @@ struct HTTP3Tests {
         #expect(response.metrics?.protocolVersion == "3")
     }
 
-    @Test("a 32 MiB upload from a file goes over HTTP/3 whole")
+    @Test("a 100 MiB upload from a file goes over HTTP/3 whole, read from disk as it is sent")
     func uploadFromDisk() async throws {
         struct Sunk: Decodable {
             let bytes: Int
@@ -253,15 +284,19 @@ struct HTTP3Tests {
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("rk-h3-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
-        let size = 32 << 20
-        var bytes = Data(capacity: size)
-        for _ in 0..<(size / Pattern.block.count) { bytes.append(Pattern.block) }
-        try bytes.write(to: file)
+        let size = 100 << 20
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let writer = try FileHandle(forWritingTo: file)
+        for _ in 0..<(size / Pattern.block.count) { try writer.write(contentsOf: Pattern.block) }
+        try writer.close()
         var request = HTTPRequest(
-            method: .post, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/sink?tag=upload")),
+            method: .post, url: try #require(URL(string: try await Peers.uploads.value.baseURL + "/sink?tag=upload")),
             body: .file(file))
         request.headers["Content-Type"] = "application/octet-stream"
-        let response = try await Peers.transport(.http3Only).send(request, progress: { _ in })
+        let sent = Locked<Int64>(0)
+        let response = try await Peers.transport(.http3Only, trusting: "uploads").send(
+            request, progress: { progress in sent.withLock { $0 = max($0, progress.bytesSent) } })
+        #expect(sent.withLock { $0 } == Int64(size), "progress reports every byte sent")
         let sunk = try JSONDecoder().decode(Sunk.self, from: try #require(response.body.data))
         #expect(sunk.bytes == size)
         #expect(sunk.intact)
@@ -292,22 +327,70 @@ struct HTTP3Tests {
         #expect(response.headers["X-Version"] == "3")
     }
 
-    /// libcurl 8.14 (ngtcp2, nghttp3) hands the trailer section of an HTTP/3 response to its header callback, then
-    /// never ends the transfer (a plain C libcurl loop against this peer does the same; over HTTP/2 the same route
-    /// ends): the call cannot succeed, and must not hang.
-    @Test("a response with trailers over HTTP/3, which libcurl 8.14 never ends, fails typed within its timeout")
+    @Test("a body from a slow producer goes over HTTP/3 whole: each pause for the producer is resumed")
+    func uploadFromASlowProducer() async throws {
+        struct Sunk: Decodable {
+            let bytes: Int
+            let intact: Bool
+        }
+        let (chunks, producer) = AsyncStream<Data>.makeStream()
+        let blocks = 5
+        let feeding = Task {
+            for _ in 0..<blocks {
+                producer.yield(Pattern.block)
+                // The slow producer under test, not a synchronisation: the upload waits for it each time.
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            producer.finish()
+        }
+        var request = HTTPRequest(
+            method: .post, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/sink?tag=slow")),
+            body: .sequence(chunks, contentLength: nil), timeout: .seconds(20))
+        request.headers["Content-Type"] = "application/octet-stream"
+        let response = try await Peers.transport(.http3Only).send(request, progress: { _ in })
+        try await feeding.value
+        let sunk = try JSONDecoder().decode(Sunk.self, from: try #require(response.body.data))
+        #expect(sunk.bytes == blocks * Pattern.block.count && sunk.intact)
+    }
+
+    @Test("a response's trailers over HTTP/3, buffered and streamed: after the body, never among the headers")
     func trailersOverHTTP3() async throws {
         var request = HTTPRequest(
             method: .get, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/trailers")),
-            timeout: .seconds(3))
+            timeout: .seconds(10))
         request.headers["TE"] = "trailers"
-        let overHTTP2 = try await Peers.transport(.http2OverTLS).send(request, progress: { _ in })
-        #expect(overHTTP2.trailers["X-Checksum"] == "42" && overHTTP2.headers["X-Checksum"] == nil)
+        let transport = try Peers.transport(.http3Only)
+        let buffered = try await transport.send(request, progress: { _ in })
+        #expect(buffered.metrics?.protocolVersion == "3")
+        #expect(buffered.body.data == Data("body".utf8))
+        #expect(buffered.trailers["X-Checksum"] == "42" && buffered.headers["X-Checksum"] == nil)
+        request.responseStreaming = ResponseStreaming()
+        let stream = try #require(try await transport.send(request, progress: { _ in }).body.stream)
+        var body = Data()
+        for try await chunk in stream { body.append(chunk) }
+        #expect(body == Data("body".utf8))
+        #expect(stream.trailers?["X-Checksum"] == "42")
+    }
+
+    @Test(
+        "an upload with trailers goes over HTTP/1.1 on a client racing QUIC (libcurl sends request trailers in HTTP/1.1's chunked framing only), and is refused, typed, on one for HTTP/3 only"
+    )
+    func requestTrailers() async throws {
+        let url = try #require(URL(string: try await Peers.quic.value.baseURL + "/echo"))
+        func upload() -> HTTPRequest {
+            let chunks = AsyncStream<Data> {
+                $0.yield(Data("hello".utf8))
+                $0.finish()
+            }
+            return HTTPRequest(method: .post, url: url, body: .sequence(chunks) { ["X-Checksum": "sha256=abc"] })
+        }
+        let response = try await Peers.transport(.http3).send(upload(), progress: { _ in })
+        #expect(response.headers["X-Version"] == "1.1" && response.body.data == Data("hello".utf8))
         await #expect {
-            _ = try await Peers.transport(.http3Only).send(request, progress: { _ in })
+            _ = try await Peers.transport(.http3Only).send(upload(), progress: { _ in })
         } throws: { error in
-            guard case RestingError.transportFailed(let failure) = error else { return false }
-            return failure.kind == .timedOut
+            guard case RestingError.unsupported(let feature, _) = error else { return false }
+            return feature.contains("trailers")
         }
     }
 
@@ -336,6 +419,31 @@ struct HTTP3Tests {
             seen = try await Self.log(tag)
         }
         #expect(seen.map(\.complete) == [false], "the server never saw the client go")
+    }
+
+    /// libcurl 8 cannot pause an HTTP/3 stream (ngtcp2 has no way to close its window): a reader that stops reading
+    /// leaves libcurl receiving, and holding, everything the server sends. CurlClient bounds it.
+    @Test(
+        "a streamed body over HTTP/3 whose reader stops: libcurl holds no more than maximumResponseSize, then the call fails typed and the server sees it go"
+    )
+    func stalledReaderIsBounded() async throws {
+        let tag = "stalled-\(UUID().uuidString)"
+        var request = HTTPRequest(
+            method: .get, url: try #require(URL(string: try await Peers.quic.value.baseURL + "/endless?tag=\(tag)")))
+        request.responseStreaming = ResponseStreaming()
+        let limit: Int64 = 1 << 20
+        let transport = try Peers.transport(.http3Only, holdingAtMost: limit)
+        let response = try await transport.send(request, progress: { _ in })
+        var chunks = try #require(response.body.stream).makeAsyncIterator()
+        _ = try await chunks.next()
+        // The reader stops here, until the server has seen the client go.
+        var seen: [Logged] = []
+        for _ in 0..<2_000 where seen.isEmpty { seen = try await Self.log(tag) }
+        #expect(seen.map(\.complete) == [false], "the server never saw the client go")
+        guard !seen.isEmpty else { return }  // the body is endless: reading on would never end
+        await #expect(throws: RestingError.responseTooLarge(limit: limit)) {
+            while try await chunks.next() != nil {}
+        }
     }
 }
 
