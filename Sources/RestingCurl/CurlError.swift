@@ -41,8 +41,9 @@ enum CurlError {
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR:
             kind = .connectionReset
         // A server that resets an HTTP/3 stream (RESET_STREAM) ends its exchange as a closed connection does over
-        // HTTP/1.1: a reset, which retry and offline decisions read as such.
-        case CURLE_HTTP3 where detail.contains("reset by server"),
+        // HTTP/1.1: a reset, which retry and offline decisions read as such. libcurl 8.14 says nothing (an empty
+        // detail) when it is the request's stream the server closed, mid-upload.
+        case CURLE_HTTP3 where detail.isEmpty || detail.contains("reset by server"),
             CURLE_PARTIAL_FILE where detail.contains("reset by server"):
             kind = .connectionReset
         case CURLE_WEIRD_SERVER_REPLY, CURLE_PARTIAL_FILE, CURLE_BAD_CONTENT_ENCODING, CURLE_HTTP2,
