@@ -86,7 +86,8 @@ api: build
 # whole run four times slower (620 s against 137 s here) and starved the tests with time limits. So every test runs with
 # the fast unwinder, where a leak inside libcurl cannot be told FoundationNetworking's from CurlClient's and is let
 # pass (.ci/lsan-libcurl.supp); then CurlClient's own suites run again with the slow unwinder and no such pass, which
-# catches an easy handle, a list or a multi handle that CurlClient fails to free.
+# catches an easy handle, a list or a multi handle that CurlClient fails to free. Last, the HTTP/3 suite under each
+# (scripts/http3.sh sanitize), on its libcurl with HTTP/3.
 ASAN_SCRATCH := .build/asan
 test-sanitize: deps probe traits
 	$(SWIFT) test --sanitize=thread $$(SCRATCH=.build/tsan scripts/traits.sh flags)
@@ -95,6 +96,8 @@ test-sanitize: deps probe traits
 		$(SWIFT) test --sanitize=address $$(SCRATCH=$(ASAN_SCRATCH) scripts/traits.sh flags)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:fast_unwind_on_malloc=0 \
 		$(SWIFT) test --sanitize=address $$(SCRATCH=$(ASAN_SCRATCH) scripts/traits.sh flags) --filter '^CurlTests\.'
+	@scripts/http3.sh sanitize thread
+	@scripts/http3.sh sanitize address
 	@scripts/traits.sh notice
 
 # Every fuzz target (Tests/FuzzTargets) under libFuzzer with AddressSanitizer, FUZZ_SECONDS each, starting from its

@@ -10,7 +10,11 @@
 #                              peer of `make bench` (Benchmarks/http3.py)
 #   scripts/http3.sh flags     the `swift build` flags that link a package against it
 #   scripts/http3.sh test      build Tests/HTTP3 against it and run its suite against hypercorn (HTTP/3 over QUIC,
-#                              aioquic, from PyPI) on 127.0.0.1
+#                              aioquic, from PyPI) on 127.0.0.1, and the transport conformance kit over HTTP/3
+#   scripts/http3.sh sanitize thread|address
+#                              the suite under ThreadSanitizer or AddressSanitizer (leaks found with the slow
+#                              unwinder: this build loads no FoundationNetworking, whose leaks hide behind libcurl's
+#                              frames), the conformance kit left to `test` (its checks run sanitized over TCP)
 #
 # Where that cannot be done — not Debian 12, or no route to the archive or to PyPI — `test` says so in one line and
 # succeeds: `make test` runs everything else, as it does for a trait whose packages cannot be resolved.
@@ -75,24 +79,45 @@ install_peer() {
         || python3 -m pip install -q --break-system-packages "hypercorn[h3]"
 }
 
+# Whether the suite can run here; says why not when it cannot.
+ready() {
+    if ! can_build; then
+        echo "HTTP/3 suite left out: it builds on Debian 12 (bookworm), whose backports have libcurl with HTTP/3."
+        return 1
+    fi
+    if ! (install_prefix >/dev/null && install_peer); then
+        echo "HTTP/3 suite left out: bookworm-backports or PyPI could not be reached."
+        return 1
+    fi
+}
+
+# shellcheck disable=SC2046
 case "${1:-}" in
 prefix) install_prefix ;;
 flags) flags ;;
 test)
-    if ! can_build; then
-        echo "HTTP/3 suite left out: it builds on Debian 12 (bookworm), whose backports have libcurl with HTTP/3."
-        exit 0
-    fi
-    if ! (install_prefix >/dev/null && install_peer); then
-        echo "HTTP/3 suite left out: bookworm-backports or PyPI could not be reached."
-        exit 0
-    fi
-    # shellcheck disable=SC2046
+    ready || exit 0
     ${SWIFT:-swift} test --package-path "$ROOT/Tests/HTTP3" --scratch-path "$H3/build" -Xswiftc -warnings-as-errors \
         $(flags)
     ;;
+sanitize)
+    ready || exit 0
+    case "${2:-}" in
+    thread) ;;
+    address)
+        cat "$ROOT/.ci/lsan.supp" "$ROOT/.ci/lsan-http3.supp" > "$H3/lsan.supp"
+        export LSAN_OPTIONS="suppressions=$H3/lsan.supp:fast_unwind_on_malloc=0"
+        ;;
+    *)
+        echo "usage: scripts/http3.sh sanitize thread|address" >&2
+        exit 2
+        ;;
+    esac
+    ${SWIFT:-swift} test --package-path "$ROOT/Tests/HTTP3" --scratch-path "$H3/$2" --sanitize="$2" \
+        -Xswiftc -warnings-as-errors $(flags) --skip ConformanceOverHTTP3Tests
+    ;;
 *)
-    echo "usage: scripts/http3.sh prefix|flags|test" >&2
+    echo "usage: scripts/http3.sh prefix|flags|test|sanitize thread|address" >&2
     exit 2
     ;;
 esac

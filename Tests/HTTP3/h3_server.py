@@ -232,6 +232,9 @@ def main():
         config.quic_bind = [f"{args.host}:{port}"]
     elif args.advertise:
         ADVERTISED.append((b"alt-svc", f'h3=":{port}"; ma=3600'.encode()))
+    # An idle connection is closed after 5 s by default, with a GOAWAY that can cross a request sent on it at that
+    # moment (a slow sanitized run meets it): the tests' connections stay open as long as the tests.
+    config.keep_alive_timeout = 600
     config.accesslog = None
     config.errorlog = None
     if args.exit_with_stdin:

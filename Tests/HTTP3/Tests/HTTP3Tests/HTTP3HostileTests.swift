@@ -238,17 +238,17 @@ struct HostileHTTP3Tests {
     }
 
     @Test(
-        "a confirmed HTTP/3 origin whose UDP is dropped, a call with a 4 s timeout: its connection never came, so it is sent again over TCP, and the origin is marked broken"
+        "a confirmed HTTP/3 origin whose UDP is dropped, a call with an 8 s timeout: its connection never came (within half of it), so it is sent again over TCP, and the origin is marked broken"
     )
     func blackHoleAfterConfirmationWithRequestTimeout() async throws {
         let (server, transport, services, origin) = try await Self.confirmedTCPPeer("bh2")
         let hole = try UDPBlackHole(port: server.port)
         defer { _ = hole.drain() }
-        let request = try HTTPRequest.heard(server.baseURL, tag: "bh2", timeout: .seconds(4))
+        let request = try HTTPRequest.heard(server.baseURL, tag: "bh2", timeout: .seconds(8))
         var outcomes: [Result<Heard, any Error>] = []
         for _ in 0..<2 {
             outcomes.append(
-                try await finishing(within: .seconds(60), "a call with a 4 s timeout") {
+                try await finishing(within: .seconds(60), "a call with an 8 s timeout") {
                     await outcome { try heard(try await transport.send(request)) }
                 })
         }
@@ -257,14 +257,14 @@ struct HostileHTTP3Tests {
     }
 
     @Test(
-        "a call sent again over TCP has what is left of its timeout: 3 s, of which QUIC's connect timeout spent 2 s on a black hole, against an answer 2 s away over TCP, fails timed out"
+        "a call sent again over TCP has what is left of its timeout: 10 s, of which QUIC's connect timeout spent 2 s on a black hole, against an answer 9 s away over TCP, fails timed out"
     )
     func resentCallKeepsItsTimeout() async throws {
         let (server, transport, _, _) = try await Self.confirmedTCPPeer("bh3") { $0.connectTimeout = .seconds(2) }
         let hole = try UDPBlackHole(port: server.port)
         defer { _ = hole.drain() }
-        let request = try HTTPRequest.heard(server.baseURL, tag: "bh3", timeout: .seconds(3), delayed: .seconds(2))
-        let result = try await finishing(within: .seconds(60), "a call with a 3 s timeout") {
+        let request = try HTTPRequest.heard(server.baseURL, tag: "bh3", timeout: .seconds(10), delayed: .seconds(9))
+        let result = try await finishing(within: .seconds(60), "a call with a 10 s timeout") {
             await outcome { try heard(try await transport.send(request)) }
         }
         #expect {
