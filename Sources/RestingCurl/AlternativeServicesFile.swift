@@ -64,25 +64,33 @@ enum AlternativeServicesFile {
         }
     }
 
-    /// Writes `entries` to `path` whole or not at all (a file of its own, renamed over it), readable by its owner
-    /// only.
+    /// Writes `entries` to `path` whole or not at all — a new file of its own beside it, readable by its owner only,
+    /// renamed over it — where `path` is a regular file or nothing: never through a link, over a device, a FIFO or a
+    /// folder, nor into a file someone put at the temporary name.
     static func save(_ entries: [Entry], to path: String) throws(RestingError) {
         var text = "# Alt-Svc cache: HTTP/3 advertisements heard by RestingKit's CurlClient (curl's alt-svc format)\n"
         for entry in entries {
             let host = entry.host.contains(":") ? "[\(entry.host)]" : entry.host
             text += "h2 \(host) \(entry.port) h3 \(host) \(entry.port) \"\(format(entry.expiry))\" 0 0\n"
         }
-        let temporary = path + ".\(getpid()).tmp"
-        let failed = { (step: String) in
-            RestingError.unsupported(feature: "writing \(step) \(path) (errno \(errno))", transport: "CurlClient")
+        let failed = { (what: String) in
+            RestingError.unsupported(
+                feature: "writing the Alt-Svc cache \(what) (errno \(errno))", transport: "CurlClient")
         }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw failed("the Alt-Svc cache beside") }
+        var status = stat()
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw failed("over \(path), which is not a regular file")
+        }
+        // mkstemp: a name no one else holds (O_EXCL), mode 0600.
+        var template = Array((path + ".XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { name in name.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else { throw failed("beside \(path)") }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let written = text.withUTF8 { write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)
         guard written == text.utf8.count, rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw failed("the Alt-Svc cache")
+            throw failed("to \(path)")
         }
     }
 

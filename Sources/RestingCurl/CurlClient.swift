@@ -56,7 +56,8 @@ public final class CurlClient: HTTPClient {
     }
 
     deinit {
-        try? alternativeServices?.save()
+        // Saved once: a client shut down earlier must not write over what a newer one saved since.
+        if !isShutDown.load(ordering: .relaxed) { try? alternativeServices?.save() }
         drivers.stop()
         poller.withLock { $0 }?.orphan()
     }

@@ -388,7 +388,6 @@ final class CurlDriver: @unchecked Sendable {
     private func unpauseOnDriver(_ transfer: CurlTransfer) {
         guard let streamed = transfer.lifecycle.feed, streamed.isPaused, let handle = transfer.handle else { return }
         streamed.isPaused = false
-        streamed.downloadedWhenPaused = nil
         // The bytes gathered before the pause go first; if the reader's buffer is full again, stay paused.
         guard transfer.flushPendingBody(of: streamed) else { return }
         // May call the write callback at once with what libcurl held back, which may pause again.
@@ -440,7 +439,12 @@ final class CurlDriver: @unchecked Sendable {
         var userdata: UnsafeMutableRawPointer?
         guard rk_easy_getinfo_pointer(raw, CURLINFO_PRIVATE, &userdata) == CURLE_OK, let userdata else { return }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        if let key = transfer.affinityKey, let version = transfer.handle?.long(CURLINFO_HTTP_VERSION), version > 0 {
+        // Only a transfer on the client's HTTP version says what the origin speaks: not one that asked for its own,
+        // nor one with trailers, sent over HTTP/1.1 whatever the origin speaks.
+        if let key = transfer.affinityKey, transfer.request.attributes.httpVersion == nil,
+            transfer.request.body.trailers == nil, let version = transfer.handle?.long(CURLINFO_HTTP_VERSION),
+            version > 0
+        {
             // CURL_HTTP_VERSION_2_0 and later multiplex; 1.0 and 1.1 do not.
             pool?.affinity?.learn(key, multiplexed: version >= CURL_HTTP_VERSION_2_0)
         }

@@ -89,6 +89,9 @@ extension CurlTransfer {
     private func configureTrailers(_ handle: EasyHandle, userdata: UnsafeMutableRawPointer) throws(RestingError) {
         guard request.body.trailers != nil else { return }
         handle.sendsTrailers = true
+        // Its connection is HTTP/1.1, which the origin's next calls would reuse rather than open an HTTP/2 one. (The
+        // handle is never reused either: the option stays with it.)
+        try handle.set(CURLOPT_FORBID_REUSE, 1, "no reuse")
         try handle.check(rk_easy_setopt_trailer_callback(handle.raw, trailerCallback), "trailers")
         try handle.set(CURLOPT_TRAILERDATA, pointer: userdata, "callback data")
     }

@@ -110,6 +110,7 @@ final class CurlTransfer: @unchecked Sendable {
                 streamed.hasCoalescingCapacity = true
             }
             streamed.pendingBody.append(UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: count)
+            streamed.taken += Int64(count)
             if streamed.pendingBody.count >= coalescedChunkSize {
                 flushPendingBody(of: streamed)
             } else if !streamed.isAwaitingFlush {
@@ -279,14 +280,16 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// Whether what libcurl received for `streamed` since its reader fell behind is within ``maximumResponseSize``.
-    /// A paused transfer receives nothing more over HTTP/1.1 and HTTP/2; over HTTP/3 libcurl 8 goes on receiving
-    /// and holds every byte (its QUIC streams have no pause), which only this bound stops short of the whole body.
+    /// Whether what libcurl holds for `streamed` over HTTP/3 — received, not yet taken — is within
+    /// ``maximumResponseSize``. A paused transfer stops its server over HTTP/1.1 and HTTP/2 (what libcurl holds then
+    /// is bounded by their flow control); over HTTP/3 libcurl 8 goes on receiving and holds every byte (its QUIC
+    /// streams have no pause), which only this bound stops short of the whole body. (A compressed body is received
+    /// smaller than it is taken: the bound is then looser, never wrong the other way.)
     private func holdsWithinLimit(_ streamed: StreamedBody, downloaded: Int64) -> Bool {
-        guard streamed.isPaused else { return true }
-        let since = streamed.downloadedWhenPaused ?? downloaded
-        streamed.downloadedWhenPaused = since
-        guard downloaded - since > maximumResponseSize else { return true }
+        if streamed.arrivesOverQUIC == nil {
+            streamed.arrivesOverQUIC = handle?.long(CURLINFO_HTTP_VERSION) == Int(CURL_HTTP_VERSION_3)
+        }
+        guard streamed.arrivesOverQUIC == true, downloaded - streamed.taken > maximumResponseSize else { return true }
         failure = .responseTooLarge(limit: maximumResponseSize)
         return false
     }

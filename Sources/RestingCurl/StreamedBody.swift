@@ -20,10 +20,11 @@ final class StreamedBody {
     /// The reader fell behind: the transfer is paused (or will be, at libcurl's next write) until the driver
     /// unpauses it.
     var isPaused = false
-    /// What libcurl had received when a progress report first found the transfer paused, forgotten when it is
-    /// unpaused: over HTTP/3 it keeps receiving while paused (ngtcp2 has no way to close a stream's window), holding
-    /// what arrives.
-    var downloadedWhenPaused: Int64?
+    /// The body bytes taken from libcurl's writes: what it received beyond them, it holds — over HTTP/3 without
+    /// bound, as it goes on receiving while paused (ngtcp2 has no way to close a stream's window).
+    var taken: Int64 = 0
+    /// Whether the body comes over HTTP/3, where libcurl receives while paused; known once asked (after the head).
+    var arrivesOverQUIC: Bool?
     /// Whether the driver will flush ``pendingBody`` after its current pass.
     var isAwaitingFlush = false
 

@@ -168,6 +168,46 @@ struct AlternativeServicesFileTests: AlternativeServicesFixture {
         try await CurlClient.withCurlClient(configuration: configuration) { _ in }
     }
 
+    @Test(
+        "saving over what is not a regular file — a FIFO, a link — is refused, typed, and leaves it and what it points at as they are"
+    )
+    func savesOnlyOverARegularFile() throws {
+        try inFolder { folder in
+            let fifo = folder.appendingPathComponent("fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let target = folder.appendingPathComponent("target.txt")
+            try write("kept\n", to: target)
+            let link = folder.appendingPathComponent("link").path
+            #expect(symlink(target.path, link) == 0)
+            for path in [fifo, link, folder.path] {
+                let services = AlternativeServices(file: path, now: start)
+                learn(services, #"h3=":443""#)
+                #expect(throws: RestingError.self, "\(path)") { try services.save(now: start + 1) }
+            }
+            var status = stat()
+            #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+            #expect(lstat(link, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK)
+            #expect(try String(contentsOf: target, encoding: .utf8) == "kept\n")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            #expect(leftovers == ["fifo", "link", "target.txt"])
+        }
+    }
+
+    @Test("saving never writes through a file someone put beside it (a hard link at a temporary name it might choose)")
+    func savesIntoAFileOfItsOwn() throws {
+        try inFolder { folder in
+            let file = folder.appendingPathComponent("alt-svc.txt").path
+            let victim = folder.appendingPathComponent("precious.txt")
+            try write("precious\n", to: victim)
+            #expect(link(victim.path, "\(file).\(getpid()).tmp") == 0)
+            let services = AlternativeServices(file: file, now: start)
+            learn(services, #"h3=":443"; ma=600"#)
+            try services.save(now: start + 1)
+            #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+            #expect(try String(contentsOfFile: file, encoding: .utf8).contains("h3 api.example.com 443"))
+        }
+    }
+
     @Test("a confirmed HTTP/3 call connects within 3 s, or half its timeout, whatever the client's connect timeout")
     func http3ConnectsQuickly() {
         #expect(AlternativeServices.Route.http3.connection(within: nil) == .connectingWithin(.seconds(3)))
