@@ -62,10 +62,11 @@ final class Events: CallEventListener, @unchecked Sendable {
     func handle(_ event: CallEvent) { lock.withLock { kinds.append(event.kind) } }
 
     /// The HTTP version of each connection the calls rode on.
-    var protocolVersions: [String?] {
-        lock.withLock {
-            kinds.compactMap { if case .connectionAcquired(let details) = $0 { details.protocolVersion } else { nil } }
-        }
+    var protocolVersions: [String?] { connections.map(\.protocolVersion) }
+
+    /// The connection each exchange rode on, as its `connectionAcquired` event described it.
+    var connections: [CallEvent.ConnectionDetails] {
+        lock.withLock { kinds.compactMap { if case .connectionAcquired(let details) = $0 { details } else { nil } } }
     }
 }
 
@@ -79,6 +80,27 @@ struct HTTP3Tests {
         let client = RestingClient(
             baseUrl: peer.baseURL, httpClient: try Peers.transport(.http2OverTLS, trusting: tcpOnly ? "tcp" : "quic"))
         return try await client.call(Endpoint(.get, "/log"), query: [URLQueryItem(name: "tag", value: tag)])
+    }
+
+    @Test(
+        "the events of two calls over HTTP/3: the first opens a QUIC connection (its handshake is the connect and TLS phases), the second reuses it"
+    )
+    func eventsOverHTTP3() async throws {
+        let events = Events()
+        let client = RestingClient(
+            baseUrl: try await Peers.quic.value.baseURL, httpClient: try Peers.transport(.http3Only),
+            eventListener: .shared(events))
+        for _ in 0..<2 {
+            let _: Heard = try await client.call(Endpoint(.get, "/get"), query: [.init(name: "tag", value: "events")])
+        }
+        let connections = events.connections
+        try #require(connections.count == 2)
+        #expect(connections.map(\.protocolVersion) == ["3", "3"])
+        #expect(connections.map(\.reused) == [false, true])
+        let opened = connections[0]
+        #expect(opened.connect.map { $0 > .zero } == true, "the QUIC handshake's time to connect: \(opened)")
+        #expect(opened.tlsHandshake != nil, "TLS is QUIC's handshake: \(opened)")
+        #expect(connections[1].connect == nil || connections[1].connect == .zero, "a reused connection has no connect phase")
     }
 
     @Test("the libcurl of this build speaks HTTP/3")
