@@ -124,46 +124,18 @@ enum AlternativeServicesFile {
         guard day.utf8.count == 8, time.utf8.count == 8,
             (day + time).utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x3A })
         else { return nil }
-        func number(_ text: Substring) -> Int? { Int(text) }
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard clock.count == 3, let year = number(day.prefix(4)), let month = number(day.dropFirst(4).prefix(2)),
-            let dayOfMonth = number(day.suffix(2)), let hour = number(clock[0]), let minute = number(clock[1]),
-            let second = number(clock[2]), (1...12).contains(month), (1...31).contains(dayOfMonth),
-            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        guard clock.count == 3, let year = Int(day.prefix(4)), let month = Int(day.dropFirst(4).prefix(2)),
+            let dayOfMonth = Int(day.suffix(2)), let hour = Int(clock[0]), let minute = Int(clock[1]),
+            let second = Int(clock[2])
         else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: dayOfMonth)
-        return Date(timeIntervalSince1970: Double(((days * 24 + hour) * 60 + minute) * 60 + second))
+        return HTTPDate.date(year: year, month: month, day: dayOfMonth, hour: hour, minute: minute, second: second)
     }
 
     /// `date` as `YYYYMMDD HH:MM:SS`, UTC.
     static func format(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let (days, rest) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day, second) = HTTPDate.fields(of: date)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)\(two(month))\(two(day)) \(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))"
-    }
-
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's `days_from_civil`).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let year = month <= 2 ? year - 1 : year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        return "\(year)\(two(month))\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
     }
 }

@@ -13,22 +13,17 @@ package enum Loopback {
     }
 
     /// A new TCP socket's descriptor, or -1.
-    package static func tcpSocket(_ family: Family = .ipv4) -> Int32 {
-        let domain = family == .ipv4 ? AF_INET : AF_INET6
-        #if canImport(Glibc)
-        return socket(domain, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        return socket(domain, SOCK_STREAM, 0)
-        #endif
-    }
+    package static func tcpSocket(_ family: Family = .ipv4) -> Int32 { socket(family, datagrams: false) }
 
     /// A new UDP socket's descriptor, or -1.
-    package static func udpSocket(_ family: Family = .ipv4) -> Int32 {
+    package static func udpSocket(_ family: Family = .ipv4) -> Int32 { socket(family, datagrams: true) }
+
+    private static func socket(_ family: Family, datagrams: Bool) -> Int32 {
         let domain = family == .ipv4 ? AF_INET : AF_INET6
         #if canImport(Glibc)
-        return socket(domain, Int32(SOCK_DGRAM.rawValue), 0)
+        return Glibc.socket(domain, Int32((datagrams ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
         #else
-        return socket(domain, SOCK_DGRAM, 0)
+        return Darwin.socket(domain, datagrams ? SOCK_DGRAM : SOCK_STREAM, 0)
         #endif
     }
 

@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import os
 import sys
-import threading
 import traceback
 
 from aioquic.asyncio import QuicConnectionProtocol, serve
@@ -29,7 +28,7 @@ from aioquic.quic.events import ConnectionTerminated, StopSendingReceived, Strea
 from aioquic.quic.stream import QuicStreamSender
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from h3_server import certificate, free_port  # noqa: E402
+from h3_server import certificate, exit_with_stdin, free_port  # noqa: E402
 
 H3_NO_ERROR = 0x100
 H3_INTERNAL_ERROR = 0x102
@@ -277,11 +276,7 @@ def main():
                                       max_datagram_frame_size=65536)
     configuration.load_cert_chain(cert, key)
     if args.exit_with_stdin:
-        def watch():
-            while sys.stdin.buffer.read(4096):
-                pass
-            os._exit(0)
-        threading.Thread(target=watch, daemon=True).start()
+        exit_with_stdin()
 
     async def run():
         await serve(args.host, port, configuration=configuration, create_protocol=Relay)

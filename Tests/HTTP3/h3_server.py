@@ -193,6 +193,15 @@ def certificate(directory):
     return cert, key
 
 
+def exit_with_stdin():
+    """Exits the process when standard input closes: the test that started it has gone."""
+    def watch():
+        while sys.stdin.buffer.read(4096):
+            pass
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def end_streams_with_trailers():
     """hypercorn 0.18 sends HTTP/3 trailers without ending the stream, then fails to end it with an empty DATA frame
     (aioquic rightly refuses DATA after trailers): the response never ends, and a client waits for it until its
@@ -238,11 +247,7 @@ def main():
     config.accesslog = None
     config.errorlog = None
     if args.exit_with_stdin:
-        def watch():
-            while sys.stdin.buffer.read(4096):
-                pass
-            os._exit(0)
-        threading.Thread(target=watch, daemon=True).start()
+        exit_with_stdin()
 
     async def run():
         server = asyncio.ensure_future(serve(app, config))

@@ -39,14 +39,20 @@ package enum HTTPDate {
 
     /// `date` as an IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`.
     package static func format(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = Int((Double(seconds) / 86_400).rounded(.down))
-        let (year, month, day) = civil(daysSinceEpoch: days)
-        let secondOfDay = seconds - days * 86_400
+        let (year, month, day, secondOfDay) = fields(of: date)
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
         func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(weekday), \(twoDigits(day)) \(months[month - 1]) \(year) \(twoDigits(secondOfDay / 3_600)):"
             + "\(twoDigits(secondOfDay / 60 % 60)):\(twoDigits(secondOfDay % 60)) GMT"
+    }
+
+    /// The GMT calendar fields of `date`: its year, month, day and second of the day.
+    package static func fields(of date: Date) -> (year: Int, month: Int, day: Int, secondOfDay: Int) {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        let (year, month, day) = civil(daysSinceEpoch: days)
+        return (year, month, day, seconds - days * 86_400)
     }
 
     package static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
