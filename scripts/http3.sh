@@ -12,9 +12,10 @@
 #   scripts/http3.sh test      build Tests/HTTP3 against it and run its suite against hypercorn (HTTP/3 over QUIC,
 #                              aioquic, from PyPI) on 127.0.0.1, and the transport conformance kit over HTTP/3
 #   scripts/http3.sh sanitize thread|address
-#                              the suite under ThreadSanitizer or AddressSanitizer (leaks found with the slow
-#                              unwinder: this build loads no FoundationNetworking, whose leaks hide behind libcurl's
-#                              frames), the conformance kit left to `test` (its checks run sanitized over TCP)
+#                              the suite under ThreadSanitizer or AddressSanitizer: the memory and the threads at
+#                              this libcurl's boundary (CurlClient's handles and lists are checked for leaks with the
+#                              slow unwinder on the stock libcurl, by `make test-sanitize`); the conformance kit is
+#                              left to `test` (its checks run sanitized over TCP)
 #
 # Where that cannot be done — not Debian 12, or no route to the archive or to PyPI — `test` says so in one line and
 # succeeds: `make test` runs everything else, as it does for a trait whose packages cannot be resolved.
@@ -105,8 +106,8 @@ sanitize)
     case "${2:-}" in
     thread) ;;
     address)
-        cat "$ROOT/.ci/lsan.supp" "$ROOT/.ci/lsan-http3.supp" > "$H3/lsan.supp"
-        export LSAN_OPTIONS="suppressions=$H3/lsan.supp:fast_unwind_on_malloc=0"
+        cat "$ROOT/.ci/lsan.supp" "$ROOT/.ci/lsan-libcurl.supp" "$ROOT/.ci/lsan-http3.supp" > "$H3/lsan.supp"
+        export LSAN_OPTIONS="suppressions=$H3/lsan.supp"
         ;;
     *)
         echo "usage: scripts/http3.sh sanitize thread|address" >&2
