@@ -25,7 +25,14 @@ public final class UnresponsiveListener: @unchecked Sendable {  // descriptors a
         // A port free on TCP may be taken on UDP: then another.
         for _ in 0..<20 {
             var held: [Int32] = []
-            if let bound = try Self.listenSilently(port: port, family: family, holding: &held) {
+            let bound: Int?
+            do {
+                bound = try Self.listenSilently(port: port, family: family, holding: &held)
+            } catch {
+                for descriptor in held { close(descriptor) }
+                throw error
+            }
+            if let bound {
                 self.port = bound
                 descriptors = held
                 return
