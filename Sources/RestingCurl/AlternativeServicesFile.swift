@@ -25,12 +25,12 @@ import Darwin
 /// client itself takes is read: HTTP/3 on the origin's own host and port. Whatever the file holds, reading it is
 /// bounded — its first ``maximumSize`` bytes, each lifetime clamped to a day — and a line that does not parse is
 /// skipped: the file is a hint, never trusted further than an `Alt-Svc` field would be.
-enum AlternativeServicesFile {
+package enum AlternativeServicesFile {
     /// One advertisement: HTTP/3 on `host`:`port` until `expiry`.
-    struct Entry: Equatable {
-        var host: String
-        var port: Int
-        var expiry: Date
+    package struct Entry: Equatable {
+        package var host: String
+        package var port: Int
+        package var expiry: Date
     }
 
     /// The most of a file that is read.
@@ -96,7 +96,7 @@ enum AlternativeServicesFile {
 
     /// One line: `ALPN host port h3 host port "YYYYMMDD HH:MM:SS" persist priority`, the alternative on the origin's
     /// own host and port; `nil` for any other line.
-    static func parse(_ line: Substring) -> Entry? {
+    package static func parse(_ line: Substring) -> Entry? {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count == 10, ["h1", "h2"].contains(fields[0]), fields[3] == "h3",
             let host = host(fields[1]), host == self.host(fields[4]),
@@ -119,7 +119,7 @@ enum AlternativeServicesFile {
     }
 
     /// `20261207` and `09:30:00`, UTC.
-    static func date(day: Substring, time: Substring) -> Date? {
+    package static func date(day: Substring, time: Substring) -> Date? {
         // ASCII digits only: `Int` would take a sign.
         guard day.utf8.count == 8, time.utf8.count == 8,
             (day + time).utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x3A })
@@ -133,7 +133,7 @@ enum AlternativeServicesFile {
     }
 
     /// `date` as `YYYYMMDD HH:MM:SS`, UTC.
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let (year, month, day, second) = HTTPDate.fields(of: date)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(year)\(two(month))\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"

@@ -17,7 +17,7 @@ public struct FuzzTarget: Sendable {
         authenticationChallenge,
         redaction, offlineEntry, multipart, serverSentEvents, lines, setCookie, cacheControl, cacheEntry, publicSuffix,
         webSocketFrames, webSocketDeflate, upgradeAnswer, responseHead, rateLimitFields, envelope, alternativeServices,
-        originKey,
+        originKey, alternativeServicesFile,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -112,6 +112,20 @@ extension FuzzTarget {
         if services.count > 1 { violation("\(services.count) entries for one origin") }
     }
 
+    /// Lines of an Alt-Svc file (curl's format) as `CurlClient` reads them back from disk, where anyone may have
+    /// written them: an entry, or none, never a crash; an entry's port in range and its expiry a date that writes and
+    /// reads back as itself.
+    static let alternativeServicesFile = FuzzTarget(name: "alt-svc-file") { input, violation in
+        for line in input.text.split(separator: "\n") {
+            guard let entry = AlternativeServicesFile.parse(line) else { continue }
+            if !(1...65_535).contains(entry.port) || entry.host.isEmpty { violation("\(entry) from \(line)") }
+            let written = AlternativeServicesFile.format(entry.expiry).split(separator: " ")
+            if written.count != 2 || AlternativeServicesFile.date(day: written[0], time: written[1]) != entry.expiry {
+                violation("\(entry.expiry) does not read back from \(written)")
+            }
+        }
+    }
+
     /// A URL's origin as the resilience links key calls by it, read in one pass from its text (a redirect's target is
     /// a server's): the same as `Origin`'s description, or nothing where `Origin` has none.
     static let originKey = FuzzTarget(name: "origin-key") { input, violation in
