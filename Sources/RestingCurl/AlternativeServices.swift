@@ -71,7 +71,7 @@ package final class AlternativeServices: Sendable {
         self.file = file
         guard let file else { return }
         origins.withLock { map in
-            for entry in AlternativeServicesFile.entries(in: file, now: now) {
+            for entry in AlternativeServicesFile.entries(inFile: file, now: now) {
                 map.withValue(
                     for: "https://\(entry.host):\(entry.port)", now: now,
                     default: Alternative(http3Until: entry.expiry, brokenUntil: now)

@@ -38,7 +38,7 @@ package enum AlternativeServicesFile {
 
     /// The advertisements in `path` that are live at `now`, each until at most a day from `now`; none when the file
     /// is missing or unreadable.
-    static func entries(in path: String, now: Date) -> [Entry] {
+    static func entries(inFile path: String, now: Date) -> [Entry] {
         // Non-blocking: a FIFO or a device named by mistake returns what it has, never a wait.
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return [] }
@@ -56,8 +56,13 @@ package enum AlternativeServicesFile {
             guard got > 0 else { break }
             count += got
         }
+        return entries(in: String(decoding: bytes.prefix(count), as: UTF8.self), now: now)
+    }
+
+    /// The advertisements in a file's `text` that are live at `now`, each until at most a day from `now`.
+    package static func entries(in text: String, now: Date) -> [Entry] {
         let latest = now + ServerDuration.Use.alternativeService.ceiling.seconds
-        return String(decoding: bytes.prefix(count), as: UTF8.self).split(whereSeparator: \.isNewline).compactMap {
+        return text.split(whereSeparator: \.isNewline).compactMap {
             guard var entry = parse($0), entry.expiry > now else { return nil }
             entry.expiry = min(entry.expiry, latest)
             return entry

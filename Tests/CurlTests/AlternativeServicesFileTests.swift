@@ -128,6 +128,16 @@ struct AlternativeServicesFileTests: AlternativeServicesFixture {
         }
     }
 
+    @Test("a leap second on the last day of 9999 (the year 10000 once counted) is kept as a day, and writes back")
+    func leapSecondAtTheEndOfTime() throws {
+        let text = #"h2 api.example.com 443 h3 api.example.com 443 "99991231 23:59:60" 0 0"#
+        let kept = AlternativeServicesFile.entries(in: text, now: start)
+        #expect(kept.map(\.expiry) == [start + 86_400])
+        let written = try #require(kept.first.map { AlternativeServicesFile.format($0.expiry) })
+        let parts = written.split(separator: " ")
+        #expect(AlternativeServicesFile.date(day: parts[0], time: parts[1]) == start + 86_400, "\(written)")
+    }
+
     @Test("a file of millions of lines is read to its first MiB, into a bounded map")
     func huge() throws {
         try inFolder { folder in
@@ -136,7 +146,7 @@ struct AlternativeServicesFileTests: AlternativeServicesFixture {
             try write(lines.joined(separator: "\n"), to: file)
             #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0 > 2 << 20)
             let now = Date(timeIntervalSince1970: 1_796_601_599 - 3600)
-            #expect(AlternativeServicesFile.entries(in: file.path, now: now).count < 20_000)
+            #expect(AlternativeServicesFile.entries(inFile: file.path, now: now).count < 20_000)
             #expect(AlternativeServices(file: file.path, now: now).count <= 1_000)
         }
     }
@@ -147,7 +157,7 @@ struct AlternativeServicesFileTests: AlternativeServicesFixture {
             let fifo = folder.appendingPathComponent("fifo").path
             #expect(mkfifo(fifo, 0o600) == 0)
             for path in [folder.appendingPathComponent("missing").path, folder.path, fifo, "/dev/zero"] {
-                #expect(AlternativeServicesFile.entries(in: path, now: start).isEmpty, "\(path)")
+                #expect(AlternativeServicesFile.entries(inFile: path, now: start).isEmpty, "\(path)")
             }
         }
     }

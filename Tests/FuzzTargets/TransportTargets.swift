@@ -112,13 +112,16 @@ extension FuzzTarget {
         if services.count > 1 { violation("\(services.count) entries for one origin") }
     }
 
-    /// Lines of an Alt-Svc file (curl's format) as `CurlClient` reads them back from disk, where anyone may have
-    /// written them: an entry, or none, never a crash; an entry's port in range and its expiry a date that writes and
-    /// reads back as itself.
+    /// An Alt-Svc file's text (curl's format) as `CurlClient` reads it back from disk, where anyone may have written
+    /// it: the entries it keeps, never a crash; each one's port in range, its expiry within a day, and a date that
+    /// writes and reads back as itself (what is kept is what the client writes at shutdown).
     static let alternativeServicesFile = FuzzTarget(name: "alt-svc-file") { input, violation in
-        for line in input.text.split(separator: "\n") {
-            guard let entry = AlternativeServicesFile.parse(line) else { continue }
-            if !(1...65_535).contains(entry.port) || entry.host.isEmpty { violation("\(entry) from \(line)") }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for entry in AlternativeServicesFile.entries(in: input.text, now: now) {
+            if !(1...65_535).contains(entry.port) || entry.host.isEmpty { violation("\(entry)") }
+            if entry.expiry <= now || entry.expiry > now + ServerDuration.Use.alternativeService.ceiling.seconds {
+                violation("\(entry.expiry) kept at \(now)")
+            }
             let written = AlternativeServicesFile.format(entry.expiry).split(separator: " ")
             if written.count != 2 || AlternativeServicesFile.date(day: written[0], time: written[1]) != entry.expiry {
                 violation("\(entry.expiry) does not read back from \(written)")
