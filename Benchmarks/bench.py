@@ -27,7 +27,11 @@ Clients, measured in the same run and interleaved round by round (ratios are med
                     curl_get_c8_listener_overhead_us is its CPU per call less curl-executor's, round by round
   curl-resilience   curl-executor with a DeadlineInterceptor, a CircuitBreakerInterceptor and a RateLimitInterceptor,
                     all quiet (8 in flight only): curl_get_c8_resilience_overhead_us, the same difference
+  curl-three-noop   curl-executor with three more no-op interceptors in their place (8 in flight only): the floor of
+                    any three links, curl_get_c8_three_noop_interceptors_us, the same difference
   curl-breaker-open calls an open circuit breaker fails (8 in flight only): curl_get_breaker_open_us, CPU per call
+  curl-refused      calls an interceptor fails at once, doing nothing else (8 in flight only): the floor of any refused
+                    call, curl_get_refused_us; curl_get_breaker_open_over_refused_us is the breaker's own share
 Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
 own share. c, curl-transport, curl-executor and the decode floor also run at 128 in flight, and c, curl-transport and
 curl-executor time every request (p50, p99, p99.9 latency, in µs). Then hedging against chaos_server.py (1.2 % of
@@ -58,10 +62,11 @@ REQUESTS = {"c": 20000, "c-same-options": 20000, "curl-transport": 20000, "curl-
             "curl-send": 20000, "curl-send-pool": 20000, "curl-call": 20000, "curl-call-static": 20000,
             "decode-floor": 20000,
             "raw-urlsession": 2000, "raw-urlsession-delegate": 2000, "urlsession": 2000, "curl-cached": 20000,
-            "curl-one-driver": 20000, "curl-listener": 20000, "curl-resilience": 20000, "curl-breaker-open": 20000}
+            "curl-one-driver": 20000, "curl-listener": 20000, "curl-resilience": 20000, "curl-three-noop": 20000,
+            "curl-breaker-open": 20000, "curl-refused": 20000}
 # The concurrencies each client runs at: 1, 8 and 32 unless listed.
 AT = {"curl-cached": [8], "curl-call": [8], "curl-call-static": [8], "curl-one-driver": [32], "curl-listener": [8],
-      "curl-resilience": [8], "curl-breaker-open": [8], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
+      "curl-resilience": [8], "curl-three-noop": [8], "curl-breaker-open": [8], "curl-refused": [8], "c": CONCURRENCY, "curl-transport": CONCURRENCY,
       "curl-executor": CONCURRENCY, "decode-floor": CONCURRENCY}
 LATENCY_CLIENTS = {"c": "c", "curl-transport": "curl_transport", "curl-executor": "curl"}  # client: RESULT prefix
 LATENCY_AT = [8, 32, 128]
@@ -186,7 +191,8 @@ def report(results):
                  "curl-send": "c", "curl-send-pool": "c", "curl-call": "curl-send", "curl-call-static": "curl-send",
                  "decode-floor": "c", "raw-urlsession": "c", "raw-urlsession-delegate": "raw-urlsession", "urlsession": "raw-urlsession",
                  "curl-cached": "curl-executor", "curl-one-driver": "c", "curl-listener": "curl-executor",
-                 "curl-resilience": "curl-executor", "curl-breaker-open": "curl-executor"}
+                 "curl-resilience": "curl-executor", "curl-three-noop": "curl-executor",
+                 "curl-breaker-open": "curl-executor", "curl-refused": "curl-executor"}
     print(f"\n{'client':<24}{'in flight':>10}{'req/s':>10}{'CPU µs/req':>12}{'switches/req':>14}{'ratio':>8}  vs"
           f"{'p50 µs':>10}{'p99 µs':>10}{'p99.9 µs':>10}")
     for concurrency in CONCURRENCY:
@@ -212,8 +218,15 @@ def report(results):
     overhead = statistics.median(resilient["cpu_us"] - without["cpu_us"] for resilient, without
                                  in zip(results[("curl-resilience", 8)], results[("curl-executor", 8)]))
     print(f"RESULT curl_get_c8_resilience_overhead_us {overhead:.2f}")
+    overhead = statistics.median(noop["cpu_us"] - without["cpu_us"] for noop, without
+                                 in zip(results[("curl-three-noop", 8)], results[("curl-executor", 8)]))
+    print(f"RESULT curl_get_c8_three_noop_interceptors_us {overhead:.2f}")
     print(f"RESULT curl_get_breaker_open_us "
           f"{statistics.median(r['cpu_us'] for r in results[('curl-breaker-open', 8)]):.2f}")
+    print(f"RESULT curl_get_refused_us {statistics.median(r['cpu_us'] for r in results[('curl-refused', 8)]):.2f}")
+    share = statistics.median(open_["cpu_us"] - refused["cpu_us"] for open_, refused
+                              in zip(results[("curl-breaker-open", 8)], results[("curl-refused", 8)]))
+    print(f"RESULT curl_get_breaker_open_over_refused_us {share:.2f}")
     # Latency: medians over the rounds of each round's percentile, in µs; then our p99 over C's (lower is better).
     for concurrency in LATENCY_AT:
         for client, prefix in LATENCY_CLIENTS.items():

@@ -22,8 +22,9 @@ import FoundationNetworking
 //        h2 (CONCURRENCY GETs at once over TLS with CA_FILE, to check HTTP/2 multiplexing),
 //        h2-load (the whole pipeline's GETs over TLS with CA_FILE, on the executor; BENCH_H2_SPREAD=1 spreads the
 //        origin's requests over the drivers, a connection each, instead of one connection),
-//        curl-resilience (curl-executor with a deadline, a breaker and a rate limit, all quiet), curl-breaker-open
-//        (calls an open breaker fails), hedged and unhedged (a chaos_server.py route's GETs, hedged or not).
+//        curl-resilience (curl-executor with a deadline, a breaker and a rate limit, all quiet), curl-three-noop
+//        (three no-op interceptors in their place), curl-breaker-open (calls an open breaker fails), curl-refused
+//        (calls an interceptor fails at once, the floor of curl-breaker-open), hedged and unhedged (a chaos_server.py route's GETs, hedged or not).
 // Streaming modes: urlsession-{upload-raw,upload-multipart,download} (Benchmarks/Support) and
 //        raw-urlsession-upload-{fromfile,stream} URL FILE; CurlClient's are in RestingCurlStreamingBenchmark.
 
@@ -38,6 +39,13 @@ struct Post: Decodable, Sendable {
 struct PassThrough: RestingInterceptor {
     func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
         try await execution(request)
+    }
+}
+
+/// Fails every call at once with the error an open circuit breaker throws, and does nothing else.
+struct Refusing: RestingInterceptor {
+    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+        throw ResilienceError.circuitOpen(key: "refused", retryAfter: .seconds(3600))
     }
 }
 
@@ -187,6 +195,27 @@ case "curl-resilience":
         ])
     try await measure(concurrency: concurrency, total: total, executor: client.executor) {
         _ = try await client.perform(request).value
+    }
+case "curl-three-noop":
+    // curl-executor's pipeline with three more no-op interceptors where curl-resilience has its three links: the
+    // floor of any three links, which pay the chain's hops whatever they do.
+    let client = RestingClient(
+        baseUrl: base, httpClient: try curlClient(), interceptors: Array(repeating: PassThrough(), count: 6))
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        _ = try await client.perform(request).value
+    }
+case "curl-refused":
+    // Calls an interceptor refuses at once, doing nothing else, where curl-breaker-open's breaker stands: the floor
+    // of any refused call (converter, promise, chain, the failure's way back).
+    let client = RestingClient(
+        baseUrl: base, httpClient: try curlClient(),
+        interceptors: [Refusing(), PassThrough(), PassThrough(), PassThrough()])
+    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
+        do {
+            _ = try await client.perform(request).value
+            FileHandle.standardError.write(Data("a refused call went through\n".utf8))
+            exit(1)
+        } catch ResilienceError.circuitOpen {}
     }
 case "curl-breaker-open":
     // Calls an open circuit breaker fails: its first call (a 200, counted as a failure here) opens it for an hour.

@@ -85,8 +85,9 @@ struct CircuitBreaker: Equatable {
     mutating func record(
         _ outcome: Outcome, of admission: Admission, now: Date, policy: CircuitBreakerInterceptor.Policy
     ) -> Transition? {
-        switch (phase, admission) {
-        case (.closed(var window), .call):
+        // Not in the `switch` below: a tuple of the phase would hold the window while it is written, and every
+        // call would then copy it.
+        if case .call = admission, case .closed(var window) = phase {
             guard outcome != .ignored else { return nil }
             // The phase lets go of the window while it is written, so that the write copies nothing.
             phase = .halfOpen(inFlight: 0, succeeded: 0)
@@ -98,6 +99,8 @@ struct CircuitBreaker: Equatable {
             }
             phase = .closed(window)
             return nil
+        }
+        switch (phase, admission) {
         case (.halfOpen(let inFlight, let succeeded), .probe(let probeRound)) where probeRound == round:
             switch outcome {
             case .ignored:

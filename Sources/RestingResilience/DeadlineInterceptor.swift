@@ -58,7 +58,7 @@ public struct DeadlineInterceptor: PlacedInterceptor {
         let limits = ExchangeDeadline(
             deadline: deadline,
             attemptTimeout: request.attributes.attemptTimeout ?? attemptTimeout ?? outer?.attemptTimeout,
-            now: { [clock] in clock.now })
+            clock: clock)
         var limited = request
         limited.exchangeDeadline = limits
         do {

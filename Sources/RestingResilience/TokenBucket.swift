@@ -65,14 +65,15 @@ struct TokenBucket: Equatable {
                 takesQuota = true
             }
         }
-        let deficit = max(0, 1 - tokens)
-        let wait = max(start.timeIntervalSince(now), deficit / limit.ratePerSecond)
-        let duration = Duration.seconds(wait)
+        let rate = limit.ratePerSecond
+        let wait = max(start.timeIntervalSince(now), max(0, 1 - tokens) / rate)
+        // A token at hand, the common case, makes no `Duration` of a `Double` (128-bit arithmetic).
+        let duration = wait > 0 ? Duration.seconds(wait) : .zero
         if wait > 0, duration > maximumWait || waiting >= maximumWaiting {
             return .refused(retryAfter: duration)
         }
         tokens -= 1
-        fullAt = now + (Double(limit.burst) - tokens) / limit.ratePerSecond
+        fullAt = now + (Double(limit.burst) - tokens) / rate
         if takesQuota, let quota = serverQuota { serverQuota = (quota.remaining - 1, quota.reset) }
         if wait > 0 { waiting += 1 }
         return .granted(wait: duration)

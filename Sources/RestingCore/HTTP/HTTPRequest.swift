@@ -104,6 +104,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         set { CopyOnWriteBox.unique(&box).fields.events = newValue }
     }
 
+    /// The limits `DeadlineInterceptor` set for this request's call, if it did; kept by every copy an interceptor
+    /// makes. A field of its own rather than an attribute: every exchange of a call with a deadline reads it.
+    package var exchangeDeadline: ExchangeDeadline? {
+        get { box.fields.exchangeDeadline }
+        set { CopyOnWriteBox.unique(&box).fields.exchangeDeadline = newValue }
+    }
+
     // The fields live in one copy-on-write box, so that a request is one reference in every async frame that holds
     // it — every interceptor's (the Performance article, "What a waiting call holds").
     private var box: CopyOnWriteBox<Fields>
@@ -163,6 +170,7 @@ extension HTTPRequest {
         var followsRedirects: Bool
         var credentialScope: CredentialScope
         var events: (any CallEventSink)? = nil
+        var exchangeDeadline: ExchangeDeadline? = nil
     }
 
     /// Where ``credentialOrigin`` comes from: the URL the request was made with (its origin is worked out only

@@ -11,31 +11,33 @@ package struct ExchangeDeadline: Sendable {
     package let deadline: Date?
     /// How long each attempt may take.
     package let attemptTimeout: Duration?
-    /// The time now, on the clock the deadline was set by (a `VirtualClock` in tests).
-    let now: @Sendable () -> Date
+    /// The clock the deadline was set by (a `VirtualClock` in tests).
+    let clock: any InterceptorClock
 
-    /// Limits of a call ending at `deadline`, each attempt lasting at most `attemptTimeout`, on the clock `now` reads.
-    package init(deadline: Date?, attemptTimeout: Duration?, now: @escaping @Sendable () -> Date) {
+    /// Limits of a call ending at `deadline`, each attempt lasting at most `attemptTimeout`, on `clock`.
+    package init(deadline: Date?, attemptTimeout: Duration?, clock: any InterceptorClock) {
         self.deadline = deadline
         self.attemptTimeout = attemptTimeout
-        self.now = now
+        self.clock = clock
     }
 
     /// The timeout of an exchange of `request` starting now: the shortest of its own, the attempt's and the time
     /// left. Throws when the deadline has passed.
     func timeout(for request: HTTPRequest) throws(RestingError) -> Duration? {
-        var timeout = request.timeout
-        for limit in [attemptTimeout, try timeLeftBeforeExchange()] {
-            if let limit, timeout.map({ limit < $0 }) ?? true { timeout = limit }
-        }
-        return timeout
+        Self.shorter(try timeLeftBeforeExchange(), Self.shorter(attemptTimeout, request.timeout))
+    }
+
+    /// The shorter of two limits, either of which may be none.
+    private static func shorter(_ one: Duration?, _ other: Duration?) -> Duration? {
+        guard let one, let other else { return one ?? other }
+        return min(one, other)
     }
 
     /// The limit a transport's timeout of an exchange under these limits was: the call's when its deadline has
     /// passed (or is within the 5 ms a transport's timer may be early by), the attempt's when it was shorter than the
     /// request's own `requestTimeout`; `nil` when the request's own timeout was.
     package func limitReached(requestTimeout: Duration?) -> DeadlineExceeded.Limit? {
-        if let deadline, now().addingTimeInterval(0.005) >= deadline { return .call }
+        if let deadline, clock.now.addingTimeInterval(0.005) >= deadline { return .call }
         guard let attemptTimeout, requestTimeout.map({ attemptTimeout < $0 }) ?? true else { return nil }
         return .attempt
     }
@@ -45,7 +47,7 @@ package struct ExchangeDeadline: Sendable {
     package var timeLeft: Duration? {
         deadline.map { deadline in
             // To the microsecond first: the float error of a `Date` must not round a whole millisecond up.
-            let microseconds = (deadline.timeIntervalSince(now()) * 1_000_000).rounded()
+            let microseconds = (deadline.timeIntervalSince(clock.now) * 1_000_000).rounded()
             return .milliseconds(Int64((microseconds / 1000).rounded(.up)))
         }
     }
@@ -53,24 +55,12 @@ package struct ExchangeDeadline: Sendable {
     /// Whether a wait of `duration` from now would end after the deadline.
     package func cannotWait(_ duration: Duration) -> Bool {
         guard let deadline else { return false }
-        return now() + duration.seconds >= deadline
+        return clock.now + duration.seconds >= deadline
     }
 
     private func timeLeftBeforeExchange() throws(RestingError) -> Duration? {
         guard let left = timeLeft else { return nil }
         guard left > .zero else { throw .deadlineExceeded(DeadlineExceeded(limit: .call, stage: .exchange)) }
         return left
-    }
-}
-
-enum ExchangeDeadlineKey: RequestAttributeKey {
-    static let defaultValue: ExchangeDeadline? = nil
-}
-
-extension HTTPRequest {
-    /// The limits `DeadlineInterceptor` set for this request's call, if it did.
-    package var exchangeDeadline: ExchangeDeadline? {
-        get { attributes[ExchangeDeadlineKey.self] }
-        set { attributes[ExchangeDeadlineKey.self] = newValue }
     }
 }

@@ -15,8 +15,10 @@ import Foundation
 /// a server does. Sweeps run when the map passes its capacity and every quarter of it in new keys, and drop down to
 /// three quarters, so their cost spreads over the insertions that made them (no timer, no thread).
 /// Inlinable where a call reaches it (the resilience links, Digest authentication, in modules of their own): across a
-/// module boundary an unspecialised map of generic keys and values costs each of their calls microseconds.
-package struct BoundedMap<Key: Hashable, Value> {
+/// module boundary an unspecialised map of generic keys and values costs each of their calls microseconds. The type
+/// is `@usableFromInline` for that: the `@inlinable` members of a `package` type that is not are never inlined into
+/// another module (Swift 6.3), and the links called them unspecialised.
+@usableFromInline package struct BoundedMap<Key: Hashable, Value> {
     @usableFromInline
     struct Entry {
         @usableFromInline var value: Value
@@ -31,7 +33,7 @@ package struct BoundedMap<Key: Hashable, Value> {
 
     @usableFromInline var entries: [Key: Entry] = [:]
     @usableFromInline var insertionsSinceSweep = 0
-    package let capacity: Int
+    @usableFromInline package let capacity: Int
     package let idleExpiry: Duration
     private let keeps: (Value, Date) -> Bool
 

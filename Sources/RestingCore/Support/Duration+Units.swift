@@ -24,7 +24,9 @@ extension Duration {
 
     /// The duration in seconds, for APIs that take a `TimeInterval`.
     package var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        // `components` once: each read divides a 128-bit count.
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Longer than any timer needs to run (a century): a deadline beyond it is treated as none, since adding

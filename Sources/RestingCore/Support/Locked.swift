@@ -10,8 +10,9 @@ import Darwin
 ///
 /// The project's one lock type. It is pthread-based rather than `Synchronization.Mutex` because
 /// ThreadSanitizer on Linux does not see `Mutex` hand-offs, and every sanitizer report must mean a real bug.
-/// The value and the mutex share one allocation. Never call out to user code while holding it.
-package struct Locked<Value>: @unchecked Sendable {
+/// The value and the mutex share one allocation. Never call out to user code while holding it. `@usableFromInline`, so
+/// that ``withLock(_:)`` is inlined into the other modules (a `package` type's `@inlinable` members are not otherwise).
+@usableFromInline package struct Locked<Value>: @unchecked Sendable {
     @usableFromInline
     final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         // ManagedBuffer destroys the header (the value) itself; the tail-allocated mutex is ours.

@@ -79,8 +79,12 @@ enum AllocationBudget {
     /// they were: no change); not bisected further. Lowered when the resilience links took their pre-split cost back:
     /// the origin key written straight into its string (no byte array first), `Result(catching:)` inlinable, and the
     /// rate limiter comparing origins only for a response from another URL — rate limit 3 → 2, hedging 30 → 29.
+    /// Lowered again when `Locked` and `BoundedMap` became `@usableFromInline` (a `package` type's `@inlinable`
+    /// members were never inlined into another module: every link called them unspecialised), the deadline a field
+    /// of the request (no boxed attribute, no closure, no array of limits) and the breaker's window written in place
+    /// (a tuple of the phase had held it: a copy per call) — deadline 7 → 4, circuit breaker 4 → 3, retry 4 → 3.
     static let quietLinks: [String: Double] = [
-        "deadline": 7.5, "circuit-breaker": 4.5, "rate-limit": 2.5, "concurrency-limit": 4.5, "retry": 4.5,
+        "deadline": 4.5, "circuit-breaker": 3.5, "rate-limit": 2.5, "concurrency-limit": 4.5, "retry": 3.5,
         // Hedging keeps a timer for the hedge it may send: 28.96 measured.
         "hedging": 29.5,
     ]
