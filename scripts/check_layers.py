@@ -38,7 +38,7 @@ def package_name():
 
 # Bottom to top, with what each floor is for (the README table's second column).
 FLOORS = [
-    ("Support", "a lock, duration units, string trimming: no HTTP in sight"),
+    ("Support", "a lock, a clock, duration units, string trimming: no HTTP in sight"),
     ("Encoding", "percent-encoding, query strings, JSON values"),
     ("HTTP", "the vocabulary: requests, headers, methods, bodies, responses, errors, redaction, an upgrade handed over"),
     ("Transport", "the transport seam, and what only transports use: deadlines, rate floor, download writer, limits"),
