@@ -204,31 +204,22 @@ case "curl-three-noop":
     try await measure(concurrency: concurrency, total: total, executor: client.executor) {
         _ = try await client.perform(request).value
     }
-case "curl-refused":
-    // Calls an interceptor refuses at once, doing nothing else, where curl-breaker-open's breaker stands: the floor
-    // of any refused call (converter, promise, chain, the failure's way back).
-    let client = RestingClient(
-        baseUrl: base, httpClient: try curlClient(),
-        interceptors: [Refusing(), PassThrough(), PassThrough(), PassThrough()])
-    try await measure(concurrency: concurrency, total: total, executor: client.executor) {
-        do {
-            _ = try await client.perform(request).value
-            FileHandle.standardError.write(Data("a refused call went through\n".utf8))
-            exit(1)
-        } catch ResilienceError.circuitOpen {}
-    }
-case "curl-breaker-open":
-    // Calls an open circuit breaker fails: its first call (a 200, counted as a failure here) opens it for an hour.
+case "curl-breaker-open", "curl-refused":
+    // Calls an open circuit breaker fails — its first call (a 200, counted as a failure here) opens it for an hour —
+    // or, where the breaker stands, an interceptor that refuses at once and does nothing else: the floor of any
+    // refused call (converter, promise, chain, the failure's way back).
     var policy = CircuitBreakerInterceptor.Policy(minimumCalls: 1, openDuration: .seconds(3600))
     policy.failingStatuses = [200]
+    let refusing: any RestingInterceptor =
+        mode == "curl-refused" ? Refusing() : CircuitBreakerInterceptor(policy: policy)
     let client = RestingClient(
         baseUrl: base, httpClient: try curlClient(),
-        interceptors: [CircuitBreakerInterceptor(policy: policy), PassThrough(), PassThrough(), PassThrough()])
-    _ = try await client.perform(request).value
+        interceptors: [refusing, PassThrough(), PassThrough(), PassThrough()])
+    if mode == "curl-breaker-open" { _ = try await client.perform(request).value }
     try await measure(concurrency: concurrency, total: total, executor: client.executor) {
         do {
             _ = try await client.perform(request).value
-            FileHandle.standardError.write(Data("a call went through the open breaker\n".utf8))
+            FileHandle.standardError.write(Data("a call went through the refusing interceptor\n".utf8))
             exit(1)
         } catch ResilienceError.circuitOpen {}
     }
