@@ -101,7 +101,7 @@ package enum AlternativeServicesFile {
 
     /// One line: `ALPN host port h3 host port "YYYYMMDD HH:MM:SS" persist priority`, the alternative on the origin's
     /// own host and port; `nil` for any other line.
-    package static func parse(_ line: Substring) -> Entry? {
+    static func parse(_ line: Substring) -> Entry? {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count == 10, ["h1", "h2"].contains(fields[0]), fields[3] == "h3",
             let host = host(fields[1]), host == self.host(fields[4]),

@@ -51,7 +51,7 @@ public struct DeadlineInterceptor: PlacedInterceptor {
         let now = clock.now
         let outer = request.exchangeDeadline
         let own = (request.attributes.callTimeout ?? callTimeout).map { now + $0.seconds }
-        let deadline = Self.earliest(Self.earliest(own, CallDeadline.current), outer?.deadline)
+        let deadline = least(least(own, CallDeadline.current), outer?.deadline)
         if let deadline, deadline <= now {
             throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .start))
         }
@@ -70,11 +70,6 @@ public struct DeadlineInterceptor: PlacedInterceptor {
             }
             throw RestingError.deadlineExceeded(DeadlineExceeded(limit: limit, stage: .exchange))
         }
-    }
-
-    private static func earliest(_ one: Date?, _ other: Date?) -> Date? {
-        guard let one, let other else { return one ?? other }
-        return min(one, other)
     }
 }
 

@@ -24,13 +24,7 @@ package struct ExchangeDeadline: Sendable {
     /// The timeout of an exchange of `request` starting now: the shortest of its own, the attempt's and the time
     /// left. Throws when the deadline has passed.
     func timeout(for request: HTTPRequest) throws(RestingError) -> Duration? {
-        Self.shorter(try timeLeftBeforeExchange(), Self.shorter(attemptTimeout, request.timeout))
-    }
-
-    /// The shorter of two limits, either of which may be none.
-    private static func shorter(_ one: Duration?, _ other: Duration?) -> Duration? {
-        guard let one, let other else { return one ?? other }
-        return min(one, other)
+        least(try timeLeftBeforeExchange(), least(attemptTimeout, request.timeout))
     }
 
     /// The limit a transport's timeout of an exchange under these limits was: the call's when its deadline has
