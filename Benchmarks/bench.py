@@ -37,11 +37,12 @@ own share. c, curl-transport, curl-executor and the decode floor also run at 128
 curl-executor time every request (p50, p99, p99.9 latency, in µs). Then hedging against chaos_server.py (1.2 % of
 answers 200 ms late, the rest 2 ms — just over 1 %, so that the p99 of unhedged calls is a late one, as it is for any
 share past 1 %; at exactly 1 % it is the fastest of them or the slowest of the rest by a rounding): p99 hedged at the
-95th percentile over p99 without, and the extra requests hedging sent. Before hedging, two figures that are counted,
-not timed (the FootprintProbe's, which `make test` holds to budgets): heap allocations per GET at 8 in flight, and the
-resident memory of a process that made one call. Then an HTTP/2 check: 8 requests at once over TLS to nginx must
-share at most one connection per driver thread (curl_h2_drivers). Then HTTP/3, where a libcurl that speaks it can be
-had (Benchmarks/http3.py). Ends with `RESULT <name> <value>` lines.
+95th percentile over p99 without, and the extra requests hedging sent. Before hedging, figures that are counted, not
+timed (the FootprintProbe's, which `make test` holds to budgets): heap allocations per GET at 8 in flight, and the
+resident memory of a process that made one call, beside the same process's after one libcurl GET that JSONDecoder
+decodes without RestingKit (the floor of any Swift client: the runtime, FoundationEssentials, libcurl). Then an HTTP/2
+check: 8 requests at once over TLS to nginx must share at most one connection per driver thread (curl_h2_drivers).
+Then HTTP/3, where a libcurl that speaks it can be had (Benchmarks/http3.py). Ends with `RESULT <name> <value>` lines.
 """
 import json
 import os
@@ -243,10 +244,13 @@ def count_allocations(url):
     call."""
     allocations = probe("get", url, "2000", "8")["allocations-per-call"]
     resident = probe("resident", url)["resident-kib"]
+    floor = probe("resident-floor", url)["resident-kib"]
     print(f"Counted: {allocations:.1f} allocations per GET at 8 in flight; {resident / 1024:.1f} MiB resident after "
-          f"one call")
+          f"one call, {floor / 1024:.1f} MiB after the same GET by libcurl and JSONDecoder alone (same binary)")
     print(f"RESULT curl_get_c8_allocations_per_call {allocations:.1f}")
     print(f"RESULT idle_process_rss_mib {resident / 1024:.1f}")
+    print(f"RESULT swift_floor_process_rss_mib {floor / 1024:.1f}")
+    print(f"RESULT idle_process_rss_over_swift_floor_mib {(resident - floor) / 1024:.1f}")
 
 
 HEDGE_CALLS = 3000

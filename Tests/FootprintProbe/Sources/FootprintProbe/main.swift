@@ -24,6 +24,7 @@ import Darwin
 //   FootprintProbe listener COUNT           allocations per event delivered to a listener
 //   FootprintProbe websocket URL COUNT      allocations per message echoed by a WebSocket server
 //   FootprintProbe resident URL             resident memory (KiB) of this process after one GET through CurlClient
+//   FootprintProbe resident-floor URL       the same after one libcurl GET decoded by JSONDecoder, without RestingKit
 
 /// Ends the probe with `message` on its output, where the test that ran it shows it.
 func fail(_ message: String) -> Never {
@@ -64,6 +65,9 @@ do {
     case "resident":
         guard let url else { fail("no URL") }
         print("resident-kib", try await ResidentMemory.afterOneCall(url))
+    case "resident-floor":
+        guard let url else { fail("no URL") }
+        print("resident-kib", try await ResidentFloor.afterOneGet(url))
     default:
         fail("unknown mode \(mode); see main.swift")
     }
