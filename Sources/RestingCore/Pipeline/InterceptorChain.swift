@@ -88,7 +88,7 @@ package final class InterceptorChain: Sendable {
     @inline(never)
     private static func boundaryChecked(_ request: HTTPRequest) throws -> HTTPRequest {
         var request = request
-        CredentialBoundary.enforce(on: &request)
+        try CredentialBoundary.enforce(on: &request)
         if let limits = request.exchangeDeadline { request.timeout = try limits.timeout(for: request) }
         try request.validate()
         return request

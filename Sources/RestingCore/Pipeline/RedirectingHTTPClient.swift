@@ -33,7 +33,7 @@ public struct RedirectingHTTPClient: HTTPClient {
         let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0)
         return try await follower.send(request) { hop in
             var hop = hop
-            CredentialBoundary.enforce(on: &hop)
+            try CredentialBoundary.enforce(on: &hop)
             try hop.validate()
             return try await transport.send(hop, progress: progress)
         }
@@ -42,8 +42,8 @@ public struct RedirectingHTTPClient: HTTPClient {
     /// Shuts the wrapped transport down.
     public func shutdown(gracePeriod: Duration?) async { await transport.shutdown(gracePeriod: gracePeriod) }
 
-    /// Warms the wrapped transport's connections.
+    /// Warms the wrapped transport's connections, with the fields of `headers` that may go to `url`'s origin.
     public func warmConnections(_ count: Int, to url: URL, headers: HTTPHeaderFields) async throws -> ConnectionWarmUp {
-        try await transport.warmConnections(count, to: url, headers: headers)
+        try await transport.warmConnections(count, to: url, headers: CredentialBoundary.headers(headers, for: url))
     }
 }
