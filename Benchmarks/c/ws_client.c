@@ -98,6 +98,9 @@ static CURL *open_socket(const char *base) {
     curl_easy_setopt(handle, CURLOPT_BUFFERSIZE, 1024L);
     curl_easy_setopt(handle, CURLOPT_TCP_NODELAY, 1L);
     if (curl_easy_perform(handle) != CURLE_OK) return NULL;
+    // Connected: as CurlClient does, up to 64 KiB a read from now on (libcurl caps each curl_easy_recv at the receive
+    // buffer's size, which stays the 1 KiB allocated for the connect).
+    curl_easy_setopt(handle, CURLOPT_BUFFERSIZE, 65536L);
     const char *host = strstr(base, "://") ? strstr(base, "://") + 3 : base;
     char request[512];
     int length = snprintf(request, sizeof request,

@@ -17,6 +17,8 @@ import Foundation
 enum UpgradeExchange {
     /// The longest response head accepted.
     static let maximumHeadSize = 64 * 1024
+    /// The most one read of a connected socket asks libcurl for: what `WebSocketSession` reads at once.
+    static let readSize = 64 * 1024
 
     static func perform(
         _ request: HTTPRequest, configuration: CurlConfiguration, poller: SocketPoller, upgrades: OpenUpgrades
@@ -79,6 +81,9 @@ enum UpgradeExchange {
         try handle.set(CURLOPT_XFERINFODATA, pointer: Unmanaged.passUnretained(attempt).toOpaque(), "progress data")
         let code = try await attempt.run()
         guard code == CURLE_OK else { throw CurlError.restingError(code, of: handle) }
+        // Connected: each `curl_easy_recv` now reads into the caller's buffer, but never more than the receive
+        // buffer's size at once — 1 KiB would cost a message of 1 MiB a thousand reads.
+        try handle.set(CURLOPT_BUFFERSIZE, Self.readSize, "receive size")
         let socket = rk_easy_active_socket(handle.raw)
         guard socket >= 0 else {
             throw CurlError.restingError(CURLE_COULDNT_CONNECT, detail: "libcurl kept no socket")
