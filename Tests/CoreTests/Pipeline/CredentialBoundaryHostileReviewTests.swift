@@ -36,7 +36,7 @@ struct CredentialBoundaryHostileReviewTests {
         request.headers.add(name: "Authorization", value: "cdn", origin: Origin(Self.cdn))
         request.headers.add(name: "X-Trace", value: "t")
         request.body = .sequence(
-            OneChunkBody(),
+            OneChunk(),
             trailers: {
                 var fields = HTTPHeaderFields()
                 fields.add(name: "X-Api-Key", value: "call")
@@ -66,7 +66,7 @@ struct CredentialBoundaryHostileReviewTests {
         var request = HTTPRequest(
             method: .post, url: Self.api, headers: ["Authorization": "Bearer t", "Accept": "*/*"])
         request.headers.add(name: "Cookie", value: "api=1", origin: Origin(Self.api))
-        request.body = .sequence(OneChunkBody(), trailers: { ["X-Api-Key": "k", "X-Checksum": "c"] })
+        request.body = .sequence(OneChunk(), trailers: { ["X-Api-Key": "k", "X-Checksum": "c"] })
         request.credentialOrigin = nil
         let sent = try Self.enforced(request)
         #expect(
@@ -98,7 +98,7 @@ struct CredentialBoundaryHostileReviewTests {
         request.headers.add(name: "Accept", value: "secret-accept", sensitive: true)
         request.headers.add(name: "X-Trace", value: "kept")
         request.body = .sequence(
-            OneChunkBody(),
+            OneChunk(),
             trailers: {
                 var fields: HTTPHeaderFields = ["X-API-KEY": "k", "X-Checksum": "c"]
                 fields.add(name: "Digest", value: "secret-digest", sensitive: true)
@@ -115,7 +115,7 @@ struct CredentialBoundaryHostileReviewTests {
         let asks = Locked(0)
         var request = HTTPRequest(method: .post, url: Self.api)
         request.body = .sequence(
-            OneChunkBody(), iteration: .multiple,
+            OneChunk(), iteration: .multiple,
             trailers: {
                 asks.withLock { $0 += 1 }
                 return ["X-Api-Key": "k", "X-Checksum": "c"]
@@ -131,6 +131,23 @@ struct CredentialBoundaryHostileReviewTests {
 
     // MARK: - Through a client
 
+    /// A client of `baseUrl` over `transport` whose interceptors add a bearer `token`, then `rewrite` the request.
+    static func client(
+        _ baseUrl: String, _ transport: ClosureHTTPClient, token: String,
+        rewrite: @escaping @Sendable (inout HTTPRequest) throws -> Void
+    ) -> RestingClient {
+        RestingClient(
+            baseUrl: baseUrl, httpClient: transport,
+            interceptors: [
+                AuthInterceptor.bearer(token: token),
+                RequestRewriter { request in
+                    var request = request
+                    try rewrite(&request)
+                    return request
+                },
+            ])
+    }
+
     @Test("an app interceptor that adds a token and then moves the call to another host sends it no credential")
     func interceptorRewritesURLAfterAddingAToken() async throws {
         let seen = Collector<(host: String, headers: [String], trailers: [String])>()
@@ -139,20 +156,13 @@ struct CredentialBoundaryHostileReviewTests {
             seen.append((request.url.host ?? "", Self.fields(request.headers), Self.trailers(of: request) ?? []))
             return HTTPDataResponse(status: 204, url: request.url)
         }
-        let client = RestingClient(
-            baseUrl: "https://api.example.com", httpClient: transport,
-            interceptors: [
-                AuthInterceptor.bearer(token: "s3cr3t"),
-                RequestRewriter { request in
-                    var request = request
-                    request.headers.add(name: "X-Api-Key", value: "s3cr3t-key")
-                    request.url = URL(string: "https://mirror.example.net/upload")!
-                    return request
-                },
-            ])
+        let client = Self.client("https://api.example.com", transport, token: "s3cr3t") { request in
+            request.headers.add(name: "X-Api-Key", value: "s3cr3t-key")
+            request.url = URL(string: "https://mirror.example.net/upload")!
+        }
         let upload = Endpoint<RequestBody, Nothing>(.post, "/upload", encoding: .raw(contentType: "text/plain"))
         let body = RequestBody.sequence(
-            OneChunkBody(), iteration: .multiple, trailers: { ["X-Api-Key": "s3cr3t-trailer", "X-Checksum": "c"] })
+            OneChunk(), iteration: .multiple, trailers: { ["X-Api-Key": "s3cr3t-trailer", "X-Checksum": "c"] })
         _ = try await client.send(RestingRequest(endpoint: upload, body: body))
         let hops = seen.all
         #expect(hops.map(\.host) == ["mirror.example.net"])
@@ -178,7 +188,7 @@ struct CredentialBoundaryHostileReviewTests {
         request.headers.add(name: "Authorization", value: "Bearer s3cr3t")
         request.headers.add(name: "X-Tenant", value: "s3cr3t-tenant", sensitive: true)
         request.body = .sequence(
-            OneChunkBody(), iteration: .multiple, trailers: { ["X-Api-Key": "s3cr3t-key", "X-Checksum": "c"] })
+            OneChunk(), iteration: .multiple, trailers: { ["X-Api-Key": "s3cr3t-key", "X-Checksum": "c"] })
         _ = try await RedirectingHTTPClient(transport).send(request) { _ in }
         let hops = seen.all
         #expect(
@@ -203,18 +213,11 @@ struct CredentialBoundaryHostileReviewTests {
                 (request.url.host ?? "", request.url.user, request.url.password, request.headers["Authorization"]))
             return HTTPDataResponse(status: 204, url: request.url)
         }
-        let client = RestingClient(
-            baseUrl: "https://svc:s3cr3t@api.example.com", httpClient: transport,
-            interceptors: [
-                AuthInterceptor.bearer(token: "s3cr3t-token"),
-                RequestRewriter { request in
-                    var request = request
-                    var components = try #require(URLComponents(url: request.url, resolvingAgainstBaseURL: false))
-                    components.host = "mirror.example.net"
-                    request.url = try #require(components.url)
-                    return request
-                },
-            ])
+        let client = Self.client("https://svc:s3cr3t@api.example.com", transport, token: "s3cr3t-token") { request in
+            var components = try #require(URLComponents(url: request.url, resolvingAgainstBaseURL: false))
+            components.host = "mirror.example.net"
+            request.url = try #require(components.url)
+        }
         _ = try await client.perform(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/a", encoding: .query)))
             .value
         let hop = try #require(seen.all.first)
@@ -259,16 +262,4 @@ private struct WarmingRecorder: HTTPClient {
         warmed.append((url, headers))
         return ConnectionWarmUp(answered: count, opened: count)
     }
-}
-
-/// One chunk each time it is iterated.
-private struct OneChunkBody: AsyncSequence, Sendable {
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var sent = false
-        mutating func next() async -> Data? {
-            defer { sent = true }
-            return sent ? nil : Data("body".utf8)
-        }
-    }
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
 }

@@ -166,7 +166,7 @@ struct CredentialBoundaryUnitTests {
 }
 
 /// One chunk, `body`, each time it is iterated: a sequence a redirect can send again.
-private struct OneChunk: AsyncSequence, Sendable {
+struct OneChunk: AsyncSequence, Sendable {
     struct AsyncIterator: AsyncIteratorProtocol {
         var sent = false
         mutating func next() async -> Data? {
