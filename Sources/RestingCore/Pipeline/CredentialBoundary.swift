@@ -28,8 +28,8 @@ enum CredentialBoundary {
         let hasTrailers = request.body.trailers != nil
         let hasCredential = request.headers.contains(where: \.carriesCredential)
         let hasUserInfo = request.url.user != nil || request.url.password != nil
-        // Most calls carry no credential and no trailers: no origin to work out (each is a URL read again, a
-        // microsecond apiece on every call).
+        // Most calls carry no credential, no trailers and no user-info: no origin to work out (each is a URL read
+        // again, a microsecond apiece on every call).
         guard hasTrailers || hasCredential || hasUserInfo else { return }
         let destination = Origin(request.url)
         let callOrigin = request.credentialOrigin
