@@ -8,6 +8,8 @@ clients set the pace. The clients, each in its own process, interleaved round by
   curl   RestingClient.webSocket on CurlClient (RestingCurlStreamingBenchmark ws-…), compression off as in C
 measuring
   echo      round trips of a 5-byte text message on one socket, a second
+  echo-executor   the same, the Swift loop on the socket's executor (`WebSocket.executor`), against the C echo of
+            the same round
   echo-1m   round trips of a 1 MiB binary message, MiB a second one way
   open      10,000 idle sockets open at once: the resident KiB each costs (the C client keeps a 1 KiB buffer each).
             A connect-only libcurl handle holds three descriptors (its socket, and the socketpair of the multi handle
@@ -32,7 +34,7 @@ SOCKETS = min(int(os.environ.get("BENCH_WS_SOCKETS", "10000")),
               (resource.getrlimit(resource.RLIMIT_NOFILE)[1] - 256) // 3)
 SERVER, CLIENT = "/tmp/restingkit-ws-echo-server", "/tmp/restingkit-ws-client"
 CLIENTS = {"c": [CLIENT], "curl": [f"{ROOT}/Benchmarks/.build/release/RestingCurlStreamingBenchmark"]}
-WORKLOADS = {"echo": MESSAGES, "echo-1m": max(1, MESSAGES // 40), "open": SOCKETS}
+WORKLOADS = {"echo": MESSAGES, "echo-executor": MESSAGES, "echo-1m": max(1, MESSAGES // 40), "open": SOCKETS}
 
 
 def measure(client, workload):
@@ -52,7 +54,10 @@ def main():
         print(f"Round {round_index + 1}/{ROUNDS}", flush=True)
         for workload in WORKLOADS:
             for client in CLIENTS:
-                results[(client, workload)].append(measure(client, workload))
+                # C has no executor to choose: its echo is the floor of both Swift loops.
+                if (client, workload) != ("c", "echo-executor"):
+                    results[(client, workload)].append(measure(client, workload))
+    results[("c", "echo-executor")] = results[("c", "echo")]
     median = {key: statistics.median(values) for key, values in results.items()}
     print(f"\n{'client':<8}{'msgs/s':>10}{'MiB/s 1m':>10}{'KiB/socket':>12}")
     for client in CLIENTS:
@@ -69,6 +74,7 @@ def main():
         print(f"RESULT {client}_ws_open_10k_kib_per_socket {median[(client, 'open')]:.1f}")
     print(f"RESULT ws_open_sockets {SOCKETS}")
     print(f"RESULT curl_ws_echo_ratio_vs_c {ratio('echo'):.2f}")
+    print(f"RESULT curl_ws_echo_on_executor_ratio_vs_c {ratio('echo-executor'):.2f}")
     print(f"RESULT curl_ws_echo_1m_ratio_vs_c {ratio('echo-1m'):.2f}")
     print(f"RESULT curl_ws_open_10k_memory_ratio_vs_c {ratio('open'):.2f}")
     # Counted, not timed: the heap allocations of one message sent and its echo received (the FootprintProbe's count,

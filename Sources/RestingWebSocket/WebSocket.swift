@@ -52,6 +52,18 @@ public final class WebSocket: Sendable {
 
     deinit { engine.cancel() }
 
+    /// The executor whose thread reads the socket (`nil` where the transport has none): a receive loop that prefers
+    /// it takes each message where it was read, with no other thread woken — the fastest way to answer messages one
+    /// by one. Keep such a loop short between its awaits: while it runs, the transport's other sockets wait.
+    ///
+    /// ```swift
+    /// let socket = try await client.webSocket(quotes)
+    /// try await Task(executorPreference: socket.executor) {
+    ///     for try await message in socket { try await socket.send(reply(to: message)) }
+    /// }.value
+    /// ```
+    public var executor: (any TaskExecutor)? { engine.readingExecutor }
+
     /// Whether the server agreed to compress messages (permessage-deflate, ``WebSocketOptions/compression``).
     public var isCompressed: Bool { engine.isCompressed }
 

@@ -15,6 +15,8 @@ protocol WebSocketEngine: AnyObject, Sendable {
     var options: WebSocketOptions { get }
     var subprotocol: String? { get }
     var isCompressed: Bool { get }
+    /// Where the reading task runs (``/RestingCore/UpgradedConnection/readingExecutor``); `nil`, the global pool.
+    var readingExecutor: (any TaskExecutor)? { get }
     /// Reads until the socket is over (run by ``start()``).
     func read() async
     /// Pings as `keepAlive` says until the socket is over (run by ``start()`` when the options ask for it).
@@ -35,7 +37,7 @@ extension WebSocketEngine {
     /// Starts reading, and pinging if asked.
     func start() {
         events?.report(.capability(WebSocketEvent.opened(subprotocol: subprotocol)))
-        let reader = Task { await self.read() }
+        let reader = Task(executorPreference: readingExecutor) { await self.read() }
         let keepAlive = options.keepAlive.map { keepAlive in Task { await self.keepAlive(keepAlive) } }
         run.ends(with: [reader, keepAlive])
     }

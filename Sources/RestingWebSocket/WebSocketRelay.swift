@@ -15,6 +15,8 @@ final class WebSocketRelay: WebSocketEngine {
     let options: WebSocketOptions
     let subprotocol: String?
     let isCompressed: Bool
+    /// The transport reads its own socket: the reading task only relays, on the global pool.
+    var readingExecutor: (any TaskExecutor)? { nil }
     let run: WebSocketRun
 
     init(

@@ -22,6 +22,8 @@ final class WebSocketSession: WebSocketEngine {
     private struct State {
         /// Compresses messages sent, once one is (permessage-deflate).
         var deflater: MessageDeflater?
+        /// The keys of the frames to send, drawn a batch at a time.
+        var maskingKeys = MaskingKeys()
         /// Since when the keep-alive has waited for the peer: its last ping's send, or the last bytes heard after it.
         var awaitingPongSince: ContinuousClock.Instant?
         /// Since when the reading loop has waited for the socket (with a keep-alive); `nil` while it does something
@@ -49,6 +51,8 @@ final class WebSocketSession: WebSocketEngine {
     }
 
     var isCompressed: Bool { deflate != nil }
+
+    var readingExecutor: (any TaskExecutor)? { connection.readingExecutor }
 
     // MARK: Sending
 
@@ -91,7 +95,7 @@ final class WebSocketSession: WebSocketEngine {
             frame.payload = compressed
             frame.isCompressed = true
         }
-        let bytes = frame.encoded(maskingKey: UInt32.random(in: .min ... .max))
+        let bytes = frame.encoded(maskingKey: state.withLock { $0.maskingKeys.next() })
         if Task.isCancelled { throw RestingError.cancelled }
         do {
             try await withTaskCancellationHandler {
@@ -157,6 +161,18 @@ final class WebSocketSession: WebSocketEngine {
 
     // MARK: Reading
 
+    /// The most one read of the connection takes.
+    private static let readSize = 64 * 1024
+    /// The reads and frames the reading loop handles before it lets its thread go, when none made it wait.
+    private static let turn = 256
+
+    /// Yields the thread once `work` has reached a turn, and starts the next.
+    private func pace(_ work: inout Int) async {
+        guard work >= Self.turn else { return }
+        work = 0
+        await Task.yield()
+    }
+
     /// Reads frames until the socket is over.
     func read() async {
         // A compressed frame of incompressible bytes is a little larger than the message it holds.
@@ -165,14 +181,22 @@ final class WebSocketSession: WebSocketEngine {
             maximumFrameSize: options.maximumMessageSize + compressedSlack, allowsCompression: deflate != nil)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: options.maximumMessageSize, deflate: deflate)
         do {
+            // A peer that sends faster than its frames are handled never makes this loop wait: it lets its thread go
+            // after a turn of work, so that one flood cannot hold the thread that reads every socket of its transport.
+            var work = 0
             while true {
+                await pace(&work)
                 if options.keepAlive != nil { state.withLock { $0.listeningSince = .now } }
-                guard let bytes = try await connection.read(maximumLength: 64 * 1024) else {
+                guard let bytes = try await connection.read(maximumLength: Self.readSize) else {
                     return run.over(connectionEnded: true)
                 }
                 if options.keepAlive != nil { heard() }
+                // A full read: the socket has more, and the turn is over.
+                work += bytes.count == Self.readSize ? Self.turn : 1
                 parser.append(bytes)
                 while let frame = try parser.nextFrame() {
+                    work += 1
+                    await pace(&work)
                     guard let incoming = try assembler.take(frame) else { continue }
                     guard try await handle(incoming) else { return }
                 }

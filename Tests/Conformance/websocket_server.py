@@ -17,6 +17,10 @@ same code. What each path adds, with query parameters:
     ?flood=count&size=n            sends `count` binary messages of n bytes as fast as the socket takes them;
                                    /stats?tag=… says how many went out, and whether the socket was ever full for
                                    half a second (`stalled`: the reader stopped reading)
+    ?flood=…&batch=k&kind=pong     the same k frames to a write (a peer sending faster than frames are parsed);
+                                   `kind=pong`: unsolicited pongs of n bytes (RFC 6455 §5.5.3 allows them)
+    ?trickle=1                     echoes each message a byte to a write
+    ?half=1                        first sends half of a 64 KiB binary frame, then never the rest
     ?stall=1                       reads nothing until GET /release?tag=…, then echoes as usual (a peer that
                                    stopped reading: /stats?…&queued=n says when n bytes wait unread in its socket)
     ?tag=name                      names the connection for /stats
@@ -280,6 +284,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if "flood" in query:
             threading.Thread(target=self.flood, args=(connection, query, tag), daemon=True).start()
+        if query.get("half"):
+            whole = frame(0x2, b"\x2a" * 65536)
+            connection.send(whole[:len(whole) // 2])
         fragment = int(query.get("fragment", "0"))
         received = 0
         message, message_opcode, compressed = b"", None, False
@@ -311,13 +318,17 @@ class Handler(BaseHTTPRequestHandler):
                 connection.send(self.bad_frame(query["bad"]))
                 self.wait_for_close(connection)
                 return
-            self.echo(connection, message_opcode, message, fragment)
+            self.echo(connection, message_opcode, message, fragment, trickle=bool(query.get("trickle")))
             message, message_opcode, compressed = b"", None, False
 
-    def echo(self, connection, opcode, message, fragment):
+    def echo(self, connection, opcode, message, fragment, trickle=False):
         rsv = 0
         if connection.deflate is not None:
             message, rsv = connection.compress(message), 0x40
+        if trickle:
+            for byte in frame(opcode, message, rsv=rsv):
+                connection.send(bytes([byte]))
+            return
         if fragment <= 0 or len(message) <= fragment:
             connection.send(frame(opcode, message, rsv=rsv))
             return
@@ -358,9 +369,10 @@ class Handler(BaseHTTPRequestHandler):
                 return
 
     def flood(self, connection, query, tag):
-        data = frame(0x2, b"\x2a" * int(query.get("size", "65536")))
+        batch = int(query.get("batch", "1"))
+        data = frame(0xA if query.get("kind") == "pong" else 0x2, b"\x2a" * int(query.get("size", "65536"))) * batch
         try:
-            for sent in range(1, int(query["flood"]) + 1):
+            for sent in range(batch, int(query["flood"]) + 1, batch):
                 with connection.send_lock:
                     view = memoryview(data)
                     while view:
@@ -410,7 +422,7 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
-    request_queue_size = 128
+    request_queue_size = 512
     tls = None  # an ssl.SSLContext when serving wss
 
     def get_request(self):

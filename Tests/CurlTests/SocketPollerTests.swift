@@ -127,4 +127,67 @@ struct SocketPollerTests {
             try await poller.wait(until: .writable, socket: pending.near)
         }
     }
+
+    // MARK: The executor of the tasks that read its sockets
+
+    /// The name of the thread the caller runs on.
+    static var threadName: String? { Thread.current.name }
+
+    @Test(
+        "a task that prefers the poller runs on its thread, starting it; a wait resumes it there", arguments: backends)
+    func runsTasksOnItsThread(_ backend: SocketWaiting) async throws {
+        let poller = try SocketPoller(backend: backend)
+        defer { poller.stop() }
+        let pair = try SocketPair()
+        let threads = try await Task(executorPreference: poller) {
+            let started = Self.threadName
+            pair.writeFar()
+            try await poller.wait(until: .readable, socket: pair.near)
+            return [started, Self.threadName]
+        }.value
+        #expect(threads == ["resting-poll", "resting-poll"])
+    }
+
+    @Test(
+        "tasks that prefer a stopped poller run on the global pool: enqueued after the stop, or stopping it themselves")
+    func stoppedPollerHandsTasksOn() async throws {
+        let poller = try SocketPoller()
+        #expect(await Task(executorPreference: poller) { Self.threadName }.value == "resting-poll")
+        let afterTheStop = await Task(executorPreference: poller) {
+            poller.stop()
+            // The stop's own job ends on the thread; what follows its next suspension runs elsewhere.
+            await Task.yield()
+            return Self.threadName
+        }.value
+        #expect(afterTheStop != "resting-poll")
+        #expect(await Task(executorPreference: poller) { Self.threadName }.value != "resting-poll")
+    }
+
+    @Test("a poller stopped before its thread ever ran still runs the tasks that prefer it")
+    func neverStartedPoller() async throws {
+        let poller = try SocketPoller()
+        poller.stop()
+        let ran = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<100 { group.addTask(executorPreference: poller) { true } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(ran == 100)
+    }
+
+    @Test("jobs enqueued from many threads while the poller stops all run, each once", arguments: backends)
+    func jobsAcrossAStop(_ backend: SocketWaiting) async throws {
+        let poller = try SocketPoller(backend: backend)
+        let runs = Locked(0)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<2_000 {
+                if index == 1_000 { group.addTask { poller.stop() } }
+                group.addTask(executorPreference: poller) {
+                    runs.withLock { $0 += 1 }
+                    await Task.yield()
+                    runs.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(runs.withLock { $0 } == 4_000)
+    }
 }

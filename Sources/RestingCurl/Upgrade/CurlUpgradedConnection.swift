@@ -106,6 +106,10 @@ final class CurlUpgradedConnection: UpgradedConnection {
         lock.withLock { $0.shutdownHandler = handler }
     }
 
+    /// The poller: its thread runs the reading task when the socket turns readable, so that a message reaches its
+    /// consumer with one thread woken, not two.
+    var readingExecutor: (any TaskExecutor)? { poller }
+
     /// The transport is shutting down: the protocol's own goodbye first (bounded by the protocol: a WebSocket's close
     /// timeout), then the connection closes.
     func goAway() {

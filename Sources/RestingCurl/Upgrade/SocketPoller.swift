@@ -31,7 +31,12 @@ package enum SocketWaiting: Sendable {
 /// `epoll` with one-shot registrations that each waiter arms itself; elsewhere `poll(2)` over the waiters' sockets,
 /// interrupted to see a new one — which Linux runs too when asked (``SocketWaiting/poll``), so that its tests cover
 /// that loop. A wait is cancellable; ``stop()`` ends the thread.
-final class SocketPoller: Sendable {
+///
+/// It is also the `TaskExecutor` of the tasks that read its sockets (``CurlUpgradedConnection/readingExecutor``): the
+/// thread that sees a socket readable runs its reader at once, instead of waking a thread of the global pool to
+/// run it, which would wake another to run the reader's consumer. A job enqueued once the thread has ended runs on
+/// the global pool.
+final class SocketPoller: TaskExecutor, Sendable {
     /// What a task waits for.
     enum Readiness: Sendable {
         case readable
@@ -40,15 +45,10 @@ final class SocketPoller: Sendable {
         var events: Int16 { Int16(self == .readable ? POLLIN : POLLOUT) }
     }
 
-    private struct Waiter {
-        let socket: Int32
-        let readiness: Readiness
-        let continuation: CheckedContinuation<Void, any Error>
-    }
+    private typealias Waiters = SocketWaiters<CheckedContinuation<Void, any Error>>
 
     private struct State {
-        var waiters: [UInt64: Waiter] = [:]
-        var nextID: UInt64 = 0
+        var waiters = Waiters()
         var isStarted = false
         var isStopped = false
         /// The sockets the epoll instance knows.
@@ -57,6 +57,19 @@ final class SocketPoller: Sendable {
         var connections = 0
         /// The client is gone: the thread ends with the last connection.
         var isOrphaned = false
+        /// The jobs of the tasks that prefer the poller, run by the thread between its waits.
+        var jobs: [UnownedJob] = []
+        /// The thread, once it runs: a job it enqueues itself needs no wake-up.
+        var thread: pthread_t?
+
+        /// Whether the caller runs on the thread: what it adds is seen before the thread waits again.
+        var isOnThread: Bool { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+
+        /// Whether the caller is the first to need the thread, and must start it.
+        mutating func startsThread() -> Bool {
+            defer { isStarted = true }
+            return !isStarted
+        }
     }
 
     private let state = Locked(State())
@@ -114,45 +127,48 @@ final class SocketPoller: Sendable {
     func wait(
         until readiness: Readiness, socket: Int32, isAbandoned: @escaping @Sendable () -> Bool = { false }
     ) async throws {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
+        let id = state.withLock { $0.waiters.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let outcome = state.withLock { state -> Result<Bool, RestingError> in
-                    if state.isStopped { return .failure(.shutDown) }
-                    if Task.isCancelled { return .failure(.cancelled) }
-                    if isAbandoned() { return .failure(.transportFailed(Self.abandoned)) }
-                    state.waiters[id] = Waiter(socket: socket, readiness: readiness, continuation: continuation)
+                enum Outcome {
+                    case failed(RestingError)
+                    case startsThread
+                    case waits(interrupts: Bool)
+                }
+                let outcome = state.withLock { state -> Outcome in
+                    if state.isStopped { return .failed(.shutDown) }
+                    if Task.isCancelled { return .failed(.cancelled) }
+                    if isAbandoned() { return .failed(.transportFailed(Self.abandoned)) }
+                    state.waiters.add(
+                        Waiters.Waiter(id: id, readiness: readiness, continuation: continuation), on: socket)
                     arm(socket, in: &state)
-                    defer { state.isStarted = true }
-                    return .success(!state.isStarted)
+                    if state.startsThread() { return .startsThread }
+                    // `poll` sees a new socket only when it rebuilds its list: after the jobs it runs, or woken.
+                    return .waits(interrupts: polls && !state.isOnThread)
                 }
                 switch outcome {
-                case .failure(let error): continuation.resume(throwing: error)
-                case .success(true): startThread()
-                case .success(false): if polls { interrupt() }
+                case .failed(let error): continuation.resume(throwing: error)
+                case .startsThread: startThread()
+                case .waits(let interrupts): if interrupts { interrupt() }
                 }
             }
         } onCancel: {
             let waiter = state.withLock { state in
-                let waiter = state.waiters.removeValue(forKey: id)
-                if let waiter { arm(waiter.socket, in: &state) }
+                let waiter = state.waiters.remove(id, on: socket)
+                if waiter != nil { arm(socket, in: &state) }
                 return waiter
             }
-            waiter?.continuation.resume(throwing: RestingError.cancelled)
+            waiter?.resume(throwing: RestingError.cancelled)
         }
     }
 
     /// Fails every wait on `socket` (its connection is closing) with `error`, and forgets the socket.
     func abandon(_ socket: Int32, with error: RestingError) {
         let waiters = state.withLock { state in
-            let ids = state.waiters.filter { $0.value.socket == socket }.map(\.key)
             #if os(Linux)
             if let epoll, state.registered.remove(socket) != nil { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil) }
             #endif
-            return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+            return state.waiters.takeAll(on: socket)
         }
         for waiter in waiters { waiter.resume(throwing: error) }
         if polls { interrupt() }
@@ -180,26 +196,74 @@ final class SocketPoller: Sendable {
         if ends { stop() }
     }
 
-    /// Ends the thread; waits still pending fail with ``/RestingCore/RestingError/shutDown``.
+    /// Ends the thread; waits still pending fail with ``/RestingCore/RestingError/shutDown``, and the jobs not run yet
+    /// (and any enqueued later) run on the global pool.
     func stop() {
-        let waiters = state.withLock { state in
+        let (waiters, jobs) = state.withLock { state in
             state.isStopped = true
-            defer { state.waiters.removeAll() }
-            return state.waiters.values.map(\.continuation)
+            defer { state.jobs.removeAll() }
+            return (state.waiters.takeAll(), state.jobs)
         }
         for waiter in waiters { waiter.resume(throwing: RestingError.shutDown) }
+        runElsewhere(jobs)
         interrupt()
+    }
+
+    /// Runs `job` on the thread, between its waits; on the global pool once the thread has ended (or could not start).
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        enum Placement {
+            case queued(wakes: Bool)
+            case starts, elsewhere
+        }
+        let placement = state.withLock { state -> Placement in
+            if state.isStopped { return .elsewhere }
+            state.jobs.append(job)
+            if state.startsThread() { return .starts }
+            return .queued(wakes: !state.isOnThread && state.jobs.count == 1)
+        }
+        switch placement {
+        case .queued(let wakes): if wakes { interrupt() }
+        case .starts: startThread()
+        case .elsewhere: runElsewhere([job])
+        }
+    }
+
+    /// Runs `jobs` on the global pool: the thread is gone, and their tasks must still run.
+    private func runElsewhere(_ jobs: [UnownedJob]) {
+        for job in jobs { globalConcurrentExecutor.enqueue(job) }
+    }
+
+    /// Runs the jobs enqueued so far, and those they enqueue, until none is left or a millisecond has passed; `nil`
+    /// once stopped (``stop()`` handed the jobs queued then to the global pool), else whether jobs are still queued:
+    /// the thread then looks at its sockets without waiting and comes back to them, so that readers of busy sockets,
+    /// which yield rather than wait, cannot keep the others unread. `batch` is the loop's: the two arrays trade
+    /// places, so that no job is an allocation.
+    private func runJobs(_ batch: inout [UnownedJob]) -> Bool? {
+        let executor = asUnownedTaskExecutor()
+        let end = ContinuousClock.now + .milliseconds(1)
+        while true {
+            let isStopped = state.withLock { state in
+                swap(&batch, &state.jobs)
+                return state.isStopped
+            }
+            if isStopped { return nil }
+            if batch.isEmpty { return false }
+            for job in batch { job.runSynchronously(on: executor) }
+            batch.removeAll(keepingCapacity: true)
+            if ContinuousClock.now >= end { return state.withLock { !$0.jobs.isEmpty } }
+        }
     }
 
     /// Asks the OS to report `socket` once for what its waiters wait for (`epoll`; `poll` rebuilds its list instead).
     private func arm(_ socket: Int32, in state: inout State) {
         #if os(Linux)
         guard let epoll else { return }
-        var events: UInt32 = 0
-        for waiter in state.waiters.values where waiter.socket == socket {
-            events |= waiter.readiness == .readable ? EPOLLIN.rawValue : EPOLLOUT.rawValue
-        }
-        guard events != 0 else { return }
+        let waitedFor = state.waiters.events(on: socket)
+        guard waitedFor != 0 else { return }
+        let events =
+            (waitedFor & Int16(POLLIN) != 0 ? EPOLLIN.rawValue : 0)
+            | (waitedFor & Int16(POLLOUT) != 0 ? EPOLLOUT.rawValue : 0)
         var event = epoll_event(
             events: events | EPOLLONESHOT.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(u64: UInt64(socket)))
         // A socket closed since it was registered left the epoll set with it: its number may be another's now.
@@ -215,10 +279,7 @@ final class SocketPoller: Sendable {
     /// Resumes the waiters `socket`'s readiness (`readable`, `writable`) lets go, and arms it again for the others.
     private func ready(_ socket: Int32, readable: Bool, writable: Bool) {
         let waiters = state.withLock { state in
-            let ids = state.waiters.filter { id, waiter in
-                waiter.socket == socket && (waiter.readiness == .readable ? readable : writable)
-            }.map(\.key)
-            let resumed = ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+            let resumed = state.waiters.takeReady(on: socket, readable: readable, writable: writable)
             arm(socket, in: &state)
             return resumed
         }
@@ -242,8 +303,9 @@ final class SocketPoller: Sendable {
         }
     }
 
-    /// The thread: waits for the sockets and the wake pipe until stopped.
+    /// The thread: runs its jobs and waits for the sockets and the wake pipe, until stopped.
     private func run() {
+        state.withLock { $0.thread = pthread_self() }
         #if os(Linux)
         if let epoll { return runEpoll(epoll) }
         #endif
@@ -253,9 +315,11 @@ final class SocketPoller: Sendable {
     #if os(Linux)
     private func runEpoll(_ epoll: Int32) {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
-        while true {
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
-            if state.withLock({ $0.isStopped }) { return }
+        var jobs: [UnownedJob] = []
+        while let hasJobs = runJobs(&jobs) {
+            let count = events.withUnsafeMutableBufferPointer {
+                epoll_wait(epoll, $0.baseAddress, Int32($0.count), hasJobs ? 0 : -1)
+            }
             guard count > 0 else { continue }
             for event in events[0..<Int(count)] {
                 guard event.data.u64 != UInt64.max else {
@@ -275,17 +339,18 @@ final class SocketPoller: Sendable {
 
     private func runPoll() {
         var descriptors: [pollfd] = []
-        while true {
+        var jobs: [UnownedJob] = []
+        while let hasJobs = runJobs(&jobs) {
             descriptors.removeAll(keepingCapacity: true)
             descriptors.append(pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0))
-            let isStopped = state.withLock { state in
-                for waiter in state.waiters.values {
-                    descriptors.append(pollfd(fd: waiter.socket, events: waiter.readiness.events, revents: 0))
+            state.withLock { state in
+                for (socket, events) in state.waiters.sockets {
+                    descriptors.append(pollfd(fd: socket, events: events, revents: 0))
                 }
-                return state.isStopped
             }
-            if isStopped { return }
-            let count = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), -1) }
+            let count = descriptors.withUnsafeMutableBufferPointer {
+                poll($0.baseAddress, nfds_t($0.count), hasJobs ? 0 : -1)
+            }
             guard count > 0 else { continue }
             if descriptors[0].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)

@@ -31,9 +31,15 @@ public protocol UpgradedConnection: AnyObject, Sendable {
     /// sends its close frame (1001, going away) before the transport closes the connection, so that the peer sees
     /// a close, not a reset. The default keeps nothing: a transport that calls no handler closes at once.
     func onTransportShutdown(_ handler: @escaping @Sendable () async -> Void)
+    /// Where the task that reads the connection should run: the transport's thread that sees the socket readable,
+    /// which then runs the read with no hop to another thread. `nil` (the default): the global pool.
+    var readingExecutor: (any TaskExecutor)? { get }
 }
 
 extension UpgradedConnection {
     /// Keeps nothing: the transport closes the connection at once when it shuts down.
     public func onTransportShutdown(_ handler: @escaping @Sendable () async -> Void) {}
+
+    /// The global pool: the reading task runs where any task does.
+    public var readingExecutor: (any TaskExecutor)? { nil }
 }
