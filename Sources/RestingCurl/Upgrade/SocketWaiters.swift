@@ -28,7 +28,7 @@ struct SocketWaiters<Continuation> {
     }
 
     /// Takes out the waits `socket`'s readiness lets go.
-    mutating func takeReady(on socket: Int32, readable: Bool, writable: Bool) -> [Continuation] {
+    mutating func takeReady(on socket: Int32, readable: Bool, writable: Bool) -> Taken {
         take(on: socket) { $0.readiness == .readable ? readable : writable }
     }
 
@@ -53,11 +53,36 @@ struct SocketWaiters<Continuation> {
         bySocket.lazy.map { socket, _ in (socket, events(on: socket)) }.filter { $0.events != 0 }
     }
 
-    /// Takes out `socket`'s waits that `isTaken` picks. The socket's entry stays, emptied, until it is forgotten: its
-    /// next wait, one a message, then costs no allocation.
-    private mutating func take(on socket: Int32, where isTaken: (Waiter) -> Bool) -> [Continuation] {
-        var taken: [Continuation] = []
-        bySocket[socket]?.removeAll { waiter in
+    /// The waits taken out at once: most often one, held without an array, since a readiness report is one a message.
+    struct Taken: Sequence {
+        private(set) var first: Continuation?
+        private var others: [Continuation] = []
+
+        mutating func append(_ continuation: Continuation) {
+            if first == nil { first = continuation } else { others.append(continuation) }
+        }
+
+        /// Each, in the order they were taken.
+        struct Iterator: IteratorProtocol {
+            var first: Continuation?
+            var others: IndexingIterator<[Continuation]>
+
+            mutating func next() -> Continuation? {
+                guard let taken = first else { return others.next() }
+                first = nil
+                return taken
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(first: first, others: others.makeIterator()) }
+    }
+
+    /// Takes out `socket`'s waits that `isTaken` picks, in place: the socket's entry stays, emptied, until it is
+    /// forgotten, so that its next wait — one a message — allocates nothing.
+    private mutating func take(on socket: Int32, where isTaken: (Waiter) -> Bool) -> Taken {
+        var taken = Taken()
+        guard let index = bySocket.index(forKey: socket) else { return taken }
+        bySocket.values[index].removeAll { waiter in
             guard isTaken(waiter) else { return false }
             taken.append(waiter.continuation)
             return true
