@@ -6,7 +6,8 @@ import RestingWebSocket
 import Testing
 
 /// `WebSocket.executor`: the thread that reads a `CurlClient` socket, where its reading loop runs and where a user's
-/// receive loop may run too — and every way a socket and its transport end, called from a loop there.
+/// receive loop may run too — and the ways a socket and its transport end, called from a loop there (a shutdown
+/// awaited there is among WebSocketTests' shutdown contexts).
 @Suite("A WebSocket's executor", .timeLimit(.minutes(5)))
 struct WebSocketExecutorTests {
     static let server = Task { try await LocalServer.start(script: WebSocketTests.script) }
@@ -40,22 +41,6 @@ struct WebSocketExecutorTests {
         let loop = Task(executorPreference: socket.executor) { for try await _ in socket {} }
         await transport.shutdown(gracePeriod: .zero)
         await #expect { try await loop.value } throws: { $0 is any CallFailure }
-        #expect(transport.upgrades.count == 0)
-    }
-
-    @Test("the transport's shutdown awaited inside a loop on the socket's executor returns, and the socket ends")
-    func shutdownFromTheSocketsExecutor() async throws {
-        let transport = try CurlClient()
-        let socket = try await client(transport).openWebSocket("/echo")
-        try await socket.send("before the shutdown")
-        await Task(executorPreference: socket.executor) {
-            let echoed = try? await socket.nextMessage()
-            #expect(echoed == .text("before the shutdown"))
-            await transport.shutdown(gracePeriod: .milliseconds(10))
-        }.value
-        await #expect {
-            for try await _ in socket {}
-        } throws: { $0 is any CallFailure }
         #expect(transport.upgrades.count == 0)
     }
 

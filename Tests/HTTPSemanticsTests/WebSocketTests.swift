@@ -209,14 +209,34 @@ struct WebSocketTests {
         await second.close()
     }
 
-    @Test("CurlClient.shutdown awaited on its own executor with a socket open returns, and the socket ends")
-    func shutdownFromTheTransportsExecutor() async throws {
+    /// Where a shutdown is awaited from.
+    enum ShutdownContext: CaseIterable {
+        /// The transport's driver threads (`CurlClient.executor`).
+        case transportsExecutor
+        /// The thread that reads the socket (`WebSocket.executor`), inside a loop that has just read a message.
+        case socketsExecutor
+    }
+
+    @Test(
+        "CurlClient.shutdown awaited on its own executor, or on the socket's, with a socket open returns, and the socket ends",
+        arguments: ShutdownContext.allCases)
+    func shutdownFromTheTransportsExecutor(_ context: ShutdownContext) async throws {
         let transport = try CurlClient()
         let client = RestingClient(baseUrl: try await Self.server.value.baseURL, httpClient: transport)
         let socket = try await client.webSocket(RestingRequest(endpoint: Endpoint<Nothing, Nothing>(.get, "/echo")))
-        await Task(executorPreference: transport.executor) {
-            await transport.shutdown(gracePeriod: .milliseconds(10))
-        }.value
+        switch context {
+        case .transportsExecutor:
+            await Task(executorPreference: transport.executor) {
+                await transport.shutdown(gracePeriod: .milliseconds(10))
+            }.value
+        case .socketsExecutor:
+            try await socket.send("before the shutdown")
+            await Task(executorPreference: socket.executor) {
+                let echoed = try? await socket.nextMessage()
+                #expect(echoed == .text("before the shutdown"))
+                await transport.shutdown(gracePeriod: .milliseconds(10))
+            }.value
+        }
         await #expect {
             for try await _ in socket {}
         } throws: { $0 is any CallFailure }
