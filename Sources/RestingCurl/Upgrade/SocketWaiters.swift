@@ -45,12 +45,16 @@ struct SocketWaiters<Continuation> {
 
     /// What `socket`'s waiters wait for, as `poll(2)`'s events (`POLLIN`, `POLLOUT`); 0 when none waits.
     func events(on socket: Int32) -> Int16 {
-        bySocket[socket]?.reduce(0) { $0 | $1.readiness.events } ?? 0
+        bySocket[socket].map(Self.events(of:)) ?? 0
     }
 
     /// Every socket waited on, with what for (the `poll(2)` loop's list).
     var sockets: some Sequence<(socket: Int32, events: Int16)> {
-        bySocket.lazy.map { socket, _ in (socket, events(on: socket)) }.filter { $0.events != 0 }
+        bySocket.lazy.map { socket, waiters in (socket, Self.events(of: waiters)) }.filter { $0.events != 0 }
+    }
+
+    private static func events(of waiters: [Waiter]) -> Int16 {
+        waiters.reduce(0) { $0 | $1.readiness.events }
     }
 
     /// The waits taken out at once: most often one, held without an array, since a readiness report is one a message.
