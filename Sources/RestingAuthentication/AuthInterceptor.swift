@@ -54,7 +54,9 @@ public struct AuthInterceptor: PlacedInterceptor {
     }
 
     /// Adds the credential, and on a 401 refreshes it once (shared with concurrent calls) and retries.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         guard request.attributes.requiresAuthentication else { return try await execution(request) }
         let credential = try await state.current()
         var authorized = request

@@ -33,7 +33,9 @@ public struct ChallengeAuthInterceptor: PlacedInterceptor {
     public init(_ responders: [any ChallengeResponder]) { self.responders = responders }
 
     /// Adds what a responder sends before any challenge, and answers a `401`'s challenges.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         guard request.attributes.requiresAuthentication, let origin = Origin(request.url),
             request.credentialOrigin == origin
         else { return try await execution(request) }

@@ -91,7 +91,9 @@ public struct HTTPCacheInterceptor: PlacedInterceptor {
     static let safeMethods: Set<RequestMethod> = [.get, .head, .options, .trace]
 
     /// Answers from the cache when it may, revalidates when it must, and stores what the network returns.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         guard request.method == .get, request.downloadTarget == nil, request.upgrade == nil,
             !request.headers.contains("Last-Event-ID")
         else {

@@ -22,7 +22,9 @@ public struct CookieInterceptor: PlacedInterceptor {
     public init(jar: any CookieJar) { self.jar = jar }
 
     /// Adds the jar's cookies for the request's URL, then stores the response's `Set-Cookie` fields.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         var request = request
         let cookies = await jar.cookies(for: request.url)
         if !cookies.isEmpty {

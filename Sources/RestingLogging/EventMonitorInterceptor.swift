@@ -17,7 +17,9 @@ public struct EventMonitorInterceptor: RestingInterceptor, ExchangeObserver {
     public init(_ handler: @escaping @Sendable (RestingEvent) -> Void) { self.handler = handler }
 
     /// Reports the start, then the response or the failure, with the time taken.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         try await observe(request) { try await execution($0) }
     }
 

@@ -43,7 +43,9 @@ public struct LoggingInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     /// Logs the request, passes it on, and logs the response or failure with the time taken.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         try await observe(request) { try await execution($0) }
     }
 

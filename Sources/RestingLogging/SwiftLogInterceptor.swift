@@ -56,7 +56,9 @@ public struct SwiftLogInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     /// Logs the request, passes it on, and logs the response or the failure.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         try await observe(request) { try await execution($0) }
     }
 

@@ -38,7 +38,9 @@ public struct MetricsInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     /// Records the exchange `execution` performs.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         try await observe(request) { try await execution($0) }
     }
 

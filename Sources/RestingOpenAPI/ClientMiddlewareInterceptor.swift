@@ -34,7 +34,8 @@ public struct ClientMiddlewareInterceptor: RestingInterceptor {
     }
 
     /// Runs the middleware around the rest of the chain.
-    public func intercept(request: RestingCore.HTTPRequest, execution: InterceptorExecution) async throws
+    nonisolated(nonsending) public func intercept(request: RestingCore.HTTPRequest, execution: InterceptorExecution)
+        async throws
         -> HTTPDataResponse
     {
         let head = try HTTPTypes.HTTPRequest(request)

@@ -38,6 +38,11 @@ public final class CircuitBreakerInterceptor: PlacedInterceptor {
             case count(Int)
             /// The calls that ended in the last `span` (counted in tenths of it).
             case time(Duration)
+
+            /// Whether it counts calls rather than time.
+            var countsCalls: Bool {
+                if case .count = self { true } else { false }
+            }
         }
 
         /// The outcomes the failure rate is computed over. Default: the last 20 calls.
@@ -118,7 +123,9 @@ public final class CircuitBreakerInterceptor: PlacedInterceptor {
     package var keyCount: Int { breakers.withLock { $0.count } }
 
     /// Fails the call at once while its key's breaker is open; otherwise passes it on and counts its outcome.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let key = request.resilienceKey
         let policy = policies.isEmpty ? self.policy : policies[key] ?? self.policy
         let now = clock.now
@@ -132,7 +139,9 @@ public final class CircuitBreakerInterceptor: PlacedInterceptor {
             throw ResilienceError.circuitOpen(key: key, retryAfter: retryAfter)
         }
         let result = await Result { try await execution(request) }
-        let (outcome, end) = (policy.outcome(of: result), clock.now)
+        let outcome = policy.outcome(of: result)
+        // A success counted by number moves no breaker in time: the clock is read only where time counts.
+        let end = outcome == .success && policy.window.countsCalls ? now : clock.now
         let moved = breakers.withLock { breakers in
             breakers.update(key, now: end) { $0.record(outcome, of: admission, now: end, policy: policy) } ?? nil
         }

@@ -90,7 +90,9 @@ public final class ConcurrencyLimitInterceptor: PlacedInterceptor {
     package var keyCount: Int { keys.withLock { $0.count } }
 
     /// Waits for a slot of the request's key, passes the request on, and moves the limit by what that took.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let key = request.resilienceKey
         let now = clock.now
         let (slots, admittedUnder) = keys.withLock { keys in

@@ -47,7 +47,9 @@ public struct DeadlineInterceptor: PlacedInterceptor {
 
     /// Sets the call's deadline and attempt timeout for the stages after it, or fails a call whose deadline has
     /// already passed.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let now = clock.now
         let outer = request.exchangeDeadline
         let own = (request.attributes.callTimeout ?? callTimeout).map { now + $0.seconds }

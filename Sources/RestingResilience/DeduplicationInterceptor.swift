@@ -44,7 +44,9 @@ public final class DeduplicationInterceptor: RestingInterceptor {
     }
 
     /// Sends the request, or waits for the identical one already in flight and shares its outcome.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         // A download's response is its file, and a streamed body can be read once: each caller needs its own.
         guard request.method == .get || request.method == .head, request.body.isEmpty, request.answersInMemory,
             sharing(request)

@@ -70,7 +70,9 @@ public struct HedgingInterceptor: PlacedInterceptor {
     }
 
     /// Sends the request, and hedges it while it is unanswered and hedging is allowed.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         var request = request
         budget.recordRequest(&request)
         let key = request.resilienceKey

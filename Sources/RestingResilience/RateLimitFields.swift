@@ -65,6 +65,17 @@ package struct RateLimitFields {
         }.min { Double($0.0) / Double($0.1) < Double($1.0) / Double($1.1) }
     }
 
+    /// Whether `headers` may hold a quota's field — one whose name starts with `RateLimit` or `X-RateLimit`, in any
+    /// case — or one of `others`.
+    static func mayBeIn(_ headers: HTTPHeaderFields, or others: [String]) -> Bool {
+        headers.contains { field in
+            let name = field.name.utf8
+            let start = name.first.map { $0 | 0x20 == UInt8(ascii: "x") } == true ? name.dropFirst(2) : name[...]
+            return start.count >= 9 && zip(start, "ratelimit".utf8).allSatisfy { $0 | 0x20 == $1 }
+                || others.contains { field.name.caseInsensitiveEquals($0) }
+        }
+    }
+
     /// A structured field's members split at commas, each as its parameters (`name=value`, split at semicolons);
     /// a bare leading value (a token, a quoted name or a number) is the parameter named "".
     private static func members(_ field: String) -> [[String: String]] {

@@ -92,7 +92,9 @@ public final class RateLimitInterceptor: PlacedInterceptor {
 
     /// Waits for a token of the request's key, passes the request on, and takes in what the answer says of the
     /// server's limits.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let key = request.resilienceKey
         try await takeToken(for: key, request)
         let result = await Result { try await execution(request) }
@@ -132,6 +134,9 @@ public final class RateLimitInterceptor: PlacedInterceptor {
     }
 
     private func learn(from head: (status: Int, headers: HTTPHeaderFields), for key: String, _ request: HTTPRequest) {
+        // Most answers say nothing of a limit: one pass over their names, and no clock read or field lookup.
+        guard head.status == 429 || head.status == 503 || RateLimitFields.mayBeIn(head.headers, or: backoffHeaders)
+        else { return }
         let now = clock.now
         var asked: Duration?
         if head.status == 429 || head.status == 503, let field = head.headers["Retry-After"],

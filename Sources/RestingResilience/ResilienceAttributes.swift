@@ -75,6 +75,6 @@ extension HTTPRequest {
     /// or its URL's origin.
     var resilienceKey: String {
         if let key = attributes.resilienceKey { return key }
-        return Origin.key(of: url) ?? url.host ?? ""
+        return originKey ?? url.host ?? ""
     }
 }

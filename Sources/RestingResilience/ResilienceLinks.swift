@@ -36,7 +36,9 @@ public struct ResilienceLinks: PlacedInterceptor {
     }
 
     /// Runs `request` through the links, in order, then the rest of the chain.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         try await InterceptorChain.runComposed(links, request) { request in try await execution(request) }
     }
 

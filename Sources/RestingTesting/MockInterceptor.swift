@@ -77,7 +77,9 @@ public final class MockInterceptor: RestingInterceptor {
     }
 
     /// Answers from the last registered mock matching the method and path, else as ``unmatched`` says.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let path = request.encodedPath
         let registered = mocks.withLock { $0 }
         if let mock = registered.last(where: { $0.method == request.method && $0.pattern.matches(path) }),

@@ -39,7 +39,9 @@ public struct RecordReplayInterceptor: RestingInterceptor {
     }
 
     /// Answers from a fixture, or from the network (recording the exchange), as ``mode`` says.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let body = try await request.body.collect()
         var request = request
         // The bytes just read are what goes on: a single-pass sequence cannot be read a second time.

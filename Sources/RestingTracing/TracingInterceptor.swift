@@ -52,7 +52,9 @@ public struct TracingInterceptor: RestingInterceptor, ExchangeObserver {
     }
 
     /// Runs the rest of the chain inside a span, with the span's context sent on in the request's headers.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         try await observe(request) { try await execution($0) }
     }
 

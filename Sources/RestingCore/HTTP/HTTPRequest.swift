@@ -23,7 +23,11 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The whole URL, query included.
     public var url: URL {
         get { box.fields.url }
-        _modify { yield &CopyOnWriteBox.unique(&box).fields.url }
+        _modify {
+            let unique = CopyOnWriteBox.unique(&box)
+            yield &unique.fields.url
+            unique.fields.knownOriginKey = nil
+        }
     }
     /// Headers in the order they will be sent.
     public var headers: HTTPHeaderFields {
@@ -111,6 +115,14 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         set { CopyOnWriteBox.unique(&box).fields.exchangeDeadline = newValue }
     }
 
+    /// ``url``'s origin as ``Origin/key(of:)`` spells it: what the resilience links key their state by. The converter
+    /// sets it from the URL it keeps for an endpoint (no call reads its URL's text for it again); a request made or
+    /// readdressed otherwise works it out when asked.
+    package var originKey: String? {
+        get { box.fields.knownOriginKey ?? Origin.key(of: url) }
+        set { CopyOnWriteBox.unique(&box).fields.knownOriginKey = newValue }
+    }
+
     // The fields live in one copy-on-write box, so that a request is one reference in every async frame that holds
     // it — every interceptor's (the Performance article, "What a waiting call holds").
     private var box: CopyOnWriteBox<Fields>
@@ -171,6 +183,8 @@ extension HTTPRequest {
         var credentialScope: CredentialScope
         var events: (any CallEventSink)? = nil
         var exchangeDeadline: ExchangeDeadline? = nil
+        /// `url`'s origin key, when the converter knew it; cleared whenever `url` changes.
+        var knownOriginKey: String? = nil
     }
 
     /// Where ``credentialOrigin`` comes from: the URL the request was made with (its origin is worked out only

@@ -23,7 +23,9 @@ public struct DefaultsInterceptor: RestingInterceptor {
     }
 
     /// Adds the defaults, then passes the request on.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         var request = request
         request.headers.addMissing(from: headers)
         let present = Set(

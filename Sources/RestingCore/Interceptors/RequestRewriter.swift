@@ -14,7 +14,9 @@ public struct RequestRewriter: RestingInterceptor {
     public init(_ rewrite: @escaping @Sendable (HTTPRequest) async throws -> HTTPRequest) { self.rewrite = rewrite }
 
     /// Passes on the rewritten request; what `rewrite` throws reaches the caller.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         try await execution(try await rewrite(request))
     }
 }

@@ -72,7 +72,9 @@ public struct RetryInterceptor: PlacedInterceptor {
 
     /// Passes the request on, and again after a delay while the outcome is retryable, the attempts last and the budget
     /// allows.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         var sent = request
         budget.recordRequest(&sent)
         let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts

@@ -29,7 +29,9 @@ public struct ValidationInterceptor: RestingInterceptor {
     public init(_ rules: [Rule] = [.statusCodes(200..<300), .contentTypeMatchesAccept]) { self.rules = rules }
 
     /// Passes the request on and checks the response; a failed rule throws.
-    public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
+    {
         let response = try await execution(request)
         for rule in rules { try check(rule, request, response) }
         return response

@@ -20,7 +20,7 @@ final class ChainStep: Sendable {
     }
 
     /// Runs the interceptors after this one, then the end of the chain.
-    func proceed(_ request: HTTPRequest) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) func proceed(_ request: HTTPRequest) async throws -> HTTPDataResponse {
         guard !hasReturned.load(ordering: .acquiring) else {
             throw RestingError.interceptorMisuse(
                 interceptor: String(describing: type(of: interceptors[index])),

@@ -97,7 +97,7 @@ package final class InterceptorChain: Sendable {
     /// Runs `interceptors[index...]`, then `end`. Never inlined: it would enlarge the frame of a chain without
     /// interceptors.
     @inline(never)
-    static func run(
+    nonisolated(nonsending) static func run(
         _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
         end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {

@@ -37,10 +37,16 @@
 ///
 /// Calling `execution` after `intercept` has returned (from an escaped task) is a bug that fails with
 /// ``RestingError/interceptorMisuse(interceptor:reason:)`` naming the interceptor.
+///
+/// The requirement is `nonisolated(nonsending)`: an interceptor runs on the executor of the call that reaches it,
+/// and every interceptor RestingKit ships is written so. One written `func intercept(…) async throws`, as above, still
+/// conforms; Swift then hops to the global executor and back around it, which `nonisolated(nonsending) func
+/// intercept(…)` saves.
 public protocol RestingInterceptor: Sendable {
     /// Handles one request: change it, pass it on with `execution(request)` (as often as needed), answer it without
     /// passing it on, or turn the outcome into another.
-    func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws -> HTTPDataResponse
+    nonisolated(nonsending) func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
+        -> HTTPDataResponse
 }
 
 extension RestingInterceptor {
@@ -74,7 +80,7 @@ public struct InterceptorExecution: Sendable {
     init(_ step: ChainStep) { next = .step(step) }
 
     /// Sends `request` through the remaining interceptors and the transport.
-    public func callAsFunction(_ request: HTTPRequest) async throws -> HTTPDataResponse {
+    nonisolated(nonsending) public func callAsFunction(_ request: HTTPRequest) async throws -> HTTPDataResponse {
         switch next {
         case .closure(let proceed): try await proceed(request)
         case .step(let step): try await step.proceed(request)

@@ -83,7 +83,7 @@ public struct RestingRequestConverter: RequestConverter {
         guard endpoint.method.allowsRequestBody || encoded.body.isEmpty else {
             throw .bodyNotAllowed(method: endpoint.method)
         }
-        let url = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
+        let address = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
 
         var headers = configuration.headerProvider.headers()
         // The endpoint's, then the request's: the more particular wins.
@@ -100,20 +100,23 @@ public struct RestingRequestConverter: RequestConverter {
         if endpoint.responseReading.expectsJSON, !headers.contains("Accept") {
             headers.add(name: "Accept", value: "application/json")
         }
-        return HTTPRequest(
-            method: endpoint.method, url: url, headers: headers, body: encoded.body, timeout: request.timeout,
+        var converted = HTTPRequest(
+            method: endpoint.method, url: address.url, headers: headers, body: encoded.body, timeout: request.timeout,
             attributes: endpoint.attributes.merging(request.attributes))
+        converted.originKey = address.originKey
+        return converted
     }
 
+    /// The request's URL, and its origin's key when known without reading the URL again: a literal path's, kept
+    /// with its URL, or a relative path's, which is its base URL's (the base ends in its authority or a path, and
+    /// the path follows a slash).
     private func makeURL<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String, queryItems: [URLQueryItem]
-    ) throws(RestingError) -> URL {
+    ) throws(RestingError) -> LiteralURLCache.Entry {
         let template = try request.endpoint.template.get()
         // A path with interpolated values is one call's, like its path variables: never kept past the call.
         if queryItems.isEmpty, !request.endpoint.pathHoldsValues, let path = template.literalPath {
-            return try literalURLs.url(baseUrl: baseUrl, path: path) { () throws(RestingError) in
-                try makeURL(path: path, baseUrl: baseUrl, queryItems: [])
-            }
+            return try literalURL(path, on: baseUrl)
         }
         // The provider's closures run only when the request lacks a variable the template needs.
         var provided: [String: any PathVariableValue]?
@@ -122,7 +125,15 @@ public struct RestingRequestConverter: RequestConverter {
             if provided == nil { provided = configuration.pathVariableProvider.variables() }
             return provided?[name]?.description
         }
-        return try makeURL(path: path, baseUrl: baseUrl, queryItems: queryItems)
+        let url = try makeURL(path: path, baseUrl: baseUrl, queryItems: queryItems)
+        let originKey = path.httpSchemeLength == nil ? literalURLs.originKey(of: url, onBase: baseUrl) : nil
+        return LiteralURLCache.Entry(url: url, originKey: originKey)
+    }
+
+    private func literalURL(_ path: String, on baseUrl: String) throws(RestingError) -> LiteralURLCache.Entry {
+        try literalURLs.url(baseUrl: baseUrl, path: path) { () throws(RestingError) in
+            try makeURL(path: path, baseUrl: baseUrl, queryItems: [])
+        }
     }
 
     /// The expanded `path` on `baseUrl` (or alone, when it is an absolute URL), with `queryItems`.

@@ -48,6 +48,25 @@ struct RequestConverterTests {
                 == "https://api.example.com/v1/search")
     }
 
+    @Test(
+        "a converted request knows its URL's origin key, which a path's values cannot move, and forgets it with its URL",
+        arguments: [
+            ("https://API.example.com:443/v1", "/posts"), ("http://user@h.example/", "/records/{{id}}"),
+            ("https://h.example", "{{id}}/x"), ("https://h.example", "https://cdn.example.org:8443/f/{{id}}"),
+            ("http://127.0.0.1:8080", "/search?q={{id}}"),
+        ])
+    func originKeyOfConvertedRequests(baseUrl: String, path: String) throws {
+        let converter = RestingRequestConverter()
+        for id in ["3", "@evil.example", "//evil.example", "evil.example:1/"] {
+            let endpoint = Endpoint<Nothing, Nothing>(.get, path)
+            var request = try convert(
+                RestingRequest(endpoint: endpoint, pathVariables: ["id": id]), converter, baseUrl: baseUrl)
+            #expect(request.originKey == Origin.key(of: request.url), "\(baseUrl) \(path) \(id): \(request.url)")
+            request.url = try #require(URL(string: "https://elsewhere.example/x"))
+            #expect(request.originKey == "https://elsewhere.example:443")
+        }
+    }
+
     @Test("a path with interpolated values is never kept in the cache of literal URLs: its values are one call's")
     func interpolatedPathsAreNotCached() throws {
         let converter = RestingRequestConverter()
@@ -63,12 +82,15 @@ struct RequestConverterTests {
         let cache = LiteralURLCache()
         for index in 0..<(LiteralURLCache.capacity * 3) {
             let address = "https://h\(index).example/posts"
-            let url = try cache.url(baseUrl: "https://h\(index).example", path: "/posts") { () throws(RestingError) in
+            let entry = try cache.url(baseUrl: "https://h\(index).example", path: "/posts") { () throws(RestingError) in
                 guard let url = URL(string: address) else { throw .invalidURL(address, reason: "not a valid URL") }
                 return url
             }
-            #expect(url.host == "h\(index).example")
+            #expect(entry.url.host == "h\(index).example")
+            #expect(entry.originKey == "https://h\(index).example:443")
+            #expect(cache.originKey(of: entry.url, onBase: "https://h\(index).example") == entry.originKey)
             #expect(cache.count <= LiteralURLCache.capacity)
+            #expect(cache.baseCount <= LiteralURLCache.capacity)
         }
         // A failure is thrown, not cached: the next call builds again.
         var attempts = 0

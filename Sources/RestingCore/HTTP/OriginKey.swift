@@ -1,5 +1,3 @@
-import RestingCore
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +6,9 @@ import Foundation
 
 extension Origin {
     /// `url`'s origin as ``description`` spells it (`https://api.example.com:443`), read from the URL's text in one
-    /// pass over its bytes: the resilience links key every call by it, and `URL`'s component accessors cost a
-    /// microsecond a call. A URL the pass does not take as plain (an IPv6, non-ASCII or percent-encoded host, another
-    /// scheme) goes through ``init(_:)``; `nil` when it has no origin.
+    /// pass over its bytes: the resilience links key every call by it (``HTTPRequest/originKey``), and `URL`'s
+    /// component accessors cost a microsecond a call. A URL the pass does not take as plain (an IPv6, non-ASCII or
+    /// percent-encoded host, another scheme) goes through ``init(_:)``; `nil` when it has no origin.
     package static func key(of url: URL) -> String? {
         var text = url.absoluteString
         let plain = text.withUTF8 { bytes -> String? in
