@@ -32,6 +32,9 @@ Clients, measured in the same run and interleaved round by round (ratios are med
   curl-breaker-open calls an open circuit breaker fails (8 in flight only): curl_get_breaker_open_us, CPU per call
   curl-refused      calls an interceptor fails at once, doing nothing else (8 in flight only): the floor of any refused
                     call, curl_get_refused_us; curl_get_breaker_open_over_refused_us is the breaker's own share
+Stages: `RestingKitBenchmarks stages`, the pipeline without a transport in one process (each stage the cheapest of 20
+rounds): pipeline_quiet_resilience_links_us (the three links above, added), pipeline_refused_call_us and
+pipeline_breaker_open_call_us — figures the network runs' round-to-round spread cannot resolve.
 Pipeline = converter + 3 no-op interceptors + status check + JSON decoding; curl-transport shows the transport's
 own share. c, curl-transport, curl-executor and the decode floor also run at 128 in flight, and c, curl-transport and
 curl-executor time every request (p50, p99, p99.9 latency, in µs). Then hedging against chaos_server.py (1.2 % of
@@ -169,6 +172,7 @@ def main():
                         results.setdefault((client, concurrency), []).append(measure(client, target, concurrency))
             report(results)
             count_allocations(url)
+            measure_stages()
             compare_hedging()
             check_http2(directory, tls_port)
             compare_http2_load(directory, tls_port)
@@ -251,6 +255,20 @@ def count_allocations(url):
     print(f"RESULT idle_process_rss_mib {resident / 1024:.1f}")
     print(f"RESULT swift_floor_process_rss_mib {floor / 1024:.1f}")
     print(f"RESULT idle_process_rss_over_swift_floor_mib {(resident - floor) / 1024:.1f}")
+
+
+def measure_stages():
+    """The pipeline's stages in one process without a transport (`RestingKitBenchmarks stages`, each the cheapest of 20
+    rounds taken in turns): the resilience links' cost and a refused call's, which the network runs' round-to-round
+    spread of several µs per call cannot resolve."""
+    output = run([f"{ROOT}/Benchmarks/.build/release/RestingKitBenchmarks", "stages", "200000"])
+    rows = {line[:48].strip(): float(line[48:]) for line in output.splitlines() if line.strip()}
+    print(output)
+    links = sum(rows[f"a {link} (added)"] for link in
+                ("quiet DeadlineInterceptor", "closed CircuitBreakerInterceptor", "RateLimitInterceptor with tokens"))
+    print(f"RESULT pipeline_quiet_resilience_links_us {links:.2f}")
+    print(f"RESULT pipeline_refused_call_us {rows['a call its first interceptor refuses']:.2f}")
+    print(f"RESULT pipeline_breaker_open_call_us {rows['a call an open CircuitBreakerInterceptor refuses']:.2f}")
 
 
 HEDGE_CALLS = 3000

@@ -38,11 +38,6 @@ public final class CircuitBreakerInterceptor: PlacedInterceptor {
             case count(Int)
             /// The calls that ended in the last `span` (counted in tenths of it).
             case time(Duration)
-
-            /// Whether it counts calls rather than time.
-            var countsCalls: Bool {
-                if case .count = self { true } else { false }
-            }
         }
 
         /// The outcomes the failure rate is computed over. Default: the last 20 calls.
@@ -139,9 +134,7 @@ public final class CircuitBreakerInterceptor: PlacedInterceptor {
             throw ResilienceError.circuitOpen(key: key, retryAfter: retryAfter)
         }
         let result = await Result { try await execution(request) }
-        let outcome = policy.outcome(of: result)
-        // A success counted by number moves no breaker in time: the clock is read only where time counts.
-        let end = outcome == .success && policy.window.countsCalls ? now : clock.now
+        let (outcome, end) = (policy.outcome(of: result), clock.now)
         let moved = breakers.withLock { breakers in
             breakers.update(key, now: end) { $0.record(outcome, of: admission, now: end, policy: policy) } ?? nil
         }

@@ -25,8 +25,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
         get { box.fields.url }
         _modify {
             let unique = CopyOnWriteBox.unique(&box)
+            // Deferred: an access that ends by throwing may still have changed the URL.
+            defer { unique.fields.knownOriginKey = nil }
             yield &unique.fields.url
-            unique.fields.knownOriginKey = nil
         }
     }
     /// Headers in the order they will be sent.

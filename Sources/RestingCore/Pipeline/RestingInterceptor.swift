@@ -39,9 +39,8 @@
 /// ``RestingError/interceptorMisuse(interceptor:reason:)`` naming the interceptor.
 ///
 /// The requirement is `nonisolated(nonsending)`: an interceptor runs on the executor of the call that reaches it,
-/// and every interceptor RestingKit ships is written so. One written `func intercept(…) async throws`, as above, still
-/// conforms; Swift then hops to the global executor and back around it, which `nonisolated(nonsending) func
-/// intercept(…)` saves.
+/// and the chain hops to no other executor and back around it. One written `func intercept(…) async throws`, as
+/// above, conforms as it is.
 public protocol RestingInterceptor: Sendable {
     /// Handles one request: change it, pass it on with `execution(request)` (as often as needed), answer it without
     /// passing it on, or turn the outcome into another.
