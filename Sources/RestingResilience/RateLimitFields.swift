@@ -69,11 +69,15 @@ package struct RateLimitFields {
     /// case — or one of `others`.
     static func mayBeIn(_ headers: HTTPHeaderFields, or others: [String]) -> Bool {
         headers.contains { field in
-            let name = field.name.utf8
-            let start = name.first.map { $0 | 0x20 == UInt8(ascii: "x") } == true ? name.dropFirst(2) : name[...]
-            return start.count >= 9 && zip(start, "ratelimit".utf8).allSatisfy { $0 | 0x20 == $1 }
-                || others.contains { field.name.caseInsensitiveEquals($0) }
+            startsWithRateLimit(field.name) || others.contains { field.name.caseInsensitiveEquals($0) }
         }
+    }
+
+    /// Whether `name` starts with `RateLimit` or `X-RateLimit`, in any case.
+    private static func startsWithRateLimit(_ name: String) -> Bool {
+        var bytes = name.utf8[...]
+        if let first = bytes.first, first | 0x20 == UInt8(ascii: "x") { bytes = bytes.dropFirst(2) }
+        return bytes.count >= 9 && zip(bytes, "ratelimit".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// A structured field's members split at commas, each as its parameters (`name=value`, split at semicolons);
