@@ -185,19 +185,21 @@ struct ResilienceServerTests {
     @Test("an adaptive limit falls when the server slows down past its capacity", arguments: Transport.network)
     func adaptiveLimitFindsCapacity(_ transport: Transport) async throws {
         let route = "capacity-\(transport)"
-        // Past one request in flight, each adds half a second. The server holds the six requests after the warm-up
+        // Past one request in flight, each adds two seconds. The server holds the six requests after the warm-up
         // until all six have come: however this test's tasks are scheduled (the full suite under ASan starved them
         // for seconds, and sixteen calls reached the server one by one, each fast), the limiter's own eight calls are
-        // what exceeds the capacity. Six, not eight: URLSession may keep to six connections a host.
+        // what exceeds the capacity. Six, not eight: URLSession may keep to six connections a host. Ten seconds for
+        // each held call, against a baseline the least of ten warm-up calls: under TSan on CI's two busy cores even
+        // the least of five took over the 1.25 s that made a call held for 2.5 s look normal, and the limit grew.
         try await configure(
             route,
-            #"{"latency": [[1.0, 0.002]], "capacity": {"requests": 1, "per_excess": 0.5},"#
-                + #" "gather": {"after": 5, "count": 6, "timeout": 30}}"#)
+            #"{"latency": [[1.0, 0.002]], "capacity": {"requests": 1, "per_excess": 2.0},"#
+                + #" "gather": {"after": 10, "count": 6, "timeout": 30}}"#)
         let limit = ConcurrencyLimitInterceptor(.adaptive(.init(initialLimit: 8)))
         let client = RestingClient(
             baseUrl: try await Self.server.value.baseURL, httpClient: try transport.networkClient,
             interceptors: [limit])
-        for _ in 0..<5 { _ = try await get(client, route) }
+        for _ in 0..<10 { _ = try await get(client, route) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { _ = try await get(client, route) } }
             try await group.waitForAll()
