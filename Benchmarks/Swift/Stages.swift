@@ -94,18 +94,8 @@ enum Stages {
         let limiter = resilient([RateLimitInterceptor(limit: .init(requests: 100_000_000, per: .seconds(1)))])
         let oneMore = resilient([PassThrough()])
         let refusing = resilient([Refusing()])
-        // Opened for an hour by its first call, a 200 counted as a failure.
-        var policy = CircuitBreakerInterceptor.Policy(minimumCalls: 1, openDuration: .seconds(3600))
-        policy.failingStatuses = [200]
-        let openBreaker = resilient([CircuitBreakerInterceptor(policy: policy)])
+        let openBreaker = resilient([CircuitBreakerInterceptor.openedByItsFirstCall()])
         _ = try await openBreaker.perform(request).value
-        let refused = { (client: RestingClient) in
-            do {
-                _ = try await client.perform(request).value
-                FileHandle.standardError.write(Data("a call went through the refusing interceptor\n".utf8))
-                exit(1)
-            } catch ResilienceError.circuitOpen {}
-        }
 
         // The stages take turns, round after round, and each keeps its cheapest round: this machine's speed
         // changes from one second to the next, and a slow spell would otherwise land on one stage only.
@@ -121,8 +111,8 @@ enum Stages {
             { _ = try await deadline.perform(request).value },
             { _ = try await breaker.perform(request).value },
             { _ = try await limiter.perform(request).value },
-            { try await refused(refusing) },
-            { try await refused(openBreaker) },
+            { try await performRefused(refusing, request) },
+            { try await performRefused(openBreaker, request) },
         ]
         var cheapest = Array(repeating: Double.infinity, count: stages.count)
         for _ in 0..<rounds {

@@ -49,6 +49,25 @@ struct Refusing: RestingInterceptor {
     }
 }
 
+extension CircuitBreakerInterceptor {
+    /// A breaker that its first call opens for an hour: one call is enough, and a 200 counts as a failure.
+    static func openedByItsFirstCall() -> CircuitBreakerInterceptor {
+        var policy = Policy(minimumCalls: 1, openDuration: .seconds(3600))
+        policy.failingStatuses = [200]
+        return CircuitBreakerInterceptor(policy: policy)
+    }
+}
+
+/// Performs `request` on `client`, which must refuse it as an open breaker does: a call that goes through ends the
+/// benchmark, whose figure would otherwise be a network call's.
+func performRefused<Response>(_ client: RestingClient, _ request: RestingRequest<Nothing, Response>) async throws {
+    do {
+        _ = try await client.perform(request).value
+        FileHandle.standardError.write(Data("a call went through the refusing interceptor\n".utf8))
+        exit(1)
+    } catch ResilienceError.circuitOpen {}
+}
+
 /// Counts the events it hears, as a cheap real listener would (a metric, a ring buffer).
 final class EventCounter: CallEventListener {
     let count = Atomic<Int>(0)
@@ -208,20 +227,14 @@ case "curl-breaker-open", "curl-refused":
     // Calls an open circuit breaker fails — its first call (a 200, counted as a failure here) opens it for an hour —
     // or, where the breaker stands, an interceptor that refuses at once and does nothing else: the floor of any
     // refused call (converter, promise, chain, the failure's way back).
-    var policy = CircuitBreakerInterceptor.Policy(minimumCalls: 1, openDuration: .seconds(3600))
-    policy.failingStatuses = [200]
     let refusing: any RestingInterceptor =
-        mode == "curl-refused" ? Refusing() : CircuitBreakerInterceptor(policy: policy)
+        mode == "curl-refused" ? Refusing() : CircuitBreakerInterceptor.openedByItsFirstCall()
     let client = RestingClient(
         baseUrl: base, httpClient: try curlClient(),
         interceptors: [refusing, PassThrough(), PassThrough(), PassThrough()])
     if mode == "curl-breaker-open" { _ = try await client.perform(request).value }
     try await measure(concurrency: concurrency, total: total, executor: client.executor) {
-        do {
-            _ = try await client.perform(request).value
-            FileHandle.standardError.write(Data("a call went through the refusing interceptor\n".utf8))
-            exit(1)
-        } catch ResilienceError.circuitOpen {}
+        try await performRefused(client, request)
     }
 case "hedged", "unhedged":
     // GETs of a chaos_server.py route whose answers are sometimes late, hedged at the 95th percentile of the
