@@ -48,12 +48,12 @@ public enum StreamingTransfer {
                 let file = URL(fileURLWithPath: rest[0])
                 let put = Endpoint<URL, Nothing>(
                     .put, url.path, encoding: .raw(contentType: "application/octet-stream"))
-                _ = try await client.upload(RestingRequest(endpoint: put, body: file)).value
+                _ = try await client.perform(RestingRequest(endpoint: put, body: file)).value
                 return size(of: file)
             case "upload-multipart":
                 let form = Form(caption: "benchmark", file: MultipartFile(url: URL(fileURLWithPath: rest[0])))
                 let put = Endpoint<Form, Nothing>(.put, url.path, encoding: .multipartFormData)
-                _ = try await client.upload(RestingRequest(endpoint: put, body: form)).value
+                _ = try await client.perform(RestingRequest(endpoint: put, body: form)).value
                 return try MultipartFormDataEncoder().encode(form).contentLength
             case "download":
                 guard rest.count >= 2, let count = Int(rest[0]) else { throw Failure.usage }

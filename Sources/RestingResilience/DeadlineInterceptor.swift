@@ -35,12 +35,15 @@ public struct DeadlineInterceptor: PlacedInterceptor {
     /// The longest each attempt may take; `nil`, the transport's own timeout.
     public let attemptTimeout: Duration?
     private let clock: any InterceptorClock
+    /// ``callTimeout`` in seconds, worked out once: a `Duration`'s divides a 128-bit count.
+    private let callTimeoutSeconds: Double?
 
     /// An interceptor ending calls after `callTimeout` and attempts after `attemptTimeout`, timed by `clock`.
     public init(
         callTimeout: Duration? = nil, attemptTimeout: Duration? = nil, clock: any InterceptorClock = SystemClock()
     ) {
         self.callTimeout = callTimeout
+        callTimeoutSeconds = callTimeout?.seconds
         self.attemptTimeout = attemptTimeout
         self.clock = clock
     }
@@ -52,7 +55,7 @@ public struct DeadlineInterceptor: PlacedInterceptor {
     {
         let now = clock.now
         let outer = request.exchangeDeadline
-        let own = (request.attributes.callTimeout ?? callTimeout).map { now + $0.seconds }
+        let own = (request.attributes.callTimeout?.seconds ?? callTimeoutSeconds).map { now + $0 }
         let deadline = least(least(own, CallDeadline.current), outer?.deadline)
         if let deadline, deadline <= now {
             throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .start))

@@ -75,10 +75,17 @@ package struct RateLimitFields {
 
     /// Whether `name` starts with `RateLimit` or `X-RateLimit`, in any case.
     private static func startsWithRateLimit(_ name: String) -> Bool {
-        var bytes = name.utf8[...]
-        if let first = bytes.first, first | 0x20 == UInt8(ascii: "x") { bytes = bytes.dropFirst(2) }
-        return bytes.count >= 9 && zip(bytes, "ratelimit".utf8).allSatisfy { $0 | 0x20 == $1 }
+        // Over the contiguous bytes: asked of every field of every answer, where the UTF-8 view's slices and
+        // iterators cost more than the comparison.
+        var name = name
+        return name.withUTF8 { bytes in
+            let start = bytes.first.map { $0 | 0x20 == UInt8(ascii: "x") } == true ? 2 : 0
+            guard bytes.count >= start + rateLimit.count else { return false }
+            return rateLimit.indices.allSatisfy { bytes[start + $0] | 0x20 == rateLimit[$0] }
+        }
     }
+
+    private static let rateLimit = Array("ratelimit".utf8)
 
     /// A structured field's members split at commas, each as its parameters (`name=value`, split at semicolons);
     /// a bare leading value (a token, a quoted name or a number) is the parameter named "".

@@ -108,7 +108,8 @@ public final class RateLimitInterceptor: PlacedInterceptor {
         return try result.get()
     }
 
-    private func takeToken(for key: String, _ request: HTTPRequest) async throws {
+    // On the caller's executor, as `intercept` is: a call that gets its token at once makes no executor switch.
+    nonisolated(nonsending) private func takeToken(for key: String, _ request: HTTPRequest) async throws {
         let (limit, now) = (limits[key] ?? self.limit, clock.now)
         let reservation = buckets.withLock { buckets in
             buckets.withValue(for: key, now: now, default: TokenBucket(limit: limit, now: now)) {

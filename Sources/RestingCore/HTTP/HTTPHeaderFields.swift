@@ -171,10 +171,11 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
     /// value holding CR, LF, NUL or another control character but tab. The value is never put in the error.
     public func validate() throws(RestingError) {
         for field in fields {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPToken.isTokenCharacter) else {
+            guard HTTPToken.isToken(field.name) else {
                 throw .invalidHeader(name: field.name, reason: "the name is not a valid HTTP token")
             }
-            if let bad = field.value.utf8.first(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            var value = field.value
+            if let bad = value.withUTF8({ $0.first { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) {
                 let what = bad == 0x0D ? "CR" : bad == 0x0A ? "LF" : "control character 0x\(String(bad, radix: 16))"
                 throw .invalidHeader(name: field.name, reason: "the value contains \(what)")
             }
@@ -212,18 +213,26 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
 }
 
 extension String {
+    /// Whether every character is ASCII, read over the contiguous bytes (free for a native string).
+    package var isASCII: Bool {
+        var text = self
+        return text.withUTF8 { $0.allSatisfy { $0 < 0x80 } }
+    }
+
     /// Equality ignoring ASCII case, the comparison HTTP field names need, without allocating.
     package func caseInsensitiveEquals(_ other: String) -> Bool {
         // Names of different lengths differ, and most comparisons stop here (a native string knows its length).
         guard utf8.count == other.utf8.count else { return false }
-        var mine = utf8.makeIterator()
-        var theirs = other.utf8.makeIterator()
-        while true {
-            switch (mine.next(), theirs.next()) {
-            case (nil, nil): return true
-            case (let a?, let b?) where a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A):
-                continue
-            default: return false
+        // Over the contiguous bytes (free for a native string), where the UTF-8 view's iterators cost more than the
+        // comparison: every header field of every call is looked up this way.
+        var (mine, theirs) = (self, other)
+        return mine.withUTF8 { mine in
+            theirs.withUTF8 { theirs in
+                mine.indices.allSatisfy { index in
+                    let (a, b) = (mine[index], theirs[index])
+                    // ASCII letters differ from their capitals only in bit 5.
+                    return a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A)
+                }
             }
         }
     }

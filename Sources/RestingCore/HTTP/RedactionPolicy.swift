@@ -74,7 +74,12 @@ public struct RedactionPolicy: Sendable, Equatable {
     private var hidesNothing: Bool { self == .none }
 
     /// Whether a header of this name is hidden.
-    public func redactsHeader(_ name: String) -> Bool { headerNames.contains { $0.caseInsensitiveEquals(name) } }
+    public func redactsHeader(_ name: String) -> Bool {
+        // A name of other characters than ASCII, as Unicode lowercases it (the Kelvin sign is a `k`): a log may show
+        // a request no one validated yet.
+        guard name.isASCII else { return headerNames.contains { $0.lowercased() == name.lowercased() } }
+        return headerNames.contains { $0.caseInsensitiveEquals(name) }
+    }
 
     /// The value to print for a header: hidden for a credential, a URL redacted for `Location`.
     public func value(ofHeader field: HTTPHeaderFields.Field) -> String {

@@ -45,5 +45,5 @@ public struct RequestMethod: RawRepresentable, Hashable, Sendable, ExpressibleBy
     public var allowsRequestBody: Bool { self != .get && self != .head }
 
     /// Whether the method is a syntactically valid token.
-    public var isValidToken: Bool { !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPToken.isTokenCharacter) }
+    public var isValidToken: Bool { HTTPToken.isToken(rawValue) }
 }

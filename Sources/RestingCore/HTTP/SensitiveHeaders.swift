@@ -22,8 +22,21 @@ public enum SensitiveHeaders {
         "ocp-apim-subscription-key",
     ]
 
-    /// Whether `name` (any case) is one of ``names``.
+    /// Whether `name`, lowercased, is one of ``names``.
     public static func contains(_ name: String) -> Bool {
-        names.contains(name.lowercased())
+        // A name of other characters than ASCII is matched as Unicode lowercases it (the Kelvin sign is a `k`): the
+        // chain refuses to send such a name, but the offline queue and the cache filter names no one validated.
+        guard name.isASCII else { return names.contains(name.lowercased()) }
+        // Asked of every header field of every call: compared with the names of its length, never lowercased (which
+        // allocates).
+        let length = name.utf8.count
+        return length < namesByLength.count && namesByLength[length].contains { $0.caseInsensitiveEquals(name) }
     }
+
+    /// ``names`` by their length in bytes.
+    private static let namesByLength: [[String]] = {
+        var table = Array(repeating: [String](), count: (names.map(\.utf8.count).max() ?? 0) + 1)
+        for name in names { table[name.utf8.count].append(name) }
+        return table
+    }()
 }

@@ -27,7 +27,7 @@ enum CredentialBoundary {
     static func enforce(on request: inout HTTPRequest) throws(RestingError) {
         let hasTrailers = request.body.trailers != nil
         let hasCredential = request.headers.contains(where: \.carriesCredential)
-        let hasUserInfo = request.url.user != nil || request.url.password != nil
+        let hasUserInfo = mayHaveUserInfo(request.url) && (request.url.user != nil || request.url.password != nil)
         // Most calls carry no credential, no trailers and no user-info: no origin to work out (each is a URL read
         // again, a microsecond apiece on every call).
         guard hasTrailers || hasCredential || hasUserInfo else { return }
@@ -53,6 +53,13 @@ enum CredentialBoundary {
         var kept = headers
         kept.removeAll { mayNotLeave($0, for: destination, callOrigin: destination) }
         return kept
+    }
+
+    /// Whether `url` may have user-info, which always ends with an `@`: most URLs hold none, and a scan of their text
+    /// costs less than parsing out their user.
+    private static func mayHaveUserInfo(_ url: URL) -> Bool {
+        var text = url.absoluteString
+        return text.withUTF8 { $0.contains(UInt8(ascii: "@")) }
     }
 
     /// `url` without its user and password; where they cannot be taken out, no URL at all.

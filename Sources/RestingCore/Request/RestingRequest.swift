@@ -59,12 +59,14 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
 
     private struct Fields: Sendable {
         var endpoint: Endpoint<RequestType, ResponseType>
-        var body: RequestType
         var headers: HTTPHeaderFields
         var pathVariables: [String: any PathVariableValue]
         var queryItems: [URLQueryItem]
         var timeout: Duration?
         var attributes: RequestAttributes
+        // Last: the fields before the one of a generic type are at offsets known without this type's metadata, which
+        // each of their reads would otherwise look up.
+        var body: RequestType
     }
 
     /// A call to `endpoint` with these values; only the endpoint is required.
@@ -75,8 +77,8 @@ public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: De
     ) {
         box = CopyOnWriteBox(
             Fields(
-                endpoint: endpoint, body: body, headers: headers, pathVariables: pathVariables, queryItems: queryItems,
-                timeout: timeout, attributes: attributes))
+                endpoint: endpoint, headers: headers, pathVariables: pathVariables, queryItems: queryItems,
+                timeout: timeout, attributes: attributes, body: body))
     }
 }
 

@@ -10,8 +10,6 @@ public struct RestingResponse<Body: Sendable>: Sendable {
     public var status: Int { head.status }
     /// The headers, in the order received.
     public var headers: HTTPHeaderFields { head.headers }
-    /// The decoded body.
-    public let body: Body
     /// The URL that answered, after redirects, when the transport knows it.
     public var url: URL? { head.url }
     /// What the transport measured, when it measures.
@@ -40,36 +38,41 @@ public struct RestingResponse<Body: Sendable>: Sendable {
     /// Everything but the body, behind one reference: a response is held in the frame of every async function it
     /// passes through — and in its call's task, and in a streamed call's reader for as long as the stream is open —
     /// so it stays a word and its body wide.
-    private let head: Head
-
-    private final class Head: Sendable {
-        let status: Int
-        let headers: HTTPHeaderFields
-        let url: URL?
-        let metrics: TransferMetrics?
-        let cacheStatus: CacheStatus?
-        let trailers: HTTPHeaderFields
-
-        init(
-            status: Int, headers: HTTPHeaderFields, url: URL?, metrics: TransferMetrics?, cacheStatus: CacheStatus?,
-            trailers: HTTPHeaderFields
-        ) {
-            self.status = status
-            self.headers = headers
-            self.url = url
-            self.metrics = metrics
-            self.cacheStatus = cacheStatus
-            self.trailers = trailers
-        }
-    }
+    private let head: ResponseHead
+    // After `head`, whose offset is then known without this type's metadata, which every response made would look up.
+    /// The decoded body.
+    public let body: Body
 
     /// A response with a decoded body (what tests and interceptors that answer themselves build).
     public init(
         status: Int, headers: HTTPHeaderFields, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
         cacheStatus: CacheStatus? = nil, trailers: HTTPHeaderFields = [:]
     ) {
-        head = Head(
+        head = ResponseHead(
             status: status, headers: headers, url: url, metrics: metrics, cacheStatus: cacheStatus, trailers: trailers)
         self.body = body
+    }
+}
+
+/// A ``RestingResponse``'s fields but its body: outside the generic type, so that making one needs no generic
+/// metadata.
+private final class ResponseHead: Sendable {
+    let status: Int
+    let headers: HTTPHeaderFields
+    let url: URL?
+    let metrics: TransferMetrics?
+    let cacheStatus: CacheStatus?
+    let trailers: HTTPHeaderFields
+
+    init(
+        status: Int, headers: HTTPHeaderFields, url: URL?, metrics: TransferMetrics?, cacheStatus: CacheStatus?,
+        trailers: HTTPHeaderFields
+    ) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.metrics = metrics
+        self.cacheStatus = cacheStatus
+        self.trailers = trailers
     }
 }

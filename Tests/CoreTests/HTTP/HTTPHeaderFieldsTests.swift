@@ -47,6 +47,36 @@ struct HTTPHeadersTests {
         #expect(throws: RestingError.self) { try headers.validate() }
     }
 
+    @Test("names compare ignoring ASCII case only: no other byte is folded")
+    func caseInsensitiveEquality() {
+        #expect("Content-Type".caseInsensitiveEquals("CONTENT-type"))
+        #expect(
+            "x-long-header-name-past-the-small-string-size".caseInsensitiveEquals(
+                "X-LONG-HEADER-NAME-PAST-THE-SMALL-STRING-SIZE"))
+        #expect("".caseInsensitiveEquals(""))
+        // `@` and backquote are 0x40 and 0x60, `[` and `{` 0x5B and 0x7B: bit 5 apart, and not letters.
+        #expect(!"a@".caseInsensitiveEquals("a`") && !"a[".caseInsensitiveEquals("a{"))
+        #expect(!"Accept".caseInsensitiveEquals("Accept-") && !"Accept".caseInsensitiveEquals("Accepu"))
+        #expect(!"cookie".caseInsensitiveEquals("coo\u{212A}ie"), "the Kelvin sign is not a K")
+    }
+
+    @Test("every credential name is found in any case, and names of the same lengths are not")
+    func sensitiveNames() {
+        for name in SensitiveHeaders.names {
+            #expect(SensitiveHeaders.contains(name) && SensitiveHeaders.contains(name.uppercased()))
+            #expect(!SensitiveHeaders.contains(String(name.dropLast()) + "_"), "\(name) with its last letter changed")
+        }
+        #expect(!SensitiveHeaders.contains("") && !SensitiveHeaders.contains("Accept"))
+        #expect(!SensitiveHeaders.contains(String(repeating: "x", count: 1000)))
+    }
+
+    @Test("a name that lowercases to a credential's through Unicode (the Kelvin sign) is one, and is printed redacted")
+    func sensitiveNameLookAlikes() {
+        let lookAlike = "X-Api-\u{212A}ey"
+        #expect(SensitiveHeaders.contains(lookAlike) && RedactionPolicy.default.redactsHeader(lookAlike))
+        #expect(!HTTPHeaderFields([(lookAlike, "sk_live_secret")]).description.contains("sk_live_secret"))
+    }
+
     @Test("tabs and visible characters are accepted")
     func acceptsValidValues() throws {
         let headers: HTTPHeaderFields = ["X-Test": "a\tb c; q=0.5, ünïcode"]

@@ -116,6 +116,24 @@ struct CredentialBoundaryUnitTests {
             try enforced(request).url == URL(string: "http://api.example.com/v1")!, "another scheme is another origin")
     }
 
+    @Test("a credential's name spelled with a non-ASCII look-alike (the Kelvin sign) is a credential, and is not sent")
+    func credentialNameLookAlike() async throws {
+        #expect(HTTPHeaderFields.Field(name: "Coo\u{212A}ie", value: "c=1").carriesCredential)
+        // U+212A KELVIN SIGN lowercases to "k" (the offline queue and the cache keep it out), but no such name is a
+        // token: the chain refuses it before it is sent.
+        let seen = Collector<HTTPRequest>()
+        let transport = ClosureHTTPClient { request in
+            seen.append(request)
+            return HTTPDataResponse(status: 200, url: request.url)
+        }
+        let client = RestingClient(baseUrl: "https://api.example.com", httpClient: transport)
+        let lookAlike = RestingRequest(
+            endpoint: Endpoint<Nothing, Data>(.get, "/a", encoding: .query), headers: ["Coo\u{212A}ie": "c=1"])
+        let refusal = RestingError.invalidHeader(name: "Coo\u{212A}ie", reason: "the name is not a valid HTTP token")
+        await #expect(throws: refusal) { try await client.perform(lookAlike).value }
+        #expect(seen.all.isEmpty)
+    }
+
     @Test("#7 sensitivity sticks to a name however it is set again: subscript, replaceOrAdd, remove and add")
     func stickySensitivity() throws {
         var headers = HTTPHeaderFields()
