@@ -13,13 +13,15 @@
 /// ```
 public enum SensitiveHeaders {
     /// Lowercased names: the credential headers of HTTP itself, cookies, the API-key, token and CSRF headers in
-    /// common use, and a WebSocket's offered subprotocols, which carry a bearer token where a browser API can set no
-    /// header (Kubernetes' `base64url.bearer.authorization.k8s.io.…`).
+    /// common use (GitLab's `PRIVATE-TOKEN` and `JOB-TOKEN`, Vault's `X-Vault-Token`, Shopify's
+    /// `X-Shopify-Access-Token` among them), and a WebSocket's offered subprotocols, which carry a bearer token where a
+    /// browser API can set no header (Kubernetes' `base64url.bearer.authorization.k8s.io.…`).
     public static let names: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "sec-websocket-protocol",
         "x-api-key", "api-key", "apikey", "x-apikey", "x-auth-token", "x-access-token", "x-refresh-token",
         "x-session-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token", "x-goog-api-key",
-        "ocp-apim-subscription-key",
+        "ocp-apim-subscription-key", "private-token", "job-token", "x-gitlab-token", "x-vault-token",
+        "x-shopify-access-token",
     ]
 
     /// Whether `name`, lowercased, is one of ``names``.

@@ -116,6 +116,17 @@ struct CredentialBoundaryUnitTests {
             try enforced(request).url == URL(string: "http://api.example.com/v1")!, "another scheme is another origin")
     }
 
+    @Test(
+        "the tokens of GitLab, Vault and Shopify stay within the call's origin, and are redacted in logs",
+        arguments: ["PRIVATE-TOKEN", "JOB-TOKEN", "X-Gitlab-Token", "X-Vault-Token", "X-Shopify-Access-Token"])
+    func serviceTokens(name: String) throws {
+        var request = HTTPRequest(method: .get, url: api, headers: [name: "glpat-secret", "Accept": "*/*"])
+        #expect(try enforced(request).headers[name] == "glpat-secret")
+        request.url = other
+        #expect(try enforced(request).headers.map(\.name) == ["Accept"])
+        #expect(!request.description.contains("glpat-secret"))
+    }
+
     @Test("a credential's name spelled with a non-ASCII look-alike (the Kelvin sign) is a credential, and is not sent")
     func credentialNameLookAlike() async throws {
         #expect(HTTPHeaderFields.Field(name: "Coo\u{212A}ie", value: "c=1").carriesCredential)
