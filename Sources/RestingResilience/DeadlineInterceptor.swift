@@ -53,28 +53,37 @@ public struct DeadlineInterceptor: PlacedInterceptor {
     nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
         -> HTTPDataResponse
     {
+        // Worked out in a function of its own: this frame, held while the call is out, keeps two references, not the
+        // limits' fields and the working besides.
+        let limited = try limited(request)
+        do {
+            return try await execution(limited)
+        } catch RestingError.transportFailed(let failure) where failure.kind == .timedOut {
+            // The chain handed the transport the shortest of these limits and the request's own timeout: say which.
+            guard let limit = limited.exchangeDeadline?.limitReached(requestTimeout: request.timeout) else {
+                throw RestingError.transportFailed(failure)
+            }
+            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: limit, stage: .exchange))
+        }
+    }
+
+    /// `request` with its call's limits, which the end of the chain turns into its exchange's timeout — there, not
+    /// here: a stage between reads `request.timeout` as the request's own (a deadline inside this one, to tell which
+    /// limit cut an exchange). Throws when the call's deadline has passed.
+    @inline(never)
+    private func limited(_ request: HTTPRequest) throws(RestingError) -> HTTPRequest {
         let now = clock.now
         let outer = request.exchangeDeadline
         let own = (request.attributes.callTimeout?.seconds ?? callTimeoutSeconds).map { now + $0 }
         let deadline = least(least(own, CallDeadline.current), outer?.deadline)
-        if let deadline, deadline <= now {
-            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .start))
-        }
+        if let deadline, deadline <= now { throw .deadlineExceeded(DeadlineExceeded(limit: .call, stage: .start)) }
         let limits = ExchangeDeadline(
             deadline: deadline,
             attemptTimeout: request.attributes.attemptTimeout ?? attemptTimeout ?? outer?.attemptTimeout,
             clock: clock)
         var limited = request
         limited.exchangeDeadline = limits
-        do {
-            return try await execution(limited)
-        } catch RestingError.transportFailed(let failure) where failure.kind == .timedOut {
-            // The chain handed the transport the shortest of these limits and the request's own timeout: say which.
-            guard let limit = limits.limitReached(requestTimeout: request.timeout) else {
-                throw RestingError.transportFailed(failure)
-            }
-            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: limit, stage: .exchange))
-        }
+        return limited
     }
 }
 

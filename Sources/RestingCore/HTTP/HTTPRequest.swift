@@ -43,7 +43,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The longest the whole exchange may take; `nil` leaves it to the transport's configuration.
     public var timeout: Duration? {
         get { box.fields.timeout }
-        _modify { yield &CopyOnWriteBox.unique(&box).fields.timeout }
+        // A setter, not a coroutine: a small value gains nothing from being changed in place, and a coroutine's frame
+        // is a heap allocation where it does not fit its caller's.
+        set { CopyOnWriteBox.unique(&box).fields.timeout = newValue }
     }
     /// Set for downloads: a 2xx body goes to this file instead of ``HTTPDataResponse/body``.
     public var downloadTarget: DownloadTarget? {

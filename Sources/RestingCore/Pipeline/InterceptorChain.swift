@@ -89,7 +89,11 @@ package final class InterceptorChain: Sendable {
     private static func boundaryChecked(_ request: HTTPRequest) throws -> HTTPRequest {
         var request = request
         try CredentialBoundary.enforce(on: &request)
-        if let limits = request.exchangeDeadline { request.timeout = try limits.timeout(for: request) }
+        if let limits = request.exchangeDeadline {
+            // Often the request's own (shorter than the time left): then its fields are not copied to set it again.
+            let timeout = try limits.timeout(for: request)
+            if timeout != request.timeout { request.timeout = timeout }
+        }
         try request.validate()
         return request
     }

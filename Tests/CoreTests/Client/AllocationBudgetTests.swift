@@ -90,9 +90,10 @@ enum AllocationBudget {
     /// (a tuple of the phase had held it: a copy per call) — deadline 7 → 4, circuit breaker 4 → 3, retry 4 → 3.
     /// Lowered when `Result(catching:)` and its body ran on the caller's executor (no closure context of their own)
     /// and the origin key came with the converted request: circuit breaker 3 → 2 (1.89 measured), rate limit 2 → 1
-    /// (0.96), concurrency limit 4 → 3 (2.89); retry 2.89, deadline 3.89.
+    /// (0.96), concurrency limit 4 → 3 (2.89); retry 2.89, deadline 3.89. Lowered when `HTTPRequest.timeout` got a
+    /// setter (the end of the chain set it through a coroutine, whose frame was an allocation): deadline 4 → 3.
     static let quietLinks: [String: Double] = [
-        "deadline": 4.5, "circuit-breaker": 2.5, "rate-limit": 1.5, "concurrency-limit": 3.5, "retry": 3.5,
+        "deadline": 3.5, "circuit-breaker": 2.5, "rate-limit": 1.5, "concurrency-limit": 3.5, "retry": 3.5,
         // Hedging keeps a timer for the hedge it may send: 27.89 measured.
         "hedging": 28.5,
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import RestingTestSupport
 import RestingTesting
 import Testing
 
@@ -24,6 +25,23 @@ struct DeadlineTests {
         request.attributes.attemptTimeout = .seconds(5)
         _ = try await client([DeadlineInterceptor(callTimeout: .seconds(3), clock: clock)]).perform(request).value
         #expect(stub.received.map(\.request.timeout) == [.seconds(1), .seconds(3)])
+    }
+
+    @Test("the stages after a deadline see the request's own timeout; the transport, the time left at each exchange")
+    func timeoutAfterAWait() async throws {
+        stub.register(.get, "/items", .status(503, headers: ["Retry-After": "2"]), .status(200))
+        let clock = VirtualClock()
+        let seen = Collector<Duration?>()
+        let recorder = RequestRewriter { request in
+            seen.append(request.timeout)
+            return request
+        }
+        _ = try await client([
+            DeadlineInterceptor(callTimeout: .seconds(10), clock: clock), RetryInterceptor(clock: clock), recorder,
+        ]).perform(RestingRequest(endpoint: items)).value
+        #expect(clock.sleeps == [.seconds(2)])
+        #expect(seen.all == [nil, nil])
+        #expect(stub.received.map(\.request.timeout) == [.seconds(10), .seconds(8)])
     }
 
     @Test("a request's own shorter timeout is kept")
