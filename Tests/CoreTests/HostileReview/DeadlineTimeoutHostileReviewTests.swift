@@ -77,7 +77,7 @@ struct DeadlineTimeoutHostileReviewDefectTests {
 
     @Test(
         "a second DeadlineInterceptor's own attempt timeout replaces the first's: a 3 s answer within its 5 s is not cut at the outer 1 s",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(5)))
     func innerAttemptTimeoutReplacesTheOuterOne() async throws {
         let clock = VirtualClock()
         let transport = Review.ClockedTransport(clock: clock, answerTime: { _ in .seconds(3) })
@@ -97,7 +97,7 @@ struct DeadlineTimeoutHostileReviewDefectTests {
 
     @Test(
         "a deadline inside another reports the attempt timeout that cut an exchange as deadlineExceeded(attempt), not a bare transport timeout",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(5)))
     func innerDeadlineReportsTheAttemptLimit() async throws {
         let clock = VirtualClock()
         let transport = Review.ClockedTransport(clock: clock, answerTime: { _ in .seconds(3600) })
@@ -122,7 +122,7 @@ struct DeadlineTimeoutHostileReviewDefectTests {
 
     @Test(
         "an exchange cut by the timeout a call's deadline gave it ends as deadlineExceeded(call), even after the wall clock stepped back",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(5)))
     func clockSteppedBackStillReportsTheDeadline() async throws {
         let clock = VirtualClock()
         let transport = Review.ClockedTransport(clock: clock, answerTime: { _ in .seconds(3600) })
