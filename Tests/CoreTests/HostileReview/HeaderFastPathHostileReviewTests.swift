@@ -21,7 +21,9 @@ struct HeaderFastPathHostileReviewDefectTests {
             return ""
         }
         var text = ""
-        for case let file as URL in walker {
+        // Files only: FoundationEssentials' `Data(contentsOf:)` leaks its read buffer when handed a directory.
+        for case let file as URL in walker
+        where (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
             if let data = try? Data(contentsOf: file) { text += String(decoding: data, as: UTF8.self) + "\n" }
         }
         return text
