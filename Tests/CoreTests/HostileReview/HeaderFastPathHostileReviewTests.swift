@@ -21,9 +21,10 @@ struct HeaderFastPathHostileReviewDefectTests {
             return ""
         }
         var text = ""
-        // Files only: FoundationEssentials' `Data(contentsOf:)` leaks its read buffer when handed a directory.
-        for case let file as URL in walker
-        where (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+        // Files with bytes only: FoundationEssentials' `Data(contentsOf:)` leaks its 4 KiB read buffer on an empty
+        // file.
+        for case let file as URL in walker where (try? file.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0 > 0
+        {
             if let data = try? Data(contentsOf: file) { text += String(decoding: data, as: UTF8.self) + "\n" }
         }
         return text
