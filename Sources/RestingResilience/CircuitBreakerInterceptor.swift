@@ -121,8 +121,29 @@ public final class CircuitBreakerInterceptor: PlacedInterceptor {
     nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
         -> HTTPDataResponse
     {
+        // Admitted and counted in functions of their own: this frame, held while the call is out, keeps the key and
+        // the admission, not the policy and the working besides (816 bytes of frame, which took a call's task a
+        // slab of its own).
+        let admitted = try admit(request)
+        let result = await Result { try await execution(request) }
+        count(result, of: admitted, request)
+        return try result.get()
+    }
+
+    /// A call let through: the key whose breaker let it, and as what.
+    private struct Admitted {
+        let key: String
+        let admission: CircuitBreaker.Admission
+    }
+
+    /// The policy of `key`'s breaker.
+    private func policy(for key: String) -> Policy { policies.isEmpty ? policy : policies[key] ?? policy }
+
+    /// Lets `request` through, or fails it when its key's breaker is open.
+    @inline(never)
+    private func admit(_ request: HTTPRequest) throws(ResilienceError) -> Admitted {
         let key = request.resilienceKey
-        let policy = policies.isEmpty ? self.policy : policies[key] ?? self.policy
+        let policy = policy(for: key)
         let now = clock.now
         let (admission, opened) = breakers.withLock { breakers in
             breakers.withValue(for: key, now: now, default: CircuitBreaker(policy: policy)) {
@@ -130,16 +151,21 @@ public final class CircuitBreakerInterceptor: PlacedInterceptor {
             }
         }
         report(opened, key, request)
-        if case .rejected(let retryAfter) = admission {
-            throw ResilienceError.circuitOpen(key: key, retryAfter: retryAfter)
-        }
-        let result = await Result { try await execution(request) }
+        if case .rejected(let retryAfter) = admission { throw .circuitOpen(key: key, retryAfter: retryAfter) }
+        return Admitted(key: key, admission: admission)
+    }
+
+    /// Counts the outcome of a call `admitted` let through.
+    @inline(never)
+    private func count(_ result: Result<HTTPDataResponse, any Error>, of admitted: Admitted, _ request: HTTPRequest) {
+        let policy = policy(for: admitted.key)
         let (outcome, end) = (policy.outcome(of: result), clock.now)
         let moved = breakers.withLock { breakers in
-            breakers.update(key, now: end) { $0.record(outcome, of: admission, now: end, policy: policy) } ?? nil
+            breakers.update(admitted.key, now: end) {
+                $0.record(outcome, of: admitted.admission, now: end, policy: policy)
+            } ?? nil
         }
-        report(moved, key, request)
-        return try result.get()
+        report(moved, admitted.key, request)
     }
 
     private func report(_ transition: CircuitBreaker.Transition?, _ key: String, _ request: HTTPRequest) {

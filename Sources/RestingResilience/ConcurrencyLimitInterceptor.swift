@@ -93,34 +93,61 @@ public final class ConcurrencyLimitInterceptor: PlacedInterceptor {
     nonisolated(nonsending) public func intercept(request: HTTPRequest, execution: InterceptorExecution) async throws
         -> HTTPDataResponse
     {
+        // The working before and after in functions of their own: this frame, held while the call is out, keeps
+        // the slot and what the limit learns from the call, not the working besides.
         let key = request.resilienceKey
-        let now = clock.now
-        let (slots, admittedUnder) = keys.withLock { keys in
-            keys.withValue(for: key, now: now, default: newKey()) { ($0.slots, limit(of: $0)) }
-        }
+        let (slots, admittedUnder) = slots(for: key)
         let asked = ContinuousClock.now
         try await acquire(slots, key: key, limit: admittedUnder, request)
-        let start = ContinuousClock.now
+        let held = Held(key: key, slots: slots, start: .now, inFlight: slots.inUse)
         request.events?.report(
-            .capability(ResilienceEvent.concurrencyLimitAcquired(key: key, limit: admittedUnder, waited: start - asked))
-        )
-        let inFlight = slots.inUse
+            .capability(
+                ResilienceEvent.concurrencyLimitAcquired(key: key, limit: admittedUnder, waited: held.start - asked)))
         let result = await Result { try await execution(request) }
-        let latency = (ContinuousClock.now - start).seconds
-        let failed = failures.outcome(of: result) == .failure
-        let moved: Int? = keys.withLock { keys in
-            guard case .adaptive(let settings) = limit else { return nil }
-            return keys.update(key, now: clock.now) { entry in
-                let changed = entry.adaptive?.sample(latency: latency, failed: failed, inFlight: inFlight, settings)
-                return changed == true ? entry.adaptive?.admittedLimit : nil
-            } ?? nil
-        }
-        if let moved { slots.setLimit(moved) }
-        slots.release()
+        release(held, after: result)
         return try result.get()
     }
 
-    private func acquire(_ slots: CallLimiter, key: String, limit: Int, _ request: HTTPRequest) async throws {
+    /// A slot a call holds, and what the limit learns when the call ends.
+    private struct Held {
+        let key: String
+        let slots: CallLimiter
+        let start: ContinuousClock.Instant
+        /// The calls in flight when this one started, itself included.
+        let inFlight: Int
+    }
+
+    /// The slots of `key`, made when it has none, and the limit a call waiting for one now is admitted under.
+    @inline(never)
+    private func slots(for key: String) -> (CallLimiter, Int) {
+        let now = clock.now
+        return keys.withLock { keys in
+            keys.withValue(for: key, now: now, default: newKey()) { ($0.slots, limit(of: $0)) }
+        }
+    }
+
+    /// Gives back the slot `held`, first moving an adaptive limit by what the call took and how it ended.
+    @inline(never)
+    private func release(_ held: Held, after result: Result<HTTPDataResponse, any Error>) {
+        let latency = (ContinuousClock.now - held.start).seconds
+        let failed = failures.outcome(of: result) == .failure
+        let moved: Int? = keys.withLock { keys in
+            guard case .adaptive(let settings) = limit else { return nil }
+            return keys.update(held.key, now: clock.now) { entry in
+                let changed = entry.adaptive?.sample(
+                    latency: latency, failed: failed, inFlight: held.inFlight, settings)
+                return changed == true ? entry.adaptive?.admittedLimit : nil
+            } ?? nil
+        }
+        if let moved { held.slots.setLimit(moved) }
+        held.slots.release()
+    }
+
+    /// Waits for a slot of `slots`, on the caller's executor, for as long as the call's deadline allows.
+    @inline(never)
+    nonisolated(nonsending) private func acquire(
+        _ slots: CallLimiter, key: String, limit: Int, _ request: HTTPRequest
+    ) async throws {
         guard let timeLeft = request.exchangeDeadline?.timeLeft else {
             guard try await slots.acquire(queueLimit: maximumQueued) else {
                 throw ResilienceError.loadShed(key: key, limit: limit)

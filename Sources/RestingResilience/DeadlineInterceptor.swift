@@ -58,13 +58,20 @@ public struct DeadlineInterceptor: PlacedInterceptor {
         let limited = try limited(request)
         do {
             return try await execution(limited)
-        } catch RestingError.transportFailed(let failure) where failure.kind == .timedOut {
-            // The chain handed the transport the shortest of these limits and the request's own timeout: say which.
-            guard let limit = limited.exchangeDeadline?.limitReached(requestTimeout: request.timeout) else {
-                throw RestingError.transportFailed(failure)
-            }
-            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: limit, stage: .exchange))
+        } catch {
+            throw Self.attributed(error, limited: limited, request: request)
         }
+    }
+
+    /// `error`, or, when it is the transport's timeout, the limit that cut the exchange: the chain handed the
+    /// transport the shortest of `limited`'s limits and the request's own timeout. Out of line, so that the frame
+    /// held while the call is out does not keep room for the matching.
+    @inline(never)
+    private static func attributed(_ error: any Error, limited: HTTPRequest, request: HTTPRequest) -> any Error {
+        guard case RestingError.transportFailed(let failure) = error, failure.kind == .timedOut,
+            let limit = limited.exchangeDeadline?.limitReached(requestTimeout: request.timeout)
+        else { return error }
+        return RestingError.deadlineExceeded(DeadlineExceeded(limit: limit, stage: .exchange))
     }
 
     /// `request` with its call's limits, which the end of the chain turns into its exchange's timeout — there, not

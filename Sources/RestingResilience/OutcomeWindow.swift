@@ -17,10 +17,12 @@ struct OutcomeWindow: Equatable {
         var failures = 0
     }
 
-    /// A count window's ring of the last outcomes (`true`: a failure), where the next goes, and how many it holds.
+    /// A count window's ring of the last outcomes (`true`: a failure), where the next goes, how many it holds, and
+    /// how many of those failed (kept as they come: every call's outcome asks for it).
     private var ring: [Bool] = []
     private var next = 0
     private var filled = 0
+    private var failedInRing = 0
     /// A time window's buckets, each `width` seconds long; `nil` for a count window.
     private var buckets: [Bucket] = []
     private var width: Double?
@@ -37,7 +39,10 @@ struct OutcomeWindow: Equatable {
     /// Adds one outcome at `now`.
     mutating func record(failure: Bool, now: Date) {
         guard let width else {
+            // The outcome it replaces leaves the count (a slot not yet written holds `false`).
+            if ring[next] { failedInRing -= 1 }
             ring[next] = failure
+            if failure { failedInRing += 1 }
             next = (next + 1) % ring.count
             filled = min(filled + 1, ring.count)
             return
@@ -51,7 +56,7 @@ struct OutcomeWindow: Equatable {
 
     /// The calls in the window at `now`, and how many of them failed.
     func counts(now: Date) -> (calls: Int, failures: Int) {
-        guard let width else { return (filled, ring.lazy.filter { $0 }.count) }
+        guard let width else { return (filled, failedInRing) }
         let current = Int64((now.timeIntervalSince1970 / width).rounded(.down))
         let live = buckets.lazy.filter { $0.index > current - Int64(self.buckets.count) && $0.index <= current }
         return (live.reduce(0) { $0 + $1.calls }, live.reduce(0) { $0 + $1.failures })

@@ -96,7 +96,8 @@ public final class RateLimitInterceptor: PlacedInterceptor {
         -> HTTPDataResponse
     {
         let key = request.resilienceKey
-        try await takeToken(for: key, request)
+        let (wait, reservedAt) = try reserveToken(for: key)
+        if wait > .zero { try await waitForToken(wait, reservedAt: reservedAt, key: key, request) }
         let result = await Result { try await execution(request) }
         // Only the request's own origin speaks for its quota: a redirect's target cannot pause the caller's key.
         // (A response that does not say where it came from is the request's.)
@@ -108,8 +109,9 @@ public final class RateLimitInterceptor: PlacedInterceptor {
         return try result.get()
     }
 
-    // On the caller's executor, as `intercept` is: a call that gets its token at once makes no executor switch.
-    nonisolated(nonsending) private func takeToken(for key: String, _ request: HTTPRequest) async throws {
+    /// Reserves a token of `key`'s bucket: how long until it is due (zero, most often), and when it was reserved.
+    /// Not async: a call whose token is there at once makes no async call for it.
+    private func reserveToken(for key: String) throws(ResilienceError) -> (wait: Duration, at: Date) {
         let (limit, now) = (limits[key] ?? self.limit, clock.now)
         let reservation = buckets.withLock { buckets in
             buckets.withValue(for: key, now: now, default: TokenBucket(limit: limit, now: now)) {
@@ -117,21 +119,29 @@ public final class RateLimitInterceptor: PlacedInterceptor {
             }
         }
         switch reservation {
-        case .refused(let retryAfter): throw ResilienceError.rateLimited(key: key, retryAfter: retryAfter)
-        case .granted(let wait) where wait == .zero: return
-        case .granted(let wait):
-            do {
-                if let limits = request.exchangeDeadline, limits.cannotWait(wait) {
-                    throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .rateLimitWait))
-                }
-                try await clock.sleep(for: wait)
-            } catch {
-                buckets.withLock { _ = $0.update(key, now: now) { $0.cancelWait() } }
-                throw error as? RestingError ?? .cancelled
-            }
-            buckets.withLock { _ = $0.update(key, now: now) { $0.endWait() } }
-            request.events?.report(.capability(ResilienceEvent.rateLimitWaited(key: key, waited: wait)))
+        case .refused(let retryAfter): throw .rateLimited(key: key, retryAfter: retryAfter)
+        case .granted(let wait): return (wait, now)
         }
+    }
+
+    /// Waits `wait` for the token reserved at `reservedAt`, giving it back when the wait is cut short. On the
+    /// caller's executor, as `intercept` is; out of line, so that the frame held while the call is out does not keep
+    /// room for the wait.
+    @inline(never)
+    nonisolated(nonsending) private func waitForToken(
+        _ wait: Duration, reservedAt: Date, key: String, _ request: HTTPRequest
+    ) async throws {
+        do {
+            if let limits = request.exchangeDeadline, limits.cannotWait(wait) {
+                throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .rateLimitWait))
+            }
+            try await clock.sleep(for: wait)
+        } catch {
+            buckets.withLock { _ = $0.update(key, now: reservedAt) { $0.cancelWait() } }
+            throw error as? RestingError ?? .cancelled
+        }
+        buckets.withLock { _ = $0.update(key, now: reservedAt) { $0.endWait() } }
+        request.events?.report(.capability(ResilienceEvent.rateLimitWaited(key: key, waited: wait)))
     }
 
     private func learn(from head: (status: Int, headers: HTTPHeaderFields), for key: String, _ request: HTTPRequest) {

@@ -28,11 +28,15 @@ package final class CallLimiter: Sendable {
     package init(limit: Int) { state = Locked(State(limit: limit)) }
 
     /// Waits for a slot, in order of arrival; throws ``RestingError/cancelled`` if cancelled while waiting.
-    func acquire() async throws { _ = try await acquire(queueLimit: .max) }
+    nonisolated(nonsending) func acquire() async throws { _ = try await acquire(queueLimit: .max) }
 
     /// Waits for a slot, in order of arrival, unless `queueLimit` callers wait already: then `false` at once. Throws
-    /// ``RestingError/cancelled`` if cancelled while waiting.
-    package func acquire(queueLimit: Int) async throws -> Bool {
+    /// ``RestingError/cancelled`` if cancelled while waiting. On the caller's executor: a slot free at once costs no
+    /// executor switch.
+    nonisolated(nonsending) package func acquire(queueLimit: Int) async throws -> Bool {
+        // A free slot that no one waits for or is on the way to: taken without a continuation to suspend on. A
+        // cancelled caller goes the long way, which fails it.
+        if !Task.isCancelled, takeFreeSlot() { return true }
         let ticket = state.withLock { state in
             defer { state.nextTicket += 1 }
             state.arriving.insert(state.nextTicket)
@@ -62,6 +66,16 @@ package final class CallLimiter: Sendable {
                 return nil
             }
             waiter?.resume(throwing: RestingError.cancelled)
+        }
+    }
+
+    /// Takes a slot when one is free and no caller waits for one or has a ticket for one (taking it then would pass
+    /// them).
+    private func takeFreeSlot() -> Bool {
+        state.withLock { state in
+            guard state.inUse < state.limit, state.queue.isEmpty, state.arriving.isEmpty else { return false }
+            state.inUse += 1
+            return true
         }
     }
 

@@ -77,38 +77,57 @@ public struct RetryInterceptor: PlacedInterceptor {
     {
         var sent = request
         budget.recordRequest(&sent)
-        let maximumAttempts = request.attributes.maximumAttempts ?? policy.maximumAttempts
         var attempt = 1
         while true {
             let outcome = await Result { [sent] in try await execution(sent) }
-            guard attempt < maximumAttempts else {
-                if let events = request.events, delay(after: outcome, attempt: attempt, request: request) != nil {
-                    events.report(.retryDeclined(attempt: attempt + 1, reason: .attemptsExhausted))
-                }
-                return try outcome.get()
-            }
-            guard let delay = delay(after: outcome, attempt: attempt, request: request) else {
-                return try outcome.get()
-            }
-            if let limits = request.exchangeDeadline, limits.cannotWait(delay) {
-                request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .deadline))
-                // Already past it: the exchange spent the call's time (its transport timeout was the time left).
-                let stage: DeadlineExceeded.Stage = limits.cannotWait(.zero) ? .exchange : .retryWait
-                throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: stage))
-            }
-            guard budget.withdraw() else {
-                request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .budgetExhausted))
+            // Decided in a function of its own: this frame, held while each attempt is out, keeps the request and
+            // the attempt's number, not the room for the decision (1,744 bytes of frame when it was here).
+            guard let delay = try wait(after: outcome, attempt: attempt, request: request) else {
                 return try outcome.get()
             }
             attempt += 1
-            sent.attributes.attempt = attempt
-            request.events?.report(.retryScheduled(attempt: attempt, delay: delay, cause: Self.cause(outcome)))
+            sent = Self.numbered(sent, attempt: attempt)
             do {
                 try await clock.sleep(for: delay)
             } catch {
                 throw RestingError.cancelled
             }
         }
+    }
+
+    /// How long to wait before attempt `attempt + 1`, having reported it; `nil` when `outcome` is the call's (not
+    /// retryable, attempts or budget spent: reported too). Throws when the call's deadline cannot wait that long.
+    @inline(never)
+    private func wait(after outcome: Result<HTTPDataResponse, any Error>, attempt: Int, request: HTTPRequest)
+        throws(RestingError) -> Duration?
+    {
+        guard attempt < request.attributes.maximumAttempts ?? policy.maximumAttempts else {
+            if let events = request.events, delay(after: outcome, attempt: attempt, request: request) != nil {
+                events.report(.retryDeclined(attempt: attempt + 1, reason: .attemptsExhausted))
+            }
+            return nil
+        }
+        guard let delay = delay(after: outcome, attempt: attempt, request: request) else { return nil }
+        if let limits = request.exchangeDeadline, limits.cannotWait(delay) {
+            request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .deadline))
+            // Already past it: the exchange spent the call's time (its transport timeout was the time left).
+            let stage: DeadlineExceeded.Stage = limits.cannotWait(.zero) ? .exchange : .retryWait
+            throw .deadlineExceeded(DeadlineExceeded(limit: .call, stage: stage))
+        }
+        guard budget.withdraw() else {
+            request.events?.report(.retryDeclined(attempt: attempt + 1, reason: .budgetExhausted))
+            return nil
+        }
+        request.events?.report(.retryScheduled(attempt: attempt + 1, delay: delay, cause: Self.cause(outcome)))
+        return delay
+    }
+
+    /// `request` as attempt `attempt` sends it.
+    @inline(never)
+    private static func numbered(_ request: HTTPRequest, attempt: Int) -> HTTPRequest {
+        var numbered = request
+        numbered.attributes.attempt = attempt
+        return numbered
     }
 
     /// How long to wait before the next attempt, or `nil` when this outcome is not to be retried.

@@ -32,7 +32,10 @@ struct CallFootprintTests {
     /// budgets are the figures measured on Linux (glibc) with a tenth's room, less than a slab.
     @Test(
         "a call waiting for its response holds no more heap than it did when its frames were last measured",
-        arguments: [("perform", FootprintProbe.performBudget), ("stream", FootprintProbe.streamBudget)])
+        arguments: [
+            ("perform", FootprintProbe.performBudget), ("stream", FootprintProbe.streamBudget),
+            ("perform-resilient", FootprintProbe.resilientBudget),
+        ])
     func waitingCallFootprint(_ mode: String, budget: Int) async throws {
         let bytes = try await FootprintProbe.figure("bytes-per-call", [mode, "2000"])
         #expect(bytes <= Double(budget), "\(mode): \(bytes) bytes per waiting call, over the budget of \(budget)")

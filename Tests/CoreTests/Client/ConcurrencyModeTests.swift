@@ -81,6 +81,30 @@ struct ConcurrencyModeTests {
         #expect(admitted.all == ["a", "b", "c", "d"])
     }
 
+    @Test("free slots are taken at once; a full limit with no room to queue refuses; a released slot is free again")
+    func freeSlotsAtOnce() async throws {
+        let limiter = CallLimiter(limit: 2)
+        #expect(try await limiter.acquire(queueLimit: 0))
+        #expect(try await limiter.acquire(queueLimit: 0))
+        #expect(limiter.inUse == 2)
+        #expect(try await !limiter.acquire(queueLimit: 0))
+        limiter.release()
+        #expect(try await limiter.acquire(queueLimit: 0))
+        #expect(limiter.inUse == 2 && limiter.queuedCount == 0)
+    }
+
+    @Test("a caller cancelled before it asks is refused though a slot is free, and holds none")
+    func cancelledCallerRefusedAFreeSlot() async throws {
+        let limiter = CallLimiter(limit: 1)
+        let asking = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await limiter.acquire(queueLimit: 10)
+        }
+        await #expect(throws: RestingError.cancelled) { try await asking.value }
+        #expect(limiter.inUse == 0)
+        #expect(try await limiter.acquire(queueLimit: 0))
+    }
+
     @Test("a queued call can be cancelled and never reaches the transport")
     func cancelQueued() async throws {
         let transport = HoldingTransport()

@@ -114,11 +114,15 @@ struct CircuitBreakerTests {
         #expect(window.counts(now: start + 30) == (0, 0))
     }
 
-    @Test("a count window keeps the last n outcomes")
+    @Test("a count window keeps the last n outcomes: each counts while it is among them, and no longer")
     func countWindow() {
         var window = OutcomeWindow(.count(3))
-        for failure in [true, true, false, false, false] { window.record(failure: failure, now: start) }
-        #expect(window.counts(now: start) == (3, 0))
+        let outcomes = [true, true, false, false, false, true, false, true, true, true]
+        for (index, failure) in outcomes.enumerated() {
+            window.record(failure: failure, now: start)
+            let last = outcomes[max(0, index - 2)...index]
+            #expect(window.counts(now: start) == (last.count, last.filter { $0 }.count), "after outcome \(index)")
+        }
     }
 
     // MARK: The interceptor

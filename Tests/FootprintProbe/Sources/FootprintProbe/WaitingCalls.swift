@@ -1,5 +1,6 @@
 import HeapUsage
 import RestingCore
+import RestingResilience
 import RestingStreaming
 import Synchronization
 
@@ -53,12 +54,13 @@ final class SilentTransport: HTTPClient {
 struct Post: Decodable, Sendable { let id: Int }
 
 /// The heap bytes `count` calls waiting at once in `perform` add, per call: the least of three rounds, after a first
-/// that warms the allocator and the runtime up. `streamed`: calls of a streamed body, waiting for their heads.
-func bytesPerWaitingCall(count: Int, streamed: Bool) async -> Int {
+/// that warms the allocator and the runtime up. `streamed`: calls of a streamed body, waiting for their heads;
+/// `links`: interceptors before the three that pass calls on (each link's frame is held while the call waits).
+func bytesPerWaitingCall(count: Int, streamed: Bool, links: [any RestingInterceptor] = []) async -> Int {
     let transport = SilentTransport()
     let client = RestingClient(
         baseUrl: "http://127.0.0.1:9", httpClient: transport,
-        interceptors: [PassThrough(), PassThrough(), PassThrough()])
+        interceptors: links + [PassThrough(), PassThrough(), PassThrough()])
     let buffered = RestingRequest(endpoint: Endpoint<Nothing, Post>(.get, "/posts/1"))
     let events = RestingRequest(endpoint: Endpoint<Nothing, ServerSentEvents>(.get, "/events"))
 
@@ -86,3 +88,12 @@ func bytesPerWaitingCall(count: Int, streamed: Bool) async -> Int {
     for _ in 0..<4 { least = min(least, await round()) }
     return least
 }
+
+/// The resilience links of the Resilience article's order, quiet: what a client that uses them all puts in each
+/// waiting call's frames.
+let resilienceLinks: [any RestingInterceptor] = [
+    DeadlineInterceptor(callTimeout: .seconds(600), attemptTimeout: .seconds(300)),
+    CircuitBreakerInterceptor(), RetryInterceptor(),
+    RateLimitInterceptor(limit: .init(requests: 100_000_000, per: .seconds(1))),
+    ConcurrencyLimitInterceptor(.fixed(100_000)),
+]

@@ -50,6 +50,9 @@ do {
     switch mode {
     case "perform", "stream":
         print("bytes-per-call", await bytesPerWaitingCall(count: number(at: 1), streamed: mode == "stream"))
+    case "perform-resilient":
+        let bytes = await bytesPerWaitingCall(count: number(at: 1), streamed: false, links: resilienceLinks)
+        print("bytes-per-call", bytes)
     case "get", "get-streamed":
         guard let url else { fail("no URL") }
         let figure = try await Allocations.curlGet(
