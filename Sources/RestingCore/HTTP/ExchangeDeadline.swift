@@ -24,7 +24,12 @@ package struct ExchangeDeadline: Sendable {
     /// The timeout of an exchange of `request` starting now: the shortest of its own, the attempt's and the time
     /// left. Throws when the deadline has passed.
     func timeout(for request: HTTPRequest) throws(RestingError) -> Duration? {
-        least(try timeLeftBeforeExchange(), least(attemptTimeout, request.timeout))
+        // An attempt given no time fails as its limit would, unsent: a transport would read a zero timeout as none
+        // (libcurl) or round it up to something.
+        if let attemptTimeout, attemptTimeout <= .zero {
+            throw .deadlineExceeded(DeadlineExceeded(limit: .attempt, stage: .exchange))
+        }
+        return least(try timeLeftBeforeExchange(), least(attemptTimeout, request.timeout))
     }
 
     /// The limit a transport's timeout of an exchange under these limits was: the call's when its deadline has

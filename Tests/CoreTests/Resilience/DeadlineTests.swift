@@ -44,6 +44,18 @@ struct DeadlineTests {
         #expect(stub.received.map(\.request.timeout) == [.seconds(10), .seconds(8)])
     }
 
+    @Test(
+        "an attempt given no time fails as its limit would, before the transport is asked",
+        arguments: [Duration.zero, .milliseconds(-5)])
+    func attemptWithoutTime(_ attemptTimeout: Duration) async throws {
+        let call = client([DeadlineInterceptor(attemptTimeout: attemptTimeout, clock: VirtualClock())])
+            .perform(RestingRequest(endpoint: items))
+        await #expect(throws: RestingError.deadlineExceeded(DeadlineExceeded(limit: .attempt, stage: .exchange))) {
+            try await call.value
+        }
+        #expect(stub.received.isEmpty)
+    }
+
     @Test("a request's own shorter timeout is kept")
     func shorterRequestTimeoutKept() async throws {
         stub.register(.get, "/items", .status(200))
