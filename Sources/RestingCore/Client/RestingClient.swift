@@ -267,10 +267,13 @@ public final class RestingClient: Sendable {
     }
 
     /// `body` decoded as `type`, off the transport's executor when it is large.
+    /// Whether `body` is decoded on the call's executor: small, or no executor to keep free.
+    func decodesAtOnce(_ body: Data) -> Bool { executor == nil || body.count <= Self.decodeOffExecutorThreshold }
+
     func decode<T: Decodable & Sendable>(
         _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading, envelope: EnvelopeReading<T>?
     ) async throws -> T {
-        guard executor != nil, body.count > Self.decodeOffExecutorThreshold else {
+        guard !decodesAtOnce(body) else {
             return try ResponseBodyDecoding.decode(
                 type, from: body, decoder: decoder, reading: reading, envelope: envelope)
         }
