@@ -8,7 +8,9 @@ import Foundation
 
 /// Bounds the calls in flight to each key (an origin by default), with a limit that is fixed or finds the backend's
 /// capacity by itself: it rises while latency holds and falls when latency grows or calls fail, so that a client
-/// neither under-uses a fast backend nor piles onto a slow one (Netflix's concurrency-limits is the model).
+/// neither under-uses a fast backend nor piles onto a slow one (Netflix's concurrency-limits is the model). A call
+/// cancelled, or ended by an error that says nothing of the backend (what a circuit breaker ignores), does not move
+/// it.
 ///
 /// Calls over the limit wait in order of arrival — at most ``maximumQueued`` of them per key, for no longer than
 /// their deadline (``DeadlineInterceptor``), cancellable — or are shed at once with
@@ -130,9 +132,12 @@ public final class ConcurrencyLimitInterceptor: PlacedInterceptor {
     @inline(never)
     private func release(_ held: Held, after result: Result<HTTPDataResponse, any Error>) {
         let latency = (ContinuousClock.now - held.start).seconds
-        let failed = failures.outcome(of: result) == .failure
+        let outcome = failures.outcome(of: result)
+        let failed = outcome == .failure
         let moved: Int? = keys.withLock { keys in
-            guard case .adaptive(let settings) = limit else { return nil }
+            // A call cancelled, or ended by an error that says nothing of the backend, teaches the limit nothing: its
+            // latency would set the baseline that every normal call after it is judged slow against.
+            guard case .adaptive(let settings) = limit, outcome != .ignored else { return nil }
             return keys.update(held.key, now: clock.now) { entry in
                 let changed = entry.adaptive?.sample(
                     latency: latency, failed: failed, inFlight: held.inFlight, settings)
@@ -154,24 +159,34 @@ public final class ConcurrencyLimitInterceptor: PlacedInterceptor {
             }
             return
         }
-        // A wait bounded by the deadline: the slot and the deadline race, and a slot won too late is given back.
-        let admitted = try await withThrowingTaskGroup(of: Bool?.self) { group in
+        // A free slot is taken at once: no race, and no timer that a virtual clock would move on.
+        if !Task.isCancelled, slots.takeFreeSlot() { return }
+        // A wait bounded by the deadline: the slot and the deadline race. Every child is waited for, whichever ends
+        // first and however (a cancelled timer throws): a slot won after the race was decided goes back.
+        let first = await withThrowingTaskGroup(of: Bool?.self) { group -> Result<Bool?, any Error>? in
             group.addTask { try await slots.acquire(queueLimit: self.maximumQueued) }
             group.addTask {
                 try await self.clock.sleep(for: timeLeft)
                 return nil
             }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            while let late = try? await group.next() {
-                if late == true { slots.release() }
+            var first: Result<Bool?, any Error>?
+            while let next = await group.nextResult() {
+                guard first != nil else {
+                    first = next
+                    group.cancelAll()
+                    continue
+                }
+                if case .success(true?) = next { slots.release() }
             }
             return first
         }
-        switch admitted {
-        case true?: return
-        case false?: throw ResilienceError.loadShed(key: key, limit: limit)
-        case nil: throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .concurrencyWait))
+        switch first {
+        case .success(true?)?: return
+        case .success(false?)?: throw ResilienceError.loadShed(key: key, limit: limit)
+        case .success(nil)?:
+            throw RestingError.deadlineExceeded(DeadlineExceeded(limit: .call, stage: .concurrencyWait))
+        case .failure(let error)?: throw error as? RestingError ?? .cancelled
+        case nil: throw RestingError.cancelled
         }
     }
 

@@ -67,15 +67,17 @@ struct TokenBucket: Equatable {
         }
         let rate = limit.ratePerSecond
         let wait = max(start.timeIntervalSince(now), max(0, 1 - tokens) / rate)
-        // A token at hand, the common case, makes no `Duration` of a `Double` (128-bit arithmetic).
+        // A token at hand, the common case, makes no `Duration` of a `Double` (128-bit arithmetic). A wait is what
+        // the `Duration` says: one under an attosecond is none, and counts no waiter that no wait would end.
         let duration = wait > 0 ? Duration.seconds(wait) : .zero
-        if wait > 0, duration > maximumWait || waiting >= maximumWaiting {
+        let waits = duration > .zero
+        if waits, duration > maximumWait || waiting >= maximumWaiting {
             return .refused(retryAfter: duration)
         }
         tokens -= 1
         fullAt = now + (Double(limit.burst) - tokens) / rate
         if takesQuota, let quota = serverQuota { serverQuota = (quota.remaining - 1, quota.reset) }
-        if wait > 0 { waiting += 1 }
+        if waits { waiting += 1 }
         return .granted(wait: duration)
     }
 

@@ -70,8 +70,8 @@ package final class CallLimiter: Sendable {
     }
 
     /// Takes a slot when one is free and no caller waits for one or has a ticket for one (taking it then would pass
-    /// them).
-    private func takeFreeSlot() -> Bool {
+    /// them); `false`, and nothing taken, otherwise.
+    package func takeFreeSlot() -> Bool {
         state.withLock { state in
             guard state.inUse < state.limit, state.queue.isEmpty, state.arriving.isEmpty else { return false }
             state.inUse += 1
