@@ -266,10 +266,10 @@ public final class RestingClient: Sendable {
         try await chain.proceed(request, progress: progress)
     }
 
-    /// `body` decoded as `type`, off the transport's executor when it is large.
     /// Whether `body` is decoded on the call's executor: small, or no executor to keep free.
     func decodesAtOnce(_ body: Data) -> Bool { executor == nil || body.count <= Self.decodeOffExecutorThreshold }
 
+    /// `body` decoded as `type`, off the transport's executor when it is large.
     func decode<T: Decodable & Sendable>(
         _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading, envelope: EnvelopeReading<T>?
     ) async throws -> T {
