@@ -11,10 +11,20 @@ struct TLSTests {
 
     init() async throws { fixtures = try await TLSFixtures.shared.value }
 
+    /// A configuration that waits for a handshake as long as the suite's time limit allows. What these tests check is
+    /// whether a handshake is refused or accepted, not how fast: under AddressSanitizer's slow unwinder, with every
+    /// suite running on two cores, a refused handshake took longer than the 30 s default connect timeout, and the
+    /// refusal came out as a timeout.
+    static func patientConfiguration() -> CurlConfiguration {
+        var configuration = CurlConfiguration()
+        configuration.connectTimeout = .seconds(240)
+        return configuration
+    }
+
     private func get(
         _ server: LocalServer, _ path: String = "/echo", configure: (inout CurlConfiguration) -> Void
     ) async throws -> HTTPDataResponse {
-        var configuration = CurlConfiguration()
+        var configuration = Self.patientConfiguration()
         configure(&configuration)
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)\(path)"))
         let transport = RedirectingHTTPClient(try CurlClient(configuration: configuration))
@@ -81,7 +91,7 @@ struct TLSTests {
     @Test("a wrong pin fails every request of a client, never only the first: no connection outlives the refusal")
     func wrongPinOnEveryRequest() async throws {
         let server = try await fixtures.server()
-        var configuration = CurlConfiguration()
+        var configuration = Self.patientConfiguration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         configuration.tls.pinnedPublicKeys = [try fixtures.pin("other")]
         let client = try CurlClient(configuration: configuration)
@@ -104,7 +114,7 @@ struct TLSTests {
             "http://127.0.0.1:\(plain.port)/echo".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var headers: HTTPHeaderFields = ["Authorization": "Bearer s3cr3t", "X-Api-Key": "s3cr3t", "X-Kept": "yes"]
         headers.add(name: "X-Tenant-Secret", value: "s3cr3t", sensitive: true)
-        var configuration = CurlConfiguration()
+        var configuration = Self.patientConfiguration()
         configuration.tls.caFile = fixtures.path("ca.pem")
         let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/redirect/302?to=\(target)"))
         let transport = RedirectingHTTPClient(try CurlClient(configuration: configuration))
@@ -119,7 +129,7 @@ struct TLSTests {
         let proxy = try await fixtures.httpsProxy()
         let origin = try await LocalServer.sharedConformanceServer.value
         let url = try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo"))
-        var configuration = CurlConfiguration()
+        var configuration = Self.patientConfiguration()
         configuration.proxy = .url("https://127.0.0.1:\(proxy.port)")
         do {
             _ = try await CurlClient(configuration: configuration).send(HTTPRequest(method: .get, url: url)) { _ in }
@@ -145,7 +155,7 @@ struct TLSTests {
         let origin = try await LocalServer.sharedConformanceServer.value
         let url = try #require(URL(string: "http://127.0.0.1:\(origin.port)/echo"))
         func get(proxyTLS: (inout CurlConfiguration.TLS) -> Void, originCA: String? = nil) async throws -> Int {
-            var configuration = CurlConfiguration()
+            var configuration = Self.patientConfiguration()
             configuration.proxy = .url("https://127.0.0.1:\(proxy.port)")
             configuration.tls.caFile = originCA
             var tls = CurlConfiguration.TLS()
