@@ -160,7 +160,7 @@ public final class ConcurrencyLimitInterceptor: PlacedInterceptor {
             return
         }
         // A free slot is taken at once: no race, and no timer that a virtual clock would move on.
-        if !Task.isCancelled, slots.takeFreeSlot() { return }
+        if slots.acquireAtOnce() { return }
         // A wait bounded by the deadline: the slot and the deadline race. Every child is waited for, whichever ends
         // first and however (a cancelled timer throws): a slot won after the race was decided goes back.
         let first = await withThrowingTaskGroup(of: Bool?.self) { group -> Result<Bool?, any Error>? in

@@ -34,9 +34,8 @@ package final class CallLimiter: Sendable {
     /// ``RestingError/cancelled`` if cancelled while waiting. On the caller's executor: a slot free at once costs no
     /// executor switch.
     nonisolated(nonsending) package func acquire(queueLimit: Int) async throws -> Bool {
-        // A free slot that no one waits for or is on the way to: taken without a continuation to suspend on. A
-        // cancelled caller goes the long way, which fails it.
-        if !Task.isCancelled, takeFreeSlot() { return true }
+        // Without a continuation to suspend on when a slot is free.
+        if acquireAtOnce() { return true }
         let ticket = state.withLock { state in
             defer { state.nextTicket += 1 }
             state.arriving.insert(state.nextTicket)
@@ -70,9 +69,11 @@ package final class CallLimiter: Sendable {
     }
 
     /// Takes a slot when one is free and no caller waits for one or has a ticket for one (taking it then would pass
-    /// them); `false`, and nothing taken, otherwise.
-    package func takeFreeSlot() -> Bool {
-        state.withLock { state in
+    /// them); `false`, and nothing taken, otherwise — and for a cancelled caller, which ``acquire(queueLimit:)``
+    /// then fails.
+    package func acquireAtOnce() -> Bool {
+        guard !Task.isCancelled else { return false }
+        return state.withLock { state in
             guard state.inUse < state.limit, state.queue.isEmpty, state.arriving.isEmpty else { return false }
             state.inUse += 1
             return true
