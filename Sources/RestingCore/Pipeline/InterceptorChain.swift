@@ -29,7 +29,7 @@ package final class InterceptorChain: Sendable {
     func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         // Without interceptors, no closure: every call waits here for its response, holding this frame.
         guard !interceptors.isEmpty else { return try await followRedirects(request, progress: progress) }
-        return try await Self.run(interceptors, from: 0, request) { request in
+        return try await ChainRun.start(interceptors, from: 0, request) { request in
             try await self.followRedirects(request, progress: progress)
         }
     }
@@ -40,7 +40,7 @@ package final class InterceptorChain: Sendable {
         _ interceptors: [any RestingInterceptor], _ request: HTTPRequest,
         end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
-        try await run(interceptors, from: 0, request, end: end)
+        try await ChainRun.start(interceptors, from: 0, request, end: end)
     }
 
     private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
@@ -53,7 +53,7 @@ package final class InterceptorChain: Sendable {
             return try await follower.send(request) { hop in try await self.send(hop, progress: progress) }
         }
         return try await follower.send(request) { hop in
-            try await Self.run(networkInterceptors, from: 0, hop) { hop in
+            try await ChainRun.start(networkInterceptors, from: 0, hop) { hop in
                 try await self.send(hop, progress: progress)
             }
         }
@@ -96,18 +96,5 @@ package final class InterceptorChain: Sendable {
         }
         try request.validate()
         return request
-    }
-
-    /// Runs `interceptors[index...]`, then `end`. Never inlined: it would enlarge the frame of a chain without
-    /// interceptors.
-    @inline(never)
-    nonisolated(nonsending) static func run(
-        _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
-        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
-    ) async throws -> HTTPDataResponse {
-        guard index < interceptors.count else { return try await end(request) }
-        let step = ChainStep(interceptors: interceptors, index: index, end: end)
-        defer { step.interceptorReturned() }
-        return try await interceptors[index].intercept(request: request, execution: InterceptorExecution(step))
     }
 }

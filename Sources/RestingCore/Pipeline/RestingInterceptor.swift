@@ -59,7 +59,7 @@ public struct InterceptorExecution: Sendable {
     /// What the execution runs: a closure (a test's fake chain), or the client's chain, without a closure.
     private enum Next: Sendable {
         case closure(@Sendable (HTTPRequest) async throws -> HTTPDataResponse)
-        case step(ChainStep)
+        case step(ChainRun, index: Int)
     }
 
     private let next: Next
@@ -75,14 +75,14 @@ public struct InterceptorExecution: Sendable {
         next = .closure(proceed)
     }
 
-    /// The rest of the client's chain after `step`.
-    init(_ step: ChainStep) { next = .step(step) }
+    /// The rest of the client's chain after step `index` of `run`.
+    init(_ run: ChainRun, _ index: Int) { next = .step(run, index: index) }
 
     /// Sends `request` through the remaining interceptors and the transport.
     nonisolated(nonsending) public func callAsFunction(_ request: HTTPRequest) async throws -> HTTPDataResponse {
         switch next {
         case .closure(let proceed): try await proceed(request)
-        case .step(let step): try await step.proceed(request)
+        case .step(let run, let index): try await run.descending(after: index).step(index + 1, request)
         }
     }
 }

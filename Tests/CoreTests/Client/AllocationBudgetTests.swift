@@ -68,12 +68,14 @@ enum AllocationBudget {
     #else
     static let counted = false
     #endif
-    /// A GET decoded from JSON, 8 in flight: 84.95 measured (85.94–85.98 before the interceptor chain ran on its
-    /// caller's executor; 85.73–85.97 before a body read whole was decoded without an async frame for the working,
-    /// whose 1,648 bytes took each call's task a slab of its own).
-    static let get = 85.4
-    /// The same GET with its body read as a stream of lines: 106.54 measured (106.82–106.89 before).
-    static let getStreamed = 107.0
+    /// A GET decoded from JSON, 8 in flight: 82.85–82.89 measured (85.94–85.98 before the interceptor chain ran on
+    /// its caller's executor; 85.73–85.97 before a body read whole was decoded without an async frame for the
+    /// working, whose 1,648 bytes took each call's task a slab of its own; 84.95 before a pass through the chain
+    /// allocated one object for all its steps, not one each).
+    static let get = 83.4
+    /// The same GET with its body read as a stream of lines: 104.74–104.76 measured (106.82–106.89, then 106.54,
+    /// before).
+    static let getStreamed = 105.3
     /// What each link adds to a call when installed and quiet, measured (whole numbers: a quiet link's path is one
     /// path), plus half an allocation.
     ///
@@ -97,12 +99,14 @@ enum AllocationBudget {
     /// was 816 bytes, and took the task a slab of its own) and a free concurrency slot was taken without a
     /// continuation: circuit breaker 2 → 1, concurrency limit 3 → 1. Each then rose by one when the call without
     /// links decoded its body without an async frame for the working (85.73 → 84.95 a GET): the linkless call's
-    /// frames now end just short of a task-allocator slab's end, so the first link's frames take one more slab. A
-    /// call with a link allocates no more than it did; measured 4 / 2 / 2 / 2 / 4.
+    /// frames now end just short of a task-allocator slab's end, so the first link's frames take one more slab.
+    /// Lowered when a pass through the chain allocated one object for all its steps, not one each, and an
+    /// execution's call kept one frame, not two: deadline 4 → 3, circuit breaker 2 → 1, rate limit 2 → 1,
+    /// concurrency limit 2 → 1, retry 4 → 3.
     static let quietLinks: [String: Double] = [
-        "deadline": 4.5, "circuit-breaker": 2.5, "rate-limit": 2.5, "concurrency-limit": 2.5, "retry": 4.5,
-        // Hedging keeps a timer for the hedge it may send: 27.89 measured.
-        "hedging": 28.5,
+        "deadline": 3.5, "circuit-breaker": 1.5, "rate-limit": 1.5, "concurrency-limit": 1.5, "retry": 3.5,
+        // Hedging keeps a timer for the hedge it may send: 25.50–26.92 measured.
+        "hedging": 27.5,
     ]
     /// Per event delivered to a listener: 0.29 measured (the events' payloads are mostly values already made).
     static let event = 0.79

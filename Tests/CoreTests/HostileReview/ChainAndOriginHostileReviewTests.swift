@@ -162,7 +162,7 @@ extension ChainAndOriginHostileReviewTests {
         }
         let request = HTTPRequest(method: .get, url: URL(string: "https://api.example.com/")!)
         let chain = FakeChain(.status(200))
-        let response = try await InterceptorChain.run([keeper, Escaper(escaped: escaped), links], from: 0, request) {
+        let response = try await ChainRun.start([keeper, Escaper(escaped: escaped), links], from: 0, request) {
             try await chain.execution($0)
         }
         #expect(response.status == 200)
