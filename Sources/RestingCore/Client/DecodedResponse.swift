@@ -12,24 +12,24 @@ package struct DecodedResponse<RequestType: Encodable & Sendable, ResponseType: 
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> RestingResponse<ResponseType> {
         // Most bodies are read whole already and small enough to decode here: then no async frame is made for the
-        // working (1,648 bytes when it was inlined here, which took each call's task a slab of its own).
-        if let finished = try Self.finishedAtOnce(response, of: call, events: events) { return finished }
+        // working (1,648 bytes when it was inlined here, which took each call's task a slab of its own). Decided here
+        // rather than by an optional result, which would make this function look the response's type metadata up.
+        if response.body.stream == nil, call.client.decodesAtOnce(response.body.data?.count ?? 0) {
+            return try Self.finishedAtOnce(response, of: call, events: events)
+        }
         return try await finishReading(response, of: call, events: events)
     }
 
-    /// The response of a body read whole that decodes on the call's executor, or `nil` for one to read or decode
-    /// elsewhere first.
+    /// The response of a body read whole that decodes on the call's executor.
     @inline(never)
     private static func finishedAtOnce(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
-    ) throws -> RestingResponse<ResponseType>? {
-        guard response.body.stream == nil else { return nil }
-        let data = response.body.data ?? Data()
-        guard call.client.decodesAtOnce(data) else { return nil }
-        let endpoint = call.request.endpoint
+    ) throws -> RestingResponse<ResponseType> {
+        // The endpoint's fields read in place, not the endpoint copied (see `RestingRequest.endpoint`).
         let body = try ResponseBodyDecoding.decode(
-            ResponseType.self, from: data, decoder: endpoint.decoder ?? call.client.decoder,
-            reading: endpoint.responseReading, envelope: endpoint.envelope)
+            ResponseType.self, from: response.body.data ?? Data(),
+            decoder: call.request.endpoint.decoder ?? call.client.decoder,
+            reading: call.request.endpoint.responseReading, envelope: call.request.endpoint.envelope)
         return finished(response, body: body, events: events)
     }
 
@@ -40,14 +40,16 @@ package struct DecodedResponse<RequestType: Encodable & Sendable, ResponseType: 
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> RestingResponse<ResponseType> {
         let response = try await response.buffered()
-        let endpoint = call.request.endpoint
         let body = try await call.client.decode(
-            ResponseType.self, from: response.body.data ?? Data(), decoder: endpoint.decoder ?? call.client.decoder,
-            reading: endpoint.responseReading, envelope: endpoint.envelope)
+            ResponseType.self, from: response.body.data ?? Data(),
+            decoder: call.request.endpoint.decoder ?? call.client.decoder,
+            reading: call.request.endpoint.responseReading, envelope: call.request.endpoint.envelope)
         return Self.finished(response, body: body, events: events)
     }
 
-    /// The call's response with its decoded `body`, its end reported.
+    /// The call's response with its decoded `body`, its end reported. Always inlined: its caller has looked the
+    /// response's type metadata up already, to return it, and a call would look it up again.
+    @inline(__always)
     private static func finished(
         _ response: HTTPDataResponse, body: ResponseType, events: CallEventReporter?
     ) -> RestingResponse<ResponseType> {

@@ -266,14 +266,14 @@ public final class RestingClient: Sendable {
         try await chain.proceed(request, progress: progress)
     }
 
-    /// Whether `body` is decoded on the call's executor: small, or no executor to keep free.
-    func decodesAtOnce(_ body: Data) -> Bool { executor == nil || body.count <= Self.decodeOffExecutorThreshold }
+    /// Whether a body of `byteCount` bytes is decoded on the call's executor: small, or no executor to keep free.
+    func decodesAtOnce(_ byteCount: Int) -> Bool { executor == nil || byteCount <= Self.decodeOffExecutorThreshold }
 
     /// `body` decoded as `type`, off the transport's executor when it is large.
     func decode<T: Decodable & Sendable>(
         _ type: T.Type, from body: Data, decoder: JSONDecoder, reading: ResponseReading, envelope: EnvelopeReading<T>?
     ) async throws -> T {
-        guard !decodesAtOnce(body) else {
+        guard !decodesAtOnce(body.count) else {
             return try ResponseBodyDecoding.decode(
                 type, from: body, decoder: decoder, reading: reading, envelope: envelope)
         }

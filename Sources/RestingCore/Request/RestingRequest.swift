@@ -18,7 +18,9 @@ public typealias PathVariableValue = CustomStringConvertible & Sendable
 public struct RestingRequest<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: Sendable {
     /// The endpoint called.
     public var endpoint: Endpoint<RequestType, ResponseType> {
-        get { box.fields.endpoint }
+        // Read in place: code generic over the endpoint's types copies and destroys one through the runtime's
+        // metadata, which it looks up first (about 0.1 µs each time).
+        _read { yield box.fields.endpoint }
         _modify { yield &CopyOnWriteBox.unique(&box).fields.endpoint }
     }
     /// The body, encoded as the endpoint says (``Nothing`` for none).

@@ -78,31 +78,32 @@ public struct RestingRequestConverter: RequestConverter {
     public func toHTTPRequest<RequestType, ResponseType>(
         _ request: RestingRequest<RequestType, ResponseType>, baseUrl: String
     ) throws(RestingError) -> HTTPRequest {
-        let endpoint = request.endpoint
-        let encoded = try EncodedBody(request.body, for: endpoint, configuration: configuration)
-        guard endpoint.method.allowsRequestBody || encoded.body.isEmpty else {
-            throw .bodyNotAllowed(method: endpoint.method)
-        }
+        // The endpoint's fields are read where they are, one by one: a copy of the whole endpoint in code generic over
+        // its types goes through the runtime's metadata, looked up first (about 0.1 µs each time).
+        let (method, encoding) = (request.endpoint.method, request.endpoint.encoding)
+        let encoded = try EncodedBody(
+            request.body, encoding: encoding, envelope: request.endpoint.requestEnvelope, configuration: configuration)
+        guard method.allowsRequestBody || encoded.body.isEmpty else { throw .bodyNotAllowed(method: method) }
         let address = try makeURL(request, baseUrl: baseUrl, queryItems: encoded.queryItems + request.queryItems)
 
         var headers = configuration.headerProvider.headers()
         // The endpoint's, then the request's: the more particular wins.
-        for field in endpoint.headers { Self.set(field, in: &headers) }
+        for field in request.endpoint.headers { Self.set(field, in: &headers) }
         for field in request.headers { Self.set(field, in: &headers) }
         if let contentType = encoded.contentType {
             // A multipart type names the body's own boundary, so no other Content-Type can describe it.
-            if endpoint.encoding == .multipartFormData {
+            if encoding == .multipartFormData {
                 headers.replaceOrAdd(name: "Content-Type", value: contentType)
             } else if !headers.contains("Content-Type") {
                 headers.add(name: "Content-Type", value: contentType)
             }
         }
-        if endpoint.responseReading.expectsJSON, !headers.contains("Accept") {
+        if request.endpoint.responseReading.expectsJSON, !headers.contains("Accept") {
             headers.add(name: "Accept", value: "application/json")
         }
         var converted = HTTPRequest(
-            method: endpoint.method, url: address.url, headers: headers, body: encoded.body, timeout: request.timeout,
-            attributes: endpoint.attributes.merging(request.attributes))
+            method: method, url: address.url, headers: headers, body: encoded.body, timeout: request.timeout,
+            attributes: request.endpoint.attributes.merging(request.attributes))
         converted.originKey = address.originKey
         return converted
     }
@@ -186,13 +187,21 @@ package struct EncodedBody {
     package init<Body: Encodable, Response>(
         _ value: Body, for endpoint: Endpoint<Body, Response>, configuration: RestingRequestConverter.Configuration
     ) throws(RestingError) {
-        guard let keys = endpoint.requestEnvelope, !(value is Nothing) else {
-            try self.init(value, encoding: endpoint.encoding, configuration: configuration)
+        try self.init(
+            value, encoding: endpoint.encoding, envelope: endpoint.requestEnvelope, configuration: configuration)
+    }
+
+    /// `value` encoded as `encoding` says, inside `envelope`'s members when there are some.
+    package init<Body: Encodable>(
+        _ value: Body, encoding: RequestEncoding, envelope: [String]?,
+        configuration: RestingRequestConverter.Configuration
+    ) throws(RestingError) {
+        guard let keys = envelope, !(value is Nothing) else {
+            try self.init(value, encoding: encoding, configuration: configuration)
             return
         }
-        guard case .json = endpoint.encoding else {
-            throw .encodingFailed(
-                reason: "only a JSON body can be sent inside an envelope, not a \(endpoint.encoding) one")
+        guard case .json = encoding else {
+            throw .encodingFailed(reason: "only a JSON body can be sent inside an envelope, not a \(encoding) one")
         }
         guard !keys.contains(where: \.isEmpty) else {
             throw .encodingFailed(reason: "the envelope key path '\(keys.joined(separator: "."))' has an empty member")

@@ -44,6 +44,9 @@ public struct RestingResponse<Body: Sendable>: Sendable {
     public let body: Body
 
     /// A response with a decoded body (what tests and interceptors that answer themselves build).
+    // Always inlined: a call of it takes the response's type metadata, which the pipeline's code, generic over the
+    // body's type, looks up first — and has looked up already to return the response.
+    @inline(__always)
     public init(
         status: Int, headers: HTTPHeaderFields, body: Body, url: URL? = nil, metrics: TransferMetrics? = nil,
         cacheStatus: CacheStatus? = nil, trailers: HTTPHeaderFields = [:]
