@@ -185,13 +185,16 @@ public final class RestingClient: Sendable {
     /// Starts `call` in a task of its own, ending as `ending` says, and returns its promise: counted for
     /// ``cancelAll()``, held back by the concurrency limit, on the transport's executor.
     package func call<RequestType, ResponseType, Ending: CallEnding>(
-        _ call: Call<RequestType, ResponseType>, ending: Ending, cancellationHooks: CancellationHooks? = nil
+        _ call: consuming Call<RequestType, ResponseType>, ending: Ending, cancellationHooks: CancellationHooks? = nil
     ) -> ProgressablePromise<Ending.Value>
     where Ending.RequestType == RequestType, Ending.ResponseType == ResponseType {
         if let misplacement = chain.misplacement { return ProgressablePromise { _ in throw misplacement } }
         guard let id = calls.reserve() else { return ProgressablePromise { _ in throw RestingError.shutDown } }
         let channel = ProgressChannel()
         let events = eventReporter(for: id)
+        // Consumed into the closure: neither this function nor its caller then destroys a copy, which code generic
+        // over the call's types does through the runtime's metadata, looked up first.
+        let call = consume call
         // One closure from the task's start to the call's stages, which are inlined into it: a call waiting for its
         // response holds every frame between (the Performance article, "What a waiting call holds").
         let promise = ProgressablePromise(channel: channel, executor: executor, cancellationHooks: cancellationHooks) {
