@@ -41,6 +41,7 @@ struct ConnectionControlTests {
         let named = try await fixtures.server(certificate: "mismatched")
         let transport = try Self.client { configuration in
             configuration.tls.caFile = fixtures.path("ca.pem")
+            configuration.connectTimeout = TLSTests.patientHandshake
             configuration.connections.hostOverrides = [
                 HostOverride(host: "wrong.example", port: named.port, addresses: ["127.0.0.1"]),
                 HostOverride(host: "other.example", port: named.port, addresses: ["127.0.0.1"]),

@@ -279,7 +279,10 @@ struct ProxyAuthenticationTests {
         let transport = try Self.client(through: proxyURL) { $0.tls.caFile = inspectingAuthority }
         try await expectOriginsReached(through: transport, secureOrigin: secureOrigin)
         // The certificate the client sees is the proxy's, not the origin's: the origin's own authority cannot vouch.
-        let trustingOrigin = try Self.client(through: proxyURL) { $0.tls.caFile = fixtures.path("ca.pem") }
+        let trustingOrigin = try Self.client(through: proxyURL) { configuration in
+            configuration.tls.caFile = fixtures.path("ca.pem")
+            configuration.connectTimeout = TLSTests.patientHandshake
+        }
         do {
             _ = try await trustingOrigin.send(
                 HTTPRequest(method: .get, url: try #require(URL(string: "https://127.0.0.1:\(secureOrigin.port)/echo")))

@@ -51,13 +51,14 @@ struct WebSocketSecureTests {
     func verification() async throws {
         let fixtures = try await TLSFixtures.shared.value
         let server = try await secureServer(fixtures)
+        let unknownAuthority = try CurlClient(configuration: TLSTests.patientConfiguration())
         await #expect {
-            _ = try await open("wss://localhost:\(server.port)", "/echo", on: try CurlClient())
+            _ = try await open("wss://localhost:\(server.port)", "/echo", on: unknownAuthority)
         } throws: { error in
             guard case RestingError.transportFailed(let failure) = error else { return false }
             return failure.kind == .tlsFailed
         }
-        var pinned = CurlConfiguration()
+        var pinned = TLSTests.patientConfiguration()
         pinned.tls.caFile = fixtures.path("ca.pem")
         pinned.tls.pinnedPublicKeys = [try fixtures.pin("other")]
         await #expect {
