@@ -81,24 +81,6 @@ struct ChainRunHostileReviewTests {
         }
     }
 
-    func answering() throws -> StubHTTPClient {
-        let stub = StubHTTPClient()
-        stub.register(.get, "/posts/1", try .json(samplePost))
-        return stub
-    }
-
-    /// Calls `execution` once its interceptor has returned, and says whether it was refused as a misuse naming `name`.
-    static func refusedAsMisuse(_ execution: InterceptorExecution, naming name: String) async -> Bool {
-        do {
-            _ = try await execution(request)
-            return false
-        } catch RestingError.interceptorMisuse(let interceptor, _) {
-            return interceptor == name
-        } catch {
-            return false
-        }
-    }
-
     /// The error a call threw, or nil.
     static func failure(_ body: () async throws -> some Any) async -> (any Error)? {
         do {
@@ -221,7 +203,7 @@ extension ChainRunHostileReviewTests {
         let executions = kept.withLock { $0 }
         #expect(executions.count == 6)
         for (_, execution) in executions {
-            #expect(await Self.refusedAsMisuse(execution, naming: "Keeper"))
+            #expect(await refusedAsMisuse(execution, naming: "Keeper"))
         }
         #expect(stub.received.count == 24)
     }
@@ -308,7 +290,7 @@ extension ChainRunHostileReviewTests {
         let executions = kept.withLock { $0 }
         let sentBefore = sent.withLock { $0 }
         #expect(executions.count >= sentBefore)
-        for (_, execution) in executions { #expect(await Self.refusedAsMisuse(execution, naming: "Keeper")) }
+        for (_, execution) in executions { #expect(await refusedAsMisuse(execution, naming: "Keeper")) }
         #expect(sent.withLock { $0 } == sentBefore)
     }
 
@@ -395,7 +377,7 @@ extension ChainRunHostileReviewTests {
         let executions = kept.withLock { $0 }
         #expect(executions.map(\.0) == Self.positions)
         for (position, execution) in executions {
-            #expect(await Self.refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
+            #expect(await refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
         }
         #expect(counter.count == 1)
     }
@@ -413,7 +395,7 @@ extension ChainRunHostileReviewTests {
             _ = try await ChainRun.start(interceptors, from: 0, Self.request, end: counter.end)
             let execution = try #require(kept.withLock { $0.first?.1 })
             kept.withLock { $0 = [] }
-            #expect(await Self.refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
+            #expect(await refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
             #expect(counter.count == 1)
         }
     }
@@ -432,7 +414,7 @@ extension ChainRunHostileReviewTests {
         let below = Self.positions.filter { $0 > retryAt }.count
         #expect(executions.count == above + 3 * below)
         for (position, execution) in executions {
-            #expect(await Self.refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
+            #expect(await refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
         }
         #expect(counter.count == 3)
     }
@@ -448,7 +430,7 @@ extension ChainRunHostileReviewTests {
         #expect(counter.count == 4)
         let executions = kept.withLock { $0 }
         for (position, execution) in executions {
-            #expect(await Self.refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
+            #expect(await refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
         }
         #expect(counter.count == 4)
     }
@@ -473,7 +455,7 @@ extension ChainRunHostileReviewTests {
             #expect(counter.count == 5)
             let execution = try #require(kept.withLock { $0.first?.1 })
             kept.withLock { $0 = [] }
-            #expect(await Self.refusedAsMisuse(execution, naming: "RetriesAndKeeps"), "position \(position)")
+            #expect(await refusedAsMisuse(execution, naming: "RetriesAndKeeps"), "position \(position)")
             #expect(counter.count == 5)
         }
     }
@@ -489,7 +471,7 @@ extension ChainRunHostileReviewTests {
             for execution in executions {
                 for _ in 0..<32 {
                     group.addTask {
-                        await Task.detached { await Self.refusedAsMisuse(execution, naming: "Keeper") }.value
+                        await Task.detached { await refusedAsMisuse(execution, naming: "Keeper") }.value
                     }
                 }
             }
@@ -523,7 +505,7 @@ extension ChainRunHostileReviewTests {
         #expect(error is Boom)
         #expect(log.withLock { $0 } == ["top request"])
         let execution = try #require(kept.withLock { $0.first?.1 })
-        #expect(await Self.refusedAsMisuse(execution, naming: "ThrowsAfter"))
+        #expect(await refusedAsMisuse(execution, naming: "ThrowsAfter"))
         #expect(counter.count == 1)
     }
 
@@ -538,7 +520,7 @@ extension ChainRunHostileReviewTests {
         await client?.shutdown()
         client = nil
         for (_, execution) in kept.withLock({ $0 }) {
-            let refused = await Task.detached { await Self.refusedAsMisuse(execution, naming: "Keeper") }.value
+            let refused = await Task.detached { await refusedAsMisuse(execution, naming: "Keeper") }.value
             #expect(refused)
         }
         #expect(stub.received.count == 1)
@@ -566,7 +548,7 @@ extension ChainRunHostileReviewTests {
         let executions = kept.withLock { $0 }
         #expect(executions.map(\.0).sorted() == [0, 2, 2, 64])
         for (position, execution) in executions {
-            #expect(await Self.refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
+            #expect(await refusedAsMisuse(execution, naming: "Keeper"), "position \(position)")
         }
         #expect(counter.count == 2)
     }
@@ -592,7 +574,7 @@ extension ChainRunHostileReviewTests {
         #expect(back == count)
         #expect(wrong == 0)
         let execution = try #require(kept.withLock { $0.first?.1 })
-        #expect(await Self.refusedAsMisuse(execution, naming: "Keeper"))
+        #expect(await refusedAsMisuse(execution, naming: "Keeper"))
         #expect(counter.count == 1)
     }
 

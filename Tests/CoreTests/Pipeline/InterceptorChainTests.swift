@@ -179,14 +179,7 @@ struct InterceptorChainTests {
         let execution = try #require(escaped.withLock { $0 })
         // The stored execution holds the chain, which holds the interceptor, which holds the store.
         defer { escaped.withLock { $0 = nil } }
-        let error = await restingError {
-            try await execution(HTTPRequest(method: .get, url: URL(string: "https://x/")!))
-        }
-        guard case .interceptorMisuse(let name, _) = error else {
-            Issue.record("got \(String(describing: error))")
-            return
-        }
-        #expect(name == "Escaping")
+        #expect(await refusedAsMisuse(execution, naming: "Escaping"))
         #expect(stub.received.count == 1)
     }
 }
