@@ -12,10 +12,11 @@ let package = Package(
     targets: [
         .target(name: "HeapUsage", path: "Sources/HeapUsage"),
         .target(name: "AllocationCounter", path: "Sources/AllocationCounter"),
+        .target(name: "MetadataLookupCounter", path: "Sources/MetadataLookupCounter"),
         .executableTarget(
             name: "FootprintProbe",
             dependencies: [
-                "HeapUsage", "AllocationCounter", .product(name: "RestingCore", package: "RestingKit"),
+                "HeapUsage", "AllocationCounter", "MetadataLookupCounter", .product(name: "RestingCore", package: "RestingKit"),
                 .product(name: "RestingCurl", package: "RestingKit"),
                 .product(name: "RestingResilience", package: "RestingKit"),
                 .product(name: "RestingStreaming", package: "RestingKit"),

@@ -58,19 +58,19 @@ enum Allocations {
     /// The rounds ``perCall(_:concurrency:executor:_:)`` counts, after one that warms up.
     static let countedRounds = 3
 
-    /// Allocations per call of `work`, over `total` calls made after as many again that warm caches, pools and
-    /// connections up: the least of ``countedRounds`` rounds, since a thread the runtime or libcurl starts now and then is no
-    /// call's cost.
+    /// Allocations per call of `work` (or what `counter` counts instead), over `total` calls made after as many again
+    /// that warm caches, pools and connections up: the least of ``countedRounds`` rounds, since a thread the runtime or
+    /// libcurl starts now and then is no call's cost.
     static func perCall(
         _ total: Int, concurrency: Int = 1, executor: (any TaskExecutor)? = nil,
-        _ work: @escaping @Sendable () async throws -> Void
+        counter: () -> UInt64 = allocations_made, _ work: @escaping @Sendable () async throws -> Void
     ) async throws -> Double {
         try await run(total, concurrency: concurrency, executor: executor, work)
         var least = Double.infinity
         for _ in 0..<countedRounds {
-            let before = allocations_made()
+            let before = counter()
             try await run(total, concurrency: concurrency, executor: executor, work)
-            least = min(least, Double(allocations_made() - before) / Double(total))
+            least = min(least, Double(counter() - before) / Double(total))
         }
         return least
     }

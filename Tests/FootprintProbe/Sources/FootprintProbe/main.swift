@@ -21,6 +21,7 @@ import Darwin
 //   FootprintProbe get URL COUNT IN_FLIGHT  allocations per GET decoded from JSON through CurlClient
 //   FootprintProbe get-streamed URL COUNT IN_FLIGHT   the same, its body read as a stream of lines
 //   FootprintProbe links COUNT              allocations each quiet resilience link adds to a call
+//   FootprintProbe lookups COUNT            generic metadata lookups per GET decoded through the pipeline alone
 //   FootprintProbe listener COUNT           allocations per event delivered to a listener
 //   FootprintProbe websocket URL COUNT      allocations per message echoed by a WebSocket server
 //   FootprintProbe resident URL             resident memory (KiB) of this process after one GET through CurlClient
@@ -60,6 +61,8 @@ do {
         printFigure("allocations-per-call", figure)
     case "links":
         for (link, added) in try await Allocations.quietLinks(total: number(at: 1)) { printFigure(link, added) }
+    case "lookups":
+        printFigure("metadata-lookups-per-call", try await MetadataLookups.perCall(total: number(at: 1)))
     case "listener":
         printFigure("allocations-per-event", try await Allocations.perEvent(total: number(at: 1)))
     case "websocket":
