@@ -181,7 +181,7 @@ struct PollingRoundEnding<RequestType: Encodable & Sendable, ResponseType: Decod
         return .unchanged(response.headers)
     }
 
-    func finish(
+    nonisolated(nonsending) func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> PollingRound<ResponseType> {
         .changed(try await DecodedResponse().finish(response, of: call, events: events))

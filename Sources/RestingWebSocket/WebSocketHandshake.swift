@@ -51,7 +51,7 @@ struct WebSocketHandshake<RequestType: Encodable & Sendable, ResponseType: Decod
         StatusCheck(accepted: 101..<102, alsoAccepted: [], errorBody: check.errorBody, decoder: check.decoder)
     }
 
-    func finish(
+    nonisolated(nonsending) func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> WebSocket {
         // A 2xx passes the client's check before this ending's: it is no more an upgrade than a 404.

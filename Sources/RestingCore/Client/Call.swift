@@ -79,7 +79,9 @@ package struct Call<RequestType: Encodable & Sendable, ResponseType: Decodable &
 
     /// Throws what the call fails with unless `ending`'s status check accepts `response`.
     @inline(never)
-    private func verify<Ending: CallEnding>(_ response: HTTPDataResponse, for ending: Ending) async throws {
+    nonisolated(nonsending) private func verify<Ending: CallEnding>(_ response: HTTPDataResponse, for ending: Ending)
+        async throws
+    {
         // A 2xx the client accepts passes every ending's check: the common answer costs no check to build.
         if (200..<300).contains(response.status), client.acceptedStatusCodes.contains(response.status) { return }
         try await ending.statusCheck(client.statusCheck(for: request.endpoint)).verify(response)
@@ -103,8 +105,9 @@ package protocol CallEnding: Sendable {
     func exchangeFailed(_ error: any Error)
     /// The call's progress handler as this ending reports progress; by default `handler` itself.
     func progress(_ handler: @escaping ProgressHandler) -> ProgressHandler
-    /// The call's value from `response`, whose status `call` accepted.
-    func finish(
+    /// The call's value from `response`, whose status `call` accepted; on the call's executor, without switching to
+    /// another and back (see ``InterceptorChain/proceed(_:progress:)``).
+    nonisolated(nonsending) func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> Value
 }

@@ -8,7 +8,7 @@ import Foundation
 package struct DecodedResponse<RequestType: Encodable & Sendable, ResponseType: Decodable & Sendable>: CallEnding {
     package init() {}
 
-    package func finish(
+    nonisolated(nonsending) package func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> RestingResponse<ResponseType> {
         // Most bodies are read whole already and small enough to decode here: then no async frame is made for the

@@ -32,7 +32,7 @@ struct StreamedResponse<RequestType: Encodable & Sendable, ResponseType: Decodab
         request.responseStreaming = request.responseStreaming ?? ResponseStreaming()
     }
 
-    func finish(
+    nonisolated(nonsending) func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> RestingResponse<ResponseType> {
         try streamedResponse(response, of: call, events: events)
@@ -80,7 +80,7 @@ struct ReopenedStream<RequestType: Encodable & Sendable, ResponseType: Decodable
         try request.headers.validate()
     }
 
-    func finish(
+    nonisolated(nonsending) func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> ResponseBodyStream? {
         response.status == 204 ? nil : response.splitBody().body

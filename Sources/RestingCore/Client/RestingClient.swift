@@ -263,8 +263,8 @@ public final class RestingClient: Sendable {
     var queuedCount: Int { limiter?.queuedCount ?? 0 }
 
     /// `request` through the interceptors, the redirect link and the transport: the response, whatever its status.
-    package func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
-        -> HTTPDataResponse
+    nonisolated(nonsending) package func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler)
+        async throws -> HTTPDataResponse
     {
         try await chain.proceed(request, progress: progress)
     }

@@ -91,7 +91,7 @@ struct FileDownload<RequestType: Encodable & Sendable, ResponseType: Decodable &
         if Self.discardsPartialFile(error) { partial.remove() }
     }
 
-    func finish(
+    nonisolated(nonsending) func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> DownloadedFile {
         try completed(response, size: nil, events: events)

@@ -13,7 +13,7 @@ final class ChainRun: Sendable {
     static let capacity = UInt64.bitWidth
 
     private let interceptors: [any RestingInterceptor]
-    private let end: @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+    private let end: nonisolated(nonsending) @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     /// The first step this run covers.
     private let first: Int
     /// Steps whose interceptor has returned. Atomics rather than a lock: set once per step, read on each call of an
@@ -24,7 +24,7 @@ final class ChainRun: Sendable {
 
     private init(
         _ interceptors: [any RestingInterceptor], from first: Int,
-        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+        end: nonisolated(nonsending) @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) {
         self.interceptors = interceptors
         self.first = first
@@ -36,7 +36,7 @@ final class ChainRun: Sendable {
     @inline(never)
     nonisolated(nonsending) static func start(
         _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
-        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+        end: nonisolated(nonsending) @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         guard index < interceptors.count else { return try await end(request) }
         return try await ChainRun(interceptors, from: index, end: end).step(index, request)
