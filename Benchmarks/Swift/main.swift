@@ -156,8 +156,17 @@ if arguments.count >= 4, arguments[1].hasPrefix("raw-urlsession-upload-"), let u
     }
     exit(0)
 }
-if arguments.count == 3, arguments[1] == "stages" || arguments[1] == "pipeline-only", let total = Int(arguments[2]) {
-    try await arguments[1] == "stages" ? Stages.run(total: total) : Stages.runPipelineOnly(total: total)
+if arguments.count == 3, arguments[1] == "stages", let total = Int(arguments[2]) {
+    try await Stages.run(total: total)
+    exit(0)
+}
+if (3...4).contains(arguments.count), arguments[1] == "pipeline-only", let total = Int(arguments[2]) {
+    do {
+        try await Stages.runPipelineOnly(total: total, links: arguments.count == 4 ? arguments[3] : "")
+    } catch let unknown as Stages.UnknownLink {
+        FileHandle.standardError.write(Data("pipeline-only: no link '\(unknown.letter)'; d, b, r or n\n".utf8))
+        exit(2)
+    }
     exit(0)
 }
 guard arguments.count >= 5, let concurrency = Int(arguments[3]), let total = Int(arguments[4]),
