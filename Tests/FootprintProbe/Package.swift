@@ -16,7 +16,8 @@ let package = Package(
         .executableTarget(
             name: "FootprintProbe",
             dependencies: [
-                "HeapUsage", "AllocationCounter", "MetadataLookupCounter", .product(name: "RestingCore", package: "RestingKit"),
+                "HeapUsage", "AllocationCounter", "MetadataLookupCounter",
+                .product(name: "RestingCore", package: "RestingKit"),
                 .product(name: "RestingCurl", package: "RestingKit"),
                 .product(name: "RestingResilience", package: "RestingKit"),
                 .product(name: "RestingStreaming", package: "RestingKit"),
