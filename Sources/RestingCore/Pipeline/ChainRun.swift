@@ -13,7 +13,10 @@ final class ChainRun: Sendable {
     static let capacity = UInt64.bitWidth
 
     private let interceptors: [any RestingInterceptor]
-    private let end: nonisolated(nonsending) @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+    /// What follows the last interceptor. Of the default isolation, not the caller's: an interceptor may call its
+    /// execution from another actor (the main actor), and what follows — the redirect follower, the network
+    /// interceptors, the credential boundary — must go on on the call's executor, not on that actor.
+    private let end: @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     /// The first step this run covers.
     private let first: Int
     /// Steps whose interceptor has returned. Atomics rather than a lock: set once per step, read on each call of an
@@ -24,7 +27,7 @@ final class ChainRun: Sendable {
 
     private init(
         _ interceptors: [any RestingInterceptor], from first: Int,
-        end: nonisolated(nonsending) @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) {
         self.interceptors = interceptors
         self.first = first
@@ -36,7 +39,7 @@ final class ChainRun: Sendable {
     @inline(never)
     nonisolated(nonsending) static func start(
         _ interceptors: [any RestingInterceptor], from index: Int, _ request: HTTPRequest,
-        end: nonisolated(nonsending) @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         guard index < interceptors.count else { return try await end(request) }
         return try await ChainRun(interceptors, from: index, end: end).step(index, request)

@@ -26,15 +26,7 @@ package final class InterceptorChain: Sendable {
             interceptors: interceptors, networkInterceptors: networkInterceptors)
     }
 
-    /// `request` through the interceptors, the redirect link and the transport.
-    ///
-    /// This function and those it calls run on their caller's executor (`nonisolated(nonsending)`), as a call's other
-    /// stages do: all of them run in the call's task, and a function of the default isolation switches executors on
-    /// entry and after each `await` it makes — a call into the runtime that takes the task's status lock each time
-    /// when the task prefers an executor, as a call's does (the Performance article, "Switching executors").
-    nonisolated(nonsending) func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
-        -> HTTPDataResponse
-    {
+    func proceed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         // Without interceptors, no closure: every call waits here for its response, holding this frame.
         guard !interceptors.isEmpty else { return try await followRedirects(request, progress: progress) }
         return try await ChainRun.start(interceptors, from: 0, request) { request in
@@ -46,13 +38,12 @@ package final class InterceptorChain: Sendable {
     /// runs them with, each held to the chain's rules like a client's own.
     package static func runComposed(
         _ interceptors: [any RestingInterceptor], _ request: HTTPRequest,
-        end: nonisolated(nonsending) @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
+        end: @escaping @Sendable (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         try await ChainRun.start(interceptors, from: 0, request, end: end)
     }
 
-    nonisolated(nonsending) private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler)
-        async throws
+    private func followRedirects(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
         -> HTTPDataResponse
     {
         let follower = RedirectFollower(maximumRedirects: request.followsRedirects ? maximumRedirects : 0)
@@ -68,9 +59,7 @@ package final class InterceptorChain: Sendable {
         }
     }
 
-    nonisolated(nonsending) private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
-        -> HTTPDataResponse
-    {
+    private func send(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse {
         let request = try Self.boundaryChecked(request)
         do {
             // Observed in a frame of its own: a call without a listener does not hold one.
@@ -82,9 +71,7 @@ package final class InterceptorChain: Sendable {
     }
 
     @inline(never)
-    nonisolated(nonsending) private func observed(_ request: HTTPRequest, progress: @escaping ProgressHandler)
-        async throws
-        -> HTTPDataResponse
+    private func observed(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws -> HTTPDataResponse
     {
         guard let events = request.events else { return try await transport.send(request, progress: progress) }
         return try await events.observeExchange(request) { request in

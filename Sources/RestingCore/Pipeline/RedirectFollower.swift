@@ -31,8 +31,8 @@ package struct RedirectFollower: Sendable {
 
     /// Sends `request` through `exchange`, then each redirect it leads to, with the rules above; returns the final
     /// response.
-    nonisolated(nonsending) package func send(
-        _ request: HTTPRequest, exchange: nonisolated(nonsending) (HTTPRequest) async throws -> HTTPDataResponse
+    package func send(
+        _ request: HTTPRequest, exchange: (HTTPRequest) async throws -> HTTPDataResponse
     ) async throws -> HTTPDataResponse {
         var current = request
         var hops = Hops()
