@@ -106,7 +106,8 @@ package protocol CallEnding: Sendable {
     /// The call's progress handler as this ending reports progress; by default `handler` itself.
     func progress(_ handler: @escaping ProgressHandler) -> ProgressHandler
     /// The call's value from `response`, whose status `call` accepted; on the call's executor, without switching to
-    /// another and back (see ``InterceptorChain/proceed(_:progress:)``).
+    /// another and back (a runtime call that takes the task's status lock: the Performance article, "Switching
+    /// executors").
     nonisolated(nonsending) func finish(
         _ response: HTTPDataResponse, of call: Call<RequestType, ResponseType>, events: CallEventReporter?
     ) async throws -> Value

@@ -263,6 +263,7 @@ public final class RestingClient: Sendable {
     var queuedCount: Int { limiter?.queuedCount ?? 0 }
 
     /// `request` through the interceptors, the redirect link and the transport: the response, whatever its status.
+    /// On its caller's executor, the call's: only a call's task calls it.
     nonisolated(nonsending) package func exchange(_ request: HTTPRequest, progress: @escaping ProgressHandler)
         async throws -> HTTPDataResponse
     {
