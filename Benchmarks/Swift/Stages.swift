@@ -6,7 +6,7 @@ import RestingResilience
 /// CPU per call of each stage of the pipeline, measured alone in one task on CurlClient's executor (where the
 /// pipeline runs in `make bench`) with no network, so that the README's cost table (and the next regression)
 /// can be read stage by stage (each stage's cheapest of ``rounds`` rounds, taken in turns; what a link or a listener
-/// adds, the median of as many differences, each against the pipeline without it measured just before):
+/// adds, the median of as many differences, each against the pipeline without it measured beside it):
 ///
 ///     RestingKitBenchmarks stages TOTAL
 ///
@@ -138,6 +138,7 @@ enum Stages {
             { _ = try await breaker.perform(request).value },
             { _ = try await limiter.perform(request).value },
         ]
+        let withoutAddition = stages[4]
         var cheapest = Array(repeating: Double.infinity, count: stages.count)
         var added = Array(repeating: [Double](), count: additions.count)
         for round in 0..<rounds {
@@ -146,8 +147,8 @@ enum Stages {
             }
             for (index, addition) in additions.enumerated() {
                 // Which of the two goes first alternates, so that neither always runs on caches the other warmed.
-                let first = try await cost(total / rounds, round.isMultiple(of: 2) ? stages[4] : addition)
-                let second = try await cost(total / rounds, round.isMultiple(of: 2) ? addition : stages[4])
+                let first = try await cost(total / rounds, round.isMultiple(of: 2) ? withoutAddition : addition)
+                let second = try await cost(total / rounds, round.isMultiple(of: 2) ? addition : withoutAddition)
                 added[index].append(round.isMultiple(of: 2) ? second - first : first - second)
             }
         }

@@ -55,7 +55,7 @@ enum Allocations {
         }
     }
 
-    /// The rounds ``perCall(_:concurrency:executor:_:)`` counts, after one that warms up.
+    /// The rounds ``perCall(_:concurrency:executor:counter:_:)`` counts, after one that warms up.
     static let countedRounds = 3
 
     /// Allocations per call of `work` (or what `counter` counts instead), over `total` calls made after as many again
