@@ -66,15 +66,7 @@ enum Stages {
     static func runPipelineOnly(total: Int, links: String = "") async throws {
         let transport = try CurlClient()
         let executor = transport.executor
-        let chosen: [any RestingInterceptor] = try links.map { letter in
-            switch letter {
-            case "d": DeadlineInterceptor(callTimeout: .seconds(60), attemptTimeout: .seconds(30))
-            case "b": CircuitBreakerInterceptor()
-            case "r": RateLimitInterceptor(limit: .init(requests: 100_000_000, per: .seconds(1)))
-            case "n": PassThrough()
-            default: throw UnknownLink(letter: letter)
-            }
-        }
+        let chosen = try links.map(link)
         let client = RestingClient(
             baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
             interceptors: chosen + [PassThrough(), PassThrough(), PassThrough()])
@@ -83,6 +75,17 @@ enum Stages {
             for _ in 0..<total { _ = try await client.perform(request).value }
         }.value
         withExtendedLifetime(transport) {}
+    }
+
+    /// The link a letter of `pipeline-only` names, as `stages` measures it: quiet, every call well within its limits.
+    static func link(_ letter: Character) throws -> any RestingInterceptor {
+        switch letter {
+        case "d": DeadlineInterceptor(callTimeout: .seconds(60), attemptTimeout: .seconds(30))
+        case "b": CircuitBreakerInterceptor()
+        case "r": RateLimitInterceptor(limit: .init(requests: 100_000_000, per: .seconds(1)))
+        case "n": PassThrough()
+        default: throw UnknownLink(letter: letter)
+        }
     }
 
     /// A letter `pipeline-only` does not know as a link.
@@ -107,10 +110,10 @@ enum Stages {
                 baseUrl: baseUrl, httpClient: InstantTransport(executor: executor, url: url),
                 interceptors: links + [PassThrough(), PassThrough(), PassThrough()])
         }
-        let deadline = resilient([DeadlineInterceptor(callTimeout: .seconds(60), attemptTimeout: .seconds(30))])
-        let breaker = resilient([CircuitBreakerInterceptor()])
-        let limiter = resilient([RateLimitInterceptor(limit: .init(requests: 100_000_000, per: .seconds(1)))])
-        let oneMore = resilient([PassThrough()])
+        let deadline = resilient([try link("d")])
+        let breaker = resilient([try link("b")])
+        let limiter = resilient([try link("r")])
+        let oneMore = resilient([try link("n")])
         let refusing = resilient([Refusing()])
         let openBreaker = resilient([CircuitBreakerInterceptor.openedByItsFirstCall()])
         _ = try await openBreaker.perform(request).value
