@@ -351,16 +351,18 @@ struct ResilienceFramesHostileReviewTests {
         }
         limiter.setLimit(3)
         await admitted.wait { $0.count == 2 }
-        #expect(admitted.all == ["a", "b"] && limiter.inUse == 3 && limiter.queuedCount == 1)
+        // The first two waiters are admitted, the last one still waits; the two admitted tasks run
+        // on their own threads, so which of them records itself first is not the limiter's order.
+        #expect(Set(admitted.all) == ["a", "b"] && limiter.inUse == 3 && limiter.queuedCount == 1)
         limiter.setLimit(1)
         #expect(try await limiter.acquire(queueLimit: 0) == false, "over the lowered limit: no free slot")
         #expect(limiter.inUse == 3)
         limiter.release()
         limiter.release()
-        #expect(limiter.inUse == 1 && admitted.all == ["a", "b"], "at the lowered limit: still no one admitted")
+        #expect(limiter.inUse == 1 && admitted.all.count == 2, "at the lowered limit: still no one admitted")
         limiter.release()
         await admitted.wait { $0.count == 3 }
-        #expect(admitted.all == ["a", "b", "c"] && limiter.inUse == 1)
+        #expect(admitted.all.last == "c" && limiter.inUse == 1)
         limiter.release()
         for task in tasks { try await task.value }
     }
