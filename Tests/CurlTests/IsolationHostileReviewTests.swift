@@ -312,7 +312,11 @@ struct IsolationHostileReviewTests {
             interceptors: [MainActorHop()], networkInterceptors: [MainActorHop()])
         func request(_ tag: String) -> RestingRequest<Nothing, IsolationAnyBody> {
             RestingRequest(
-                endpoint: Endpoint<Nothing, IsolationAnyBody>(.get, "/delay/30000", encoding: .query),
+                // The server's longest delay: with the whole suite in one process, reaching the cancellation (two
+                // polls of the server, a main-actor hop) or a canceller's own thread (a detached task, another
+                // actor, a grace period's timer) was seen to take longer than a 30-second delay, which then ended
+                // both calls with their answer before they were cancelled.
+                endpoint: Endpoint<Nothing, IsolationAnyBody>(.get, "/delay/180000", encoding: .query),
                 queryItems: [URLQueryItem(name: "tag", value: tag)])
         }
         let tags = [
@@ -339,17 +343,8 @@ struct IsolationHostileReviewTests {
             }.value
         case .otherActorCancelAll: await Other().cancelAll(client)
         }
-        // KNOWN ISSUE, not understood yet: run alone, or with every CurlTests suite, both calls fail `cancelled` at
-        // once; run with the whole test suite, some are not cancelled at all and end with the server's answer 30 s
-        // later (the promise or the send, under any of the six cancellers). Seen on 3855b75's sources as well as
-        // after 61ef7c8, so not that change's. Recorded as known (intermittent, since it passes alone) rather than
-        // hidden: the wrapper goes once the cause is found and fixed.
-        await withKnownIssue(
-            "calls behind main-actor hops are not cancelled under the whole suite", isIntermittent: true
-        ) {
-            await #expect { _ = try await promise.value } throws: { isRestingError($0, "cancelled") }
-            await #expect { _ = try await task.value } throws: { isRestingError($0, "cancelled") }
-        }
+        await #expect { _ = try await promise.value } throws: { isRestingError($0, "cancelled") }
+        await #expect { _ = try await task.value } throws: { isRestingError($0, "cancelled") }
     }
 
     @MainActor

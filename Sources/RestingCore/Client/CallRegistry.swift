@@ -144,9 +144,11 @@ package final class CallRegistry: Sendable {
     }
 
     /// Takes no more calls, and returns once every call made before has settled — but the one it is called from, if
-    /// any, and every other that waits for the shutdown too.
-    func shutDown() async {
+    /// any, and every other that waits for the shutdown too. Once `gracePeriod` has passed (at once for zero), the
+    /// calls still running are cancelled, but those waiting for the shutdown themselves.
+    func shutDown(gracePeriod: Duration?) async {
         let own = Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.id : nil }
+        var deadline: GracePeriod?
         await withCheckedContinuation { continuation in
             let waiters = state.withLock { state in
                 var shutdown = state.shutdown ?? Shutdown()
@@ -155,8 +157,11 @@ package final class CallRegistry: Sendable {
                 state.shutdown = shutdown
                 return state.takeWaitersIfIdle()
             }
+            // Started only once the shutdown is recorded with the call it comes from: the one the deadline spares.
+            deadline = GracePeriod(gracePeriod) { [self] in cancelAll(sparingShutdownWaiters: true) }
             for waiter in waiters { waiter.resume() }
         }
+        deadline?.cancel()
         if let own { state.withLock { _ = $0.shutdown?.waitingCalls.remove(own) } }
     }
 }

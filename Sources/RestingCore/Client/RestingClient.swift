@@ -138,9 +138,7 @@ public final class RestingClient: Sendable {
     /// not for the one it is called from, which the grace period does not cancel either: that call goes on once the
     /// shutdown returns.
     public func shutdown(gracePeriod: Duration? = nil) async {
-        let deadline = GracePeriod(gracePeriod) { [calls] in calls.cancelAll(sparingShutdownWaiters: true) }
-        await calls.shutDown()
-        deadline.cancel()
+        await calls.shutDown(gracePeriod: gracePeriod)
     }
 
     /// The transport's executor, on which every call's pipeline runs (see ``HTTPClient/executor``). Run

@@ -83,7 +83,7 @@ struct CallRegistryTests {
         let registry = CallRegistry()
         let reserved = try #require(registry.reserve())
         let added = try #require(registry.add {})
-        let shutDown = Task { await registry.shutDown() }
+        let shutDown = Task { await registry.shutDown(gracePeriod: nil) }
         // The shutdown has begun once a new call is refused.
         while let probe = registry.add(cancel: {}) {
             registry.settle(probe)
@@ -96,6 +96,23 @@ struct CallRegistryTests {
         registry.settle(reserved)
         await shutDown.value
         #expect(registry.count == 0)
-        await registry.shutDown()  // again: returns at once
+        await registry.shutDown(gracePeriod: nil)  // again: returns at once
+    }
+
+    @Test("with no grace, a shutdown made from inside a call cancels every other call at once, and not its own")
+    func noGraceFromInsideACall() async throws {
+        let registry = CallRegistry()
+        let cancelled = Locked<[String]>([])
+        let other = try #require(registry.reserve())
+        registry.register(other) {
+            cancelled.withLock { $0.append("other") }
+            registry.settle(other)  // as a cancelled call does, once its task has ended
+        }
+        let own = try #require(registry.reserve())
+        registry.register(own) { cancelled.withLock { $0.append("own") } }
+        await registry.running(own) { await registry.shutDown(gracePeriod: .zero) }
+        #expect(cancelled.withLock { $0 } == ["other"])
+        registry.settle(own)
+        #expect(registry.count == 0)
     }
 }
