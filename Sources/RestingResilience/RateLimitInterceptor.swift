@@ -101,7 +101,8 @@ public final class RateLimitInterceptor: PlacedInterceptor {
         let result = await Result { try await execution(request) }
         // Only the request's own origin speaks for its quota: a redirect's target cannot pause the caller's key.
         // (A response that does not say where it came from is the request's.)
-        if let head = result.responseHead,
+        // Whether the answer speaks of a limit is asked first: most do not, and then no URL is compared.
+        if let head = result.responseHead, mentionsALimit(head),
             result.responseURL.map({ $0 == request.url || Origin.same($0, request.url) }) ?? true
         {
             learn(from: head, for: key, request)
@@ -144,10 +145,13 @@ public final class RateLimitInterceptor: PlacedInterceptor {
         request.events?.report(.capability(ResilienceEvent.rateLimitWaited(key: key, waited: wait)))
     }
 
+    /// Whether `head` may say anything of a limit: most answers do not, which one pass over their names shows —
+    /// with no clock read, field lookup or URL comparison.
+    private func mentionsALimit(_ head: (status: Int, headers: HTTPHeaderFields)) -> Bool {
+        head.status == 429 || head.status == 503 || RateLimitFields.mayBeIn(head.headers, or: backoffHeaders)
+    }
+
     private func learn(from head: (status: Int, headers: HTTPHeaderFields), for key: String, _ request: HTTPRequest) {
-        // Most answers say nothing of a limit: one pass over their names, and no clock read or field lookup.
-        guard head.status == 429 || head.status == 503 || RateLimitFields.mayBeIn(head.headers, or: backoffHeaders)
-        else { return }
         let now = clock.now
         var asked: Duration?
         if head.status == 429 || head.status == 503, let field = head.headers["Retry-After"],
