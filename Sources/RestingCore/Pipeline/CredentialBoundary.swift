@@ -64,7 +64,8 @@ enum CredentialBoundary {
 
     /// `url` without its user and password; where they cannot be taken out, no URL at all.
     private static func withoutUserInfo(_ url: URL) throws(RestingError) -> URL {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        // Resolved: the user-info of a relative URL is its base's, and the URL without it is the whole address.
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         components?.user = nil
         components?.password = nil
         guard let stripped = components?.url else {

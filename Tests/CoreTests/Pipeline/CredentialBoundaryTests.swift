@@ -117,6 +117,17 @@ struct CredentialBoundaryUnitTests {
     }
 
     @Test(
+        "a URL relative to a base with user-info, of another origin, keeps its base's address and loses the user-info")
+    func userInfoOfARelativeURLsBase() throws {
+        var request = HTTPRequest(method: .get, url: api)
+        request.url = try #require(
+            URL(string: "file?q=1", relativeTo: URL(string: "https://svc:pw@cdn.example.net/v2/")))
+        let sent = try enforced(request).url
+        #expect(sent.absoluteString == "https://cdn.example.net/v2/file?q=1")
+        #expect(sent.user == nil && sent.password == nil)
+    }
+
+    @Test(
         "the tokens of GitLab, Vault and Shopify stay within the call's origin, and are redacted in logs",
         arguments: ["PRIVATE-TOKEN", "JOB-TOKEN", "X-Gitlab-Token", "X-Vault-Token", "X-Shopify-Access-Token"])
     func serviceTokens(name: String) throws {
