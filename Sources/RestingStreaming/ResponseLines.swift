@@ -53,7 +53,13 @@ public struct ResponseLines: AsyncSequence, StreamingResponseBody {
                     return splitter.finish().map { String(decoding: $0, as: UTF8.self) }
                 }
                 var lines: [String] = []
-                try splitter.append(chunk) { line in lines.append(String(decoding: line, as: UTF8.self)) }
+                do {
+                    try splitter.append(chunk) { line in lines.append(String(decoding: line, as: UTF8.self)) }
+                } catch {
+                    // A line over its limit: the call ends failed with it, not cancelled as a reader leaving would.
+                    chunks.fail(reading: error)
+                    throw error
+                }
                 ready.replace(with: lines)
             }
         }

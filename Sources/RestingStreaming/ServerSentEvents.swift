@@ -175,7 +175,14 @@ public struct ServerSentEvents: AsyncSequence, StreamingResponseBody {
         /// while it waits for the next chunk — an open subscription's whole life.
         @inline(never)
         private func absorb(_ chunk: Data) throws {
-            let events = try parser.parse(chunk)
+            let events: [ServerSentEventMessage]
+            do {
+                events = try parser.parse(chunk)
+            } catch {
+                // An event over its limit: the call ends failed with it, not cancelled as a reader leaving would.
+                chunks.fail(reading: error)
+                throw error
+            }
             ready.replace(with: events)
             if let delay = parser.reconnectionDelay { serverDelay = delay }
             if !events.isEmpty { failedAttempts = 0 }

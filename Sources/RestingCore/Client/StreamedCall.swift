@@ -13,7 +13,7 @@ final class StreamedCall: Sendable {
         case reading
         /// A reconnecting reader holds it open between streams: `wait` is the pause before the next one, to cut
         /// short on cancellation; `lastEnding` how the last stream ended, once one has.
-        case heldOpen(wait: Task<Void, any Error>?, lastEnding: RestingError?)
+        case heldOpen(wait: Task<Void, any Error>?, lastEnding: (any Error)?)
         /// Cancelled: a stream attached from now on is cancelled at once, and no reconnection starts.
         case cancelled
         /// Over: its stream ended with no reader holding it open, or its reader finished.
@@ -147,7 +147,7 @@ final class StreamedCall: Sendable {
         if let ending { settle(ending: ending) }
     }
 
-    private func streamEnded(_ error: RestingError?) {
+    private func streamEnded(_ error: (any Error)?) {
         let settles = state.withLock { state in
             switch state.phase {
             case .heldOpen(let wait, _):

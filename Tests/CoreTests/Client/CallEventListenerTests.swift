@@ -4,6 +4,7 @@ import RestingTesting
 import Testing
 
 @testable import RestingCore
+@testable import RestingStreaming
 
 /// What a client promises its listeners, on a stub: one terminal event per call whatever ends it, a listener per call
 /// when asked, a consumer too slow for the calls that cannot hold them back, no credential in any event — and
@@ -113,6 +114,30 @@ struct CallEventListenerTests {
         #expect(recorder.kinds.filter(\.isTerminal).count == 1)
     }
 
+    @Test(
+        "a streamed body its reader cannot go on with — a line or an event over its limit — ends its call failed with that, not cancelled"
+    )
+    func readerFailureEndsTheCallFailed() async throws {
+        let readers: [@Sendable (ResponseBodyStream) async throws -> Void] = [
+            { body in for try await _ in ResponseLines(body, maximumLineLength: 8) {} },
+            { body in for try await _ in body.serverSentEvents.maximumEventSize(8) {} },
+            { body in for try await _ in body.serverSentEvents.maximumEventSize(8).reconnecting() {} },
+        ]
+        for read in readers {
+            let recorder = Recorder()
+            let stub = StubHTTPClient()
+            stub.register(.get, "/thing", .stream([.text("data: longer than eight bytes\n\n")]))
+            let client = RestingClient(
+                baseUrl: "https://api.example.com", httpClient: stub, eventListener: .shared(recorder))
+            let streamed = Endpoint<Nothing, ResponseBodyStream>(.get, "/thing")
+            let body = try await client.perform(RestingRequest(endpoint: streamed)).value.body
+            await #expect(throws: StreamElementTooLarge.self) { try await read(body) }
+            #expect(
+                recorder.kinds.filter(\.isTerminal).map(\.terminalErrorType) == ["streamElementTooLarge"],
+                "\(recorder.kinds)")
+        }
+    }
+
     @Test("a call refused because it was cancelled before it started ends once, as cancelled")
     func cancelledBeforeStart() async throws {
         let recorder = Recorder()
@@ -172,5 +197,12 @@ struct CallEventListenerTests {
             }))
         _ = try await client.send(RestingRequest(endpoint: Self.get))
         #expect(seen.withLock { $0 } == [true])
+    }
+}
+
+extension CallEvent.Kind {
+    /// The error type of a `callFailed` event; `nil` for any other.
+    fileprivate var terminalErrorType: String? {
+        if case .callFailed(let errorType, _) = self { errorType } else { nil }
     }
 }

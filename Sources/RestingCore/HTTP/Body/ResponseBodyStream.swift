@@ -32,16 +32,16 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     private let source: Source
     /// Under one lock, as an open stream's memory counts: whether the body has been iterated, and what is called
     /// once when it ends, fails, is cancelled or is dropped — how a call knows its stream is over.
-    private let state = Locked<(isIterated: Bool, termination: (@Sendable (RestingError?) -> Void)?)>((false, nil))
+    private let state = Locked<(isIterated: Bool, termination: (@Sendable ((any Error)?) -> Void)?)>((false, nil))
 
     private enum Source: Sendable {
         /// Fed by a transport (RestingTransportKit's `ResponseBodyFeed`).
         case buffer(StreamBuffer)
         /// Read from another sequence (a stub's chunks, a wrapped stream); `cancel` stops what it wraps, `trailers`
-        /// reads its trailers.
+        /// reads its trailers; `wrapped` is the stream it reads, if it reads one, which its reader's failure ends.
         case sequence(
             @Sendable () -> ChunkReader, cancel: (@Sendable () -> Void)?,
-            trailers: (@Sendable () -> HTTPHeaderFields?)? = nil)
+            trailers: (@Sendable () -> HTTPHeaderFields?)? = nil, wrapped: ResponseBodyStream? = nil)
     }
 
     private init(source: Source) { self.source = source }
@@ -112,21 +112,27 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                 {
                     var inner = stream.makeAsyncIterator()
                     return ChunkReader(next: { try await inner.next() }, cancel: {})
-                }, cancel: stream.cancel, trailers: { stream.trailers }))
+                }, cancel: stream.cancel, trailers: { stream.trailers }, wrapped: stream))
     }
 
     deinit {
         // A body nobody will read must not keep its transfer (and connection) busy.
         if case .buffer(let buffer) = source { buffer.cancel() }
-        terminate(.cancelled)
+        terminate(RestingError.cancelled)
     }
 
     /// Sets what runs once when this body is over, however it ends.
-    package func onTermination(_ handler: @escaping @Sendable (RestingError?) -> Void) {
+    package func onTermination(_ handler: @escaping @Sendable ((any Error)?) -> Void) {
         state.withLock { $0.termination = handler }
     }
 
-    fileprivate func terminate(_ error: RestingError?) {
+    /// Ends this body failed with `error`, and the stream it wraps, whose end a call may be waiting for.
+    private func fail(reading error: any Error) {
+        terminate(error)
+        if case .sequence(_, _, _, let wrapped?) = source { wrapped.fail(reading: error) } else { cancel() }
+    }
+
+    fileprivate func terminate(_ error: (any Error)?) {
         state.withLock { state in
             defer { state.termination = nil }
             return state.termination
@@ -144,7 +150,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public var trailers: HTTPHeaderFields? {
         switch source {
         case .buffer(let buffer): buffer.trailers
-        case .sequence(_, _, let trailers): trailers?()
+        case .sequence(_, _, let trailers, _): trailers?()
         }
     }
 
@@ -167,6 +173,10 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                 throw error
             }
         }
+
+        /// Ends the body because its reader cannot go on with it — a line or an event over its limit, a value that
+        /// does not decode: the transfer stops, and the call ends failed with `error`, not cancelled.
+        package func fail(reading error: any Error) { stream.fail(reading: error) }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
@@ -183,10 +193,10 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         switch source {
         case .buffer(let buffer):
             reader = ChunkReader(next: { try await buffer.take() }, cancel: buffer.cancel)
-        case .sequence(let makeReader, _, _):
+        case .sequence(let makeReader, _, _, _):
             reader = makeReader()
         }
-        reader.whenLeft { self.terminate(.cancelled) }
+        reader.whenLeft { self.terminate(RestingError.cancelled) }
         return AsyncIterator(stream: self, reader: reader)
     }
 
@@ -201,9 +211,9 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
     public func cancel() {
         switch source {
         case .buffer(let buffer): buffer.cancel()
-        case .sequence(_, let cancel, _): cancel?()
+        case .sequence(_, let cancel, _, _): cancel?()
         }
-        terminate(.cancelled)
+        terminate(RestingError.cancelled)
     }
 
     /// The whole body, read into memory; fails with ``RestingError/responseTooLarge(limit:)`` past `limit` bytes.
@@ -253,7 +263,7 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
                             }
                         },
                         cancel: { end(.cancelled) })
-                }, cancel: cancel, trailers: { self.trailers }))
+                }, cancel: cancel, trailers: { self.trailers }, wrapped: self))
     }
 
     /// This body, counting its bytes as the reader takes them; `onEnd` is told how many passed and how the body
