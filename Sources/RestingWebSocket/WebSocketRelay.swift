@@ -110,7 +110,7 @@ final class WebSocketRelay: WebSocketEngine {
 
     /// Pings every interval and fails the socket when a pong does not come within the timeout.
     func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
-        while (try? await Task.sleep(for: keepAlive.interval)) != nil {
+        while (try? await Task.sleep(forAnyDuration: keepAlive.interval)) != nil {
             enum Outcome { case answered, ended, timedOut }
             // The ping is not cancellable: it waits in a task of its own, raced against the timeout, and ends with the
             // socket at the latest.
@@ -123,7 +123,7 @@ final class WebSocketRelay: WebSocketEngine {
                     }?.resume(returning: outcome)
                 }
                 let timer = Task {
-                    try? await Task.sleep(for: keepAlive.timeout)
+                    try? await Task.sleep(forAnyDuration: keepAlive.timeout)
                     resume(.timedOut)
                 }
                 Task {

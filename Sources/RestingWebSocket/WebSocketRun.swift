@@ -70,7 +70,7 @@ final class WebSocketRun: Sendable {
         // is dropped.
         inbox.stopHoldingProducer()
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(forAnyDuration: timeout)
             guard !Task.isCancelled else { return }
             self.over(connectionEnded: true)
         }

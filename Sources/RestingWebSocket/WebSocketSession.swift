@@ -152,7 +152,7 @@ final class WebSocketSession: WebSocketEngine {
     private func writeCloseFrame(code: WebSocketCloseCode) async {
         let payload = WebSocketMessageAssembler.closePayload(code: code, reason: "")
         let timeout = Task { [connection, closeTimeout = options.closeTimeout] in
-            try? await Task.sleep(for: closeTimeout)
+            try? await Task.sleep(forAnyDuration: closeTimeout)
             if !Task.isCancelled { connection.close() }
         }
         try? await write(WebSocketFrame(isFinal: true, opcode: .close, payload: payload), onlyWhileOpen: false)
@@ -255,6 +255,11 @@ final class WebSocketSession: WebSocketEngine {
     /// counts: while the socket is not read — its inbox full, the reader behind — the pong could not be heard. The
     /// ping goes out in a task of its own: a ping that cannot go out (a peer that stopped reading) is unanswered too.
     func keepAlive(_ keepAlive: WebSocketOptions.KeepAlive) async {
+        // Deadlines a clock can wait for: past a century, `Task.sleep(until:)` traps.
+        var keepAlive = keepAlive
+        (keepAlive.interval, keepAlive.timeout) = (
+            min(keepAlive.interval, .effectivelyForever), min(keepAlive.timeout, .effectivelyForever)
+        )
         var nextPing = ContinuousClock.now + keepAlive.interval
         var pinging: Task<Void, Never>?
         defer { pinging?.cancel() }

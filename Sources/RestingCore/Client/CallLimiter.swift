@@ -11,6 +11,8 @@ package final class CallLimiter: Sendable {
         var arriving: Set<UInt64> = []
         var cancelledOnArrival: Set<UInt64> = []
         var nextTicket: UInt64 = 0
+        /// What a caller finding no free slot fails with, once waiting is refused; `nil` while callers may wait.
+        var refusal: RestingError?
 
         /// Waiters to admit now that a slot may be free.
         mutating func admitted() -> [Waiter] {
@@ -50,6 +52,7 @@ package final class CallLimiter: Sendable {
                         state.inUse += 1
                         return .success(true)
                     }
+                    if let refusal = state.refusal { return .failure(refusal) }
                     guard state.queue.count < queueLimit else { return .success(false) }
                     state.queue.append((ticket, waiter))
                     return nil
@@ -93,6 +96,17 @@ package final class CallLimiter: Sendable {
             return state.admitted()
         }
         for waiter in next { waiter.resume(returning: true) }
+    }
+
+    /// From now on a caller that finds no free slot fails with `error` rather than wait, and so does every caller
+    /// waiting now: what a client shut down from inside one of its calls does, whose slot they could wait for for ever.
+    package func refuseWaiting(with error: RestingError) {
+        let refused = state.withLock { state in
+            state.refusal = error
+            defer { state.queue.removeAll() }
+            return state.queue.map(\.waiter)
+        }
+        for waiter in refused { waiter.resume(throwing: error) }
     }
 
     /// Moves the limit to `limit`: waiters are admitted while slots are free; holders over a lowered limit keep

@@ -7,12 +7,18 @@
 ///
 /// A call can shut its own client down (an interceptor's kill switch): it cannot settle while it waits, so the wait
 /// leaves out every call that is itself waiting for the shutdown — known by ``current``, which each call's work runs
-/// with.
+/// with — and the calls it runs inside (a call made from another's interceptor), which wait for it.
 package final class CallRegistry: Sendable {
     /// A call of one registry: what the work of a call runs with, so that a shutdown from inside it knows the call.
     struct Membership: Sendable {
         let registry: ObjectIdentifier
         let id: UInt64
+        /// The calls of the same registry this one was made inside, outermost first (empty for most calls: no
+        /// allocation).
+        let enclosing: [UInt64]
+
+        /// This call and those it runs inside.
+        var chain: [UInt64] { enclosing + [id] }
     }
 
     /// The call the current task runs for (inherited by the tasks it starts), if any.
@@ -34,9 +40,10 @@ package final class CallRegistry: Sendable {
 
     /// A shutdown under way: who waits for it, and which calls are among them.
     private struct Shutdown {
-        /// A call of this registry (its id), or anyone else (`nil`).
-        var waiters: [(continuation: CheckedContinuation<Void, Never>, call: UInt64?)] = []
-        /// Running calls that wait for the shutdown themselves: not waited for by each other.
+        /// Calls of this registry that have not settled (with those they run inside), or anyone else (`[]`).
+        var waiters: [(continuation: CheckedContinuation<Void, Never>, calls: [UInt64])] = []
+        /// Running calls that wait for the shutdown themselves, or run a call that does: not waited for by each
+        /// other. A call leaves the set when it settles (a task it started may still be waiting).
         var waitingCalls: Set<UInt64> = []
     }
 
@@ -62,7 +69,9 @@ package final class CallRegistry: Sendable {
             let everyCallSettled = calls.isEmpty
             var taken: [CheckedContinuation<Void, Never>] = []
             shutdown.waiters.removeAll { waiter in
-                guard waiter.call != nil || everyCallSettled else { return false }
+                guard everyCallSettled || waiter.calls.contains(where: shutdown.waitingCalls.contains) else {
+                    return false
+                }
                 taken.append(waiter.continuation)
                 return true
             }
@@ -112,6 +121,8 @@ package final class CallRegistry: Sendable {
             case .reserved?, .cancelledBeforeRegistration?: state.calls[id] = .settledEarly
             case .running?, .cancelling?, .settledEarly?, nil: state.calls[id] = nil
             }
+            // A call waits for the shutdown no longer once it has settled — a task it started may, though.
+            state.shutdown?.waitingCalls.remove(id)
             return state.takeWaitersIfIdle()
         }
         for waiter in waiters { waiter.resume() }
@@ -128,9 +139,10 @@ package final class CallRegistry: Sendable {
                 case .running(let cancel) where !spared.contains(state.calls.keys[index]):
                     taken.append(cancel)
                     state.calls.values[index] = .cancelling
-                // Not registered yet, so not waiting for a shutdown either.
-                case .reserved: state.calls.values[index] = .cancelledBeforeRegistration
-                case .running, .cancelledBeforeRegistration, .settledEarly, .cancelling: break
+                // Not registered yet: its task may have started all the same, and be the one shutting down.
+                case .reserved where !spared.contains(state.calls.keys[index]):
+                    state.calls.values[index] = .cancelledBeforeRegistration
+                case .running, .reserved, .cancelledBeforeRegistration, .settledEarly, .cancelling: break
                 }
             }
             return taken
@@ -138,21 +150,36 @@ package final class CallRegistry: Sendable {
         for cancel in cancels { cancel() }
     }
 
-    /// `work` as the call `id` of this registry (see ``current``).
+    /// Whether the current task runs one of this registry's calls that has not settled (or a call made inside one).
+    var isInsideARunningCall: Bool {
+        guard let chain = Self.current.flatMap({ $0.registry == ObjectIdentifier(self) ? $0.chain : nil }) else {
+            return false
+        }
+        return state.withLock { state in chain.contains { state.calls[$0] != nil } }
+    }
+
+    /// `work` as the call `id` of this registry (see ``current``), inside the call of this registry it was made in,
+    /// if any.
     func running<Value>(_ id: UInt64, _ work: () async throws -> Value) async rethrows -> Value {
-        try await Self.$current.withValue(Membership(registry: ObjectIdentifier(self), id: id), operation: work)
+        let registry = ObjectIdentifier(self)
+        let enclosing = Self.current.flatMap { $0.registry == registry ? $0.chain : nil } ?? []
+        return try await Self.$current.withValue(
+            Membership(registry: registry, id: id, enclosing: enclosing), operation: work)
     }
 
     /// Takes no more calls, and returns once every call made before has settled — but the one it is called from, if
     /// any, and every other that waits for the shutdown too. Once `gracePeriod` has passed (at once for zero), the
     /// calls still running are cancelled, but those waiting for the shutdown themselves.
     func shutDown(gracePeriod: Duration?) async {
-        let own = Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.id : nil }
+        let chain = Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.chain : nil } ?? []
+        var own: [UInt64] = []
         var deadline: GracePeriod?
         await withCheckedContinuation { continuation in
             let waiters = state.withLock { state in
                 var shutdown = state.shutdown ?? Shutdown()
-                if let own { shutdown.waitingCalls.insert(own) }
+                // Only calls still there: a task a call started may shut the client down after the call ended.
+                own = chain.filter { state.calls[$0] != nil }
+                shutdown.waitingCalls.formUnion(own)
                 shutdown.waiters.append((continuation, own))
                 state.shutdown = shutdown
                 return state.takeWaitersIfIdle()
@@ -162,6 +189,6 @@ package final class CallRegistry: Sendable {
             for waiter in waiters { waiter.resume() }
         }
         deadline?.cancel()
-        if let own { state.withLock { _ = $0.shutdown?.waitingCalls.remove(own) } }
+        if !own.isEmpty { state.withLock { $0.shutdown?.waitingCalls.subtract(own) } }
     }
 }

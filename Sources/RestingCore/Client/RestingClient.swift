@@ -135,9 +135,12 @@ public final class RestingClient: Sendable {
     /// ``HTTPClient/shutdown(gracePeriod:)``, or make it with a scoped form that does (`CurlClient.withCurlClient`).
     /// A call has ended when its promise settles: a streamed body still being read is the transport's to wait for.
     /// Called from inside one of this client's calls (an interceptor's kill switch), it waits for every other call,
-    /// not for the one it is called from, which the grace period does not cancel either: that call goes on once the
-    /// shutdown returns.
+    /// not for the one it is called from (nor the calls that one was made inside), which the grace period does not
+    /// cancel either: that call goes on once the shutdown returns. The calls then waiting for a slot of the
+    /// concurrency limit fail with ``RestingError/shutDown``: the slot they wait for may be the one the call shutting
+    /// down holds until the shutdown returns.
     public func shutdown(gracePeriod: Duration? = nil) async {
+        if let limiter, calls.isInsideARunningCall { limiter.refuseWaiting(with: .shutDown) }
         await calls.shutDown(gracePeriod: gracePeriod)
     }
 

@@ -94,7 +94,7 @@ final class StreamedCall: Sendable {
     }
 
     func wait(_ delay: Duration) async throws {
-        let wait = Task { try await Task.sleep(for: delay) }
+        let wait = Task { try await Task.sleep(forAnyDuration: delay) }
         let cancelled = state.withLock { state in
             switch state.phase {
             case .heldOpen(_, let lastEnding): state.phase = .heldOpen(wait: wait, lastEnding: lastEnding)

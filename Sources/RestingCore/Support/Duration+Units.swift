@@ -33,3 +33,12 @@ extension Duration {
     /// a larger one to a clock's `now` could overflow.
     package static let effectivelyForever = Duration.seconds(100 * 365 * 24 * 3600)
 }
+
+extension Task where Success == Never, Failure == Never {
+    /// `sleep(for:)` for a duration of any size, which a user or a server may give: one from
+    /// ``Swift/Duration/effectivelyForever`` on (past 292 years `sleep(for:)` traps) sleeps until the task is cancelled.
+    package static func sleep(forAnyDuration duration: Duration) async throws {
+        guard duration >= .effectivelyForever else { return try await sleep(for: duration) }
+        while true { try await sleep(for: .effectivelyForever) }
+    }
+}

@@ -17,6 +17,6 @@ public protocol InterceptorClock: Sendable {
 public struct SystemClock: InterceptorClock {
     /// The system's clock.
     public init() {}
-    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+    public func sleep(for duration: Duration) async throws { try await Task.sleep(forAnyDuration: duration) }
     public var now: Date { Date() }
 }

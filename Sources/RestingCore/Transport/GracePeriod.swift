@@ -16,7 +16,9 @@ package struct GracePeriod: Sendable {
             return
         }
         timer = Task {
-            guard (try? await Task.sleep(for: period)) != nil else { return }
+            // Of any size: `.seconds(Int64.max)`, which a caller may well pass to mean "wait for them", made the
+            // plain `Task.sleep(for:)` trap.
+            guard (try? await Task.sleep(forAnyDuration: period)) != nil else { return }
             expire()
         }
     }

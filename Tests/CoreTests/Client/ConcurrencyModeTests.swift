@@ -93,6 +93,21 @@ struct ConcurrencyModeTests {
         #expect(limiter.inUse == 2 && limiter.queuedCount == 0)
     }
 
+    @Test("once waiting is refused, the waiters and every later caller without a free slot fail; a free slot is taken")
+    func refusedWaiting() async throws {
+        let limiter = CallLimiter(limit: 1)
+        try await limiter.acquire()
+        let waiting = Task { try await limiter.acquire() }
+        while limiter.queuedCount < 1 { await Task.yield() }
+        limiter.refuseWaiting(with: .shutDown)
+        await #expect(throws: RestingError.shutDown) { try await waiting.value }
+        await #expect(throws: RestingError.shutDown) { try await limiter.acquire() }
+        #expect(limiter.inUse == 1 && limiter.queuedCount == 0)
+        limiter.release()
+        try await limiter.acquire()
+        #expect(limiter.inUse == 1)
+    }
+
     @Test("a caller cancelled before it asks is refused though a slot is free, and holds none")
     func cancelledCallerRefusedAFreeSlot() async throws {
         let limiter = CallLimiter(limit: 1)

@@ -26,4 +26,19 @@ struct GracePeriodTests {
         }
         #expect(expired.withLock { $0 } == 1)
     }
+
+    @Test("a sleep of any size, up to Int64.max seconds, waits until cancelled instead of trapping")
+    func sleepOfAnySize() async {
+        for duration in [Duration.effectivelyForever, .seconds(Int64.max)] {
+            let (started, start) = AsyncStream<Void>.makeStream()
+            let sleeping = Task {
+                start.finish()
+                try await Task.sleep(forAnyDuration: duration)
+            }
+            // Cancelled once it has begun: a task cancelled before its sleep begins never gets to the clock.
+            for await _ in started {}
+            sleeping.cancel()
+            await #expect(throws: CancellationError.self) { try await sleeping.value }
+        }
+    }
 }
