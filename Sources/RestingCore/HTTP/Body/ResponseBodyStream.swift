@@ -174,8 +174,8 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
             }
         }
 
-        /// Ends the body because its reader cannot go on with it — a line or an event over its limit, a value that
-        /// does not decode: the transfer stops, and the call ends failed with `error`, not cancelled.
+        /// Ends the body because its reader cannot go on with it (a line or an event over its limit): the transfer
+        /// stops, and the call ends failed with `error`, not cancelled.
         package func fail(reading error: any Error) { stream.fail(reading: error) }
     }
 
