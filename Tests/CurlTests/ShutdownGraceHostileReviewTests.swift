@@ -45,7 +45,7 @@ struct CurlShutdownGraceHostileReviewTests {
         _ what: Comment, _ operation: @escaping @Sendable () async throws -> Value
     ) async -> Value? {
         do {
-            return try await finishing(within: .seconds(60), operation)
+            return try await finishing(within: .seconds(240), operation)
         } catch {
             Issue.record("\(what): \(error)")
             return nil

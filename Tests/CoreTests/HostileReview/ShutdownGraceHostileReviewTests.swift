@@ -8,7 +8,7 @@ import Testing
 /// Hostile review of `RestingClient.shutdown(gracePeriod:)` (CallRegistry, GracePeriod).
 ///
 /// Tests marked "found by the review, fixed" failed against 4bab00f; the others are attacks it withstood.
-@Suite("Shutdown and its grace period: hostile review")
+@Suite("Shutdown and its grace period: hostile review", .timeLimit(.minutes(5)))
 struct ShutdownGraceHostileReviewTests {
     /// Holds whoever passes it until it is opened; a task cancelled while it waits goes on at once.
     final class Gate: Sendable {
@@ -104,7 +104,7 @@ struct ShutdownGraceHostileReviewTests {
         _ what: Comment, _ operation: @escaping @Sendable () async throws -> Value
     ) async -> Value? {
         do {
-            return try await finishing(within: .seconds(60), operation)
+            return try await finishing(within: .seconds(240), operation)
         } catch {
             Issue.record("\(what): \(error)")
             return nil
