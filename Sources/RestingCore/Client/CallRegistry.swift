@@ -161,10 +161,17 @@ package final class CallRegistry: Sendable {
     /// `work` as the call `id` of this registry (see ``current``), inside the call of this registry it was made in,
     /// if any.
     func running<Value>(_ id: UInt64, _ work: () async throws -> Value) async rethrows -> Value {
+        try await Self.$current.withValue(membership(of: id), operation: work)
+    }
+
+    /// Call `id`'s membership, inside the call of this registry the current task runs, if any. Apart from
+    /// ``running(_:_:)``, whose frame every call holds while it waits: the task-local read inlined there cost the
+    /// hedging link one more allocation a call.
+    @inline(never)
+    private func membership(of id: UInt64) -> Membership {
         let registry = ObjectIdentifier(self)
         let enclosing = Self.current.flatMap { $0.registry == registry ? $0.chain : nil } ?? []
-        return try await Self.$current.withValue(
-            Membership(registry: registry, id: id, enclosing: enclosing), operation: work)
+        return Membership(registry: registry, id: id, enclosing: enclosing)
     }
 
     /// Takes no more calls, and returns once every call made before has settled — but the one it is called from, if

@@ -132,11 +132,14 @@ public final class ResponseBodyStream: AsyncSequence, Sendable {
         if case .sequence(_, _, _, let wrapped?) = source { wrapped.fail(reading: error) } else { cancel() }
     }
 
-    fileprivate func terminate(_ error: (any Error)?) {
-        state.withLock { state in
+    /// Calls the termination handler, if it has not run, with `error` — made only then: a `RestingError` boxed as
+    /// `any Error` is an allocation, and a stream's deinit, which runs after its end has been told, would pay it.
+    fileprivate func terminate(_ error: @autoclosure () -> (any Error)?) {
+        let handler = state.withLock { state in
             defer { state.termination = nil }
             return state.termination
-        }?(error)
+        }
+        handler?(error())
     }
 
     /// The fields that came after the body (a chunked body's trailer section, HTTP/2's trailing headers), once it
