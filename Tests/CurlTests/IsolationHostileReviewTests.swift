@@ -154,11 +154,13 @@ struct IsolationHostileReviewTests {
     @TaskLocal static var marker: String?
 
     static func client(
-        interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = []
+        interceptors: [any RestingInterceptor] = [], networkInterceptors: [any RestingInterceptor] = [],
+        transport configuration: CurlConfiguration = CurlConfiguration()
     ) async throws -> (RestingClient, LocalServer) {
         let server = try await LocalServer.sharedConformanceServer.value
         let client = RestingClient(
-            baseUrl: server.baseURL, httpClient: try CurlClient(), interceptors: interceptors,
+            baseUrl: server.baseURL, httpClient: try CurlClient(configuration: configuration),
+            interceptors: interceptors,
             networkInterceptors: networkInterceptors)
         return (client, server)
     }
@@ -312,8 +314,13 @@ struct IsolationHostileReviewTests {
     @Test("a call waiting for the server behind a main-actor hop is cancelled", arguments: Canceller.allCases)
     func cancelWhileWaiting(_ canceller: Canceller) async throws {
         actor Other { func cancelAll(_ client: RestingClient) { client.cancelAll() } }
+        // No idle timeout: under ThreadSanitizer with the whole suite, a canceller that needs a thread of the global
+        // pool (a detached task, another actor, the shutdown) was seen to run more than 60 s late, after the
+        // transport's default idle timeout had ended the call as timed out.
+        var configuration = CurlConfiguration()
+        configuration.idleTimeout = nil
         let (client, server) = try await Self.client(
-            interceptors: [MainActorHop()], networkInterceptors: [MainActorHop()])
+            interceptors: [MainActorHop()], networkInterceptors: [MainActorHop()], transport: configuration)
         func request(_ tag: String) -> RestingRequest<Nothing, IsolationAnyBody> {
             RestingRequest(
                 // The server's longest delay: with the whole suite in one process, reaching the cancellation (two
