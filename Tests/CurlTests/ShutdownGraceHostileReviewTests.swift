@@ -40,18 +40,6 @@ struct CurlShutdownGraceHostileReviewTests {
         do { return String(try await body()) } catch { return (error as? RestingError)?.errorType ?? "\(error)" }
     }
 
-    @discardableResult
-    func withoutHanging<Value: Sendable>(
-        _ what: Comment, _ operation: @escaping @Sendable () async throws -> Value
-    ) async -> Value? {
-        do {
-            return try await finishing(within: .seconds(240), operation)
-        } catch {
-            Issue.record("\(what): \(error)")
-            return nil
-        }
-    }
-
     @Test(
         "withstood: the transport shut down with zero grace under a client's running calls (perform, send, on the executor); then the client's shutdown returns"
     )

@@ -1,4 +1,5 @@
 import RestingCore
+import Testing
 
 /// What ``finishing(within:on:_:)`` throws when its operation has not finished in time.
 public struct Hang: Error, CustomStringConvertible {
@@ -37,5 +38,19 @@ public func finishing<Value: Sendable>(
                 try? await Task.sleep(for: limit)
                 take()?.resume(throwing: Hang(limit: limit))
             })
+    }
+}
+
+/// `operation`'s value, or `nil` with an issue recorded when it has not finished within 240 s: a hang detector for
+/// tests that go on after a hang (to release what hangs), never a measurement.
+@discardableResult
+public func withoutHanging<Value: Sendable>(
+    _ what: Comment, _ operation: @escaping @Sendable () async throws -> Value
+) async -> Value? {
+    do {
+        return try await finishing(within: .seconds(240), operation)
+    } catch {
+        Issue.record("\(what): \(error)")
+        return nil
     }
 }

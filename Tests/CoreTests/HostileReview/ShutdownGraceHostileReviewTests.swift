@@ -10,34 +10,8 @@ import Testing
 /// Tests marked "found by the review, fixed" failed against 4bab00f; the others are attacks it withstood.
 @Suite("Shutdown and its grace period: hostile review", .timeLimit(.minutes(5)))
 struct ShutdownGraceHostileReviewTests {
-    /// Holds whoever passes it until it is opened; a task cancelled while it waits goes on at once.
-    final class Gate: Sendable {
-        private let opened: AsyncStream<Void>
-        private let opener: AsyncStream<Void>.Continuation
-        let arrived: AsyncStream<Void>
-        private let arrival: AsyncStream<Void>.Continuation
-
-        init() {
-            (opened, opener) = AsyncStream.makeStream()
-            (arrived, arrival) = AsyncStream.makeStream()
-        }
-
-        func pass() async {
-            arrival.yield()
-            for await _ in opened { return }
-        }
-
-        func open() { opener.finish() }
-
-        /// Waits for `count` arrivals.
-        func arrivals(_ count: Int) async {
-            var seen = 0
-            for await _ in arrived {
-                seen += 1
-                if seen == count { return }
-            }
-        }
-    }
+    /// The shutdown tests' gate: holds whoever passes it until it is opened.
+    typealias Gate = RestingClientShutdownTests.Gate
 
     /// The client, held weakly: it holds the interceptor that holds this.
     struct WeakClient { weak var value: RestingClient? }
@@ -97,20 +71,6 @@ struct ShutdownGraceHostileReviewTests {
         do { return String(try await body()) } catch { return (error as? RestingError)?.errorType ?? "\(error)" }
     }
 
-    /// `operation`, or an issue recorded when it has not finished within a (very generous) bound: a hang detector,
-    /// not a measurement.
-    @discardableResult
-    static func withoutHanging<Value: Sendable>(
-        _ what: Comment, _ operation: @escaping @Sendable () async throws -> Value
-    ) async -> Value? {
-        do {
-            return try await finishing(within: .seconds(240), operation)
-        } catch {
-            Issue.record("\(what): \(error)")
-            return nil
-        }
-    }
-
     // MARK: - Defects
 
     // Found by the review, fixed: a Task started inside a call inherits the call's CallRegistry.current; once that call has settled, a shutdown from that Task never returns — and neither does any later shutdown of the client
@@ -134,7 +94,7 @@ struct ShutdownGraceHostileReviewTests {
         gate.open()
         await Self.waitUntilRefused(client)
         // Nothing runs any more: every shutdown has nothing to wait for.
-        await Self.withoutHanging("with no call running, a zero-grace shutdown and the kill switch's never returned") {
+        await withoutHanging("with no call running, a zero-grace shutdown and the kill switch's never returned") {
             await client.shutdown(gracePeriod: .zero)
             await task.value
         }
@@ -155,7 +115,7 @@ struct ShutdownGraceHostileReviewTests {
         let queued = client.perform(Self.get("/other"))
         while client.queuedCount < 1 { await Task.yield() }
         gate.open()
-        let outcomes = await Self.withoutHanging("the stopping call and the queued one never settled") {
+        let outcomes = await withoutHanging("the stopping call and the queued one never settled") {
             (
                 await Self.outcome { try await stopping.value.status },
                 await Self.outcome { try await queued.value.status }
@@ -182,8 +142,7 @@ struct ShutdownGraceHostileReviewTests {
             }
         }
         let outer = client.perform(Self.get("/outer"))
-        let outcome = await Self.withoutHanging("the outer call, whose nested call shut the client down, never settled")
-        {
+        let outcome = await withoutHanging("the outer call, whose nested call shut the client down, never settled") {
             await Self.outcome { try await outer.value.status }
         }
         if outcome == nil {
@@ -245,7 +204,7 @@ struct ShutdownGraceHostileReviewTests {
         let stopping = client.perform(Self.get("/slow/stop"))
         await gate.arrivals(1)
         gate.open()
-        let outcome = await Self.withoutHanging("the stopping call") {
+        let outcome = await withoutHanging("the stopping call") {
             await Self.outcome { try await stopping.value.status }
         }
         #expect(outcome == "200", "the call that shut its client down was cancelled by its own shutdown")
@@ -266,7 +225,7 @@ struct ShutdownGraceHostileReviewTests {
             let stopping = client.perform(Self.get("/slow/stop"))
             await gate.arrivals(1)
             gate.open()
-            let outcome = await Self.withoutHanging("the stopping call") {
+            let outcome = await withoutHanging("the stopping call") {
                 await Self.outcome { try await stopping.value.status }
             }
             #expect(outcome == "200")
@@ -284,7 +243,7 @@ struct ShutdownGraceHostileReviewTests {
         let performed = client.perform(Self.get("/slow/perform"))
         let sent = Task { try await client.send(Self.get("/slow/send")).status }
         await gate.arrivals(2)
-        await Self.withoutHanging("zero-grace shutdown") { await client.shutdown(gracePeriod: grace) }
+        await withoutHanging("zero-grace shutdown") { await client.shutdown(gracePeriod: grace) }
         #expect(client.calls.count == 0)
         #expect(await Self.outcome { try await performed.value.status } == "cancelled")
         #expect(await Self.outcome { try await sent.value } == "cancelled")
@@ -321,7 +280,7 @@ struct ShutdownGraceHostileReviewTests {
         }
         let other = client.perform(Self.get("/slow"))
         await gate.arrivals(1)
-        let stopped = await Self.withoutHanging("kill switch") {
+        let stopped = await withoutHanging("kill switch") {
             if bySend { return await Self.outcome { try await client.send(Self.get("/stop")).status } }
             return await Self.outcome { try await client.perform(Self.get("/stop")).value.status }
         }
@@ -339,7 +298,7 @@ struct ShutdownGraceHostileReviewTests {
         let queued = client.perform(Self.get("/slow/queued"))
         let queuedSend = Task { try await client.send(Self.get("/slow/queued-send")).status }
         while client.queuedCount < 2 { await Task.yield() }
-        await Self.withoutHanging("zero-grace shutdown") { await client.shutdown(gracePeriod: .zero) }
+        await withoutHanging("zero-grace shutdown") { await client.shutdown(gracePeriod: .zero) }
         #expect(await Self.outcome { try await holding.value.status } == "cancelled")
         #expect(await Self.outcome { try await queued.value.status } == "cancelled")
         #expect(await Self.outcome { try await queuedSend.value } == "cancelled")
@@ -363,7 +322,7 @@ struct ShutdownGraceHostileReviewTests {
         let client = Self.client(stub, extra: [RetryInterceptor(clock: SignallingClock(began: beginning))])
         let call = client.perform(Self.get("/flaky"))
         for await _ in began { break }
-        await Self.withoutHanging("zero-grace shutdown during a backoff") { await client.shutdown(gracePeriod: .zero) }
+        await withoutHanging("zero-grace shutdown during a backoff") { await client.shutdown(gracePeriod: .zero) }
         #expect(await Self.outcome { try await call.value.status } == "cancelled")
         #expect(client.calls.count == 0)
     }
@@ -378,7 +337,7 @@ struct ShutdownGraceHostileReviewTests {
         let gate = Gate()  // never opened: no call can succeed
         let client = Self.client(Self.stub(gate))
         let outcomes = Locked<[String]>([])
-        let finished = await Self.withoutHanging("shutdown storm") {
+        let finished = await withoutHanging("shutdown storm") {
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<40 {
                     group.addTask {
@@ -423,7 +382,7 @@ struct ShutdownGraceHostileReviewTests {
         let second = Task { try await client.send(Self.get("/gated-stop/2")).status }
         await gate.arrivals(2)
         gate.open()
-        let outcomes = await Self.withoutHanging("two kill switches") {
+        let outcomes = await withoutHanging("two kill switches") {
             (await Self.outcome { try await first.value.status }, await Self.outcome { try await second.value })
         }
         // Each may cancel the other before the other has called shutdown: "cancelled" is allowed, a hang is not.
@@ -432,5 +391,16 @@ struct ShutdownGraceHostileReviewTests {
             #expect(outcomes.0 == "200" || outcomes.1 == "200")
         }
         #expect(client.calls.count == 0)
+    }
+}
+
+extension RestingClientShutdownTests.Gate {
+    /// Waits for `count` arrivals.
+    func arrivals(_ count: Int) async {
+        var seen = 0
+        for await _ in arrived {
+            seen += 1
+            if seen == count { return }
+        }
     }
 }
