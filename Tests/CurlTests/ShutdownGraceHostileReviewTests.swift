@@ -28,13 +28,7 @@ struct CurlShutdownGraceHostileReviewTests {
         RestingRequest(endpoint: Endpoint<Nothing, Data>(.get, path, encoding: .query))
     }
 
-    func transport() throws -> CurlClient {
-        var configuration = CurlConfiguration()
-        configuration.driverCount = 2
-        configuration.idleTimeout = nil
-        configuration.minimumTransferRate = nil
-        return try CurlClient(configuration: configuration)
-    }
+    func transport() throws -> CurlClient { try CurlShutdownTests.transport() }
 
     func outcome(_ body: () async throws -> Int) async -> String {
         do { return String(try await body()) } catch { return (error as? RestingError)?.errorType ?? "\(error)" }

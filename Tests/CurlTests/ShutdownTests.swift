@@ -24,7 +24,10 @@ struct CurlShutdownTests {
             .perform(get("/release?tag=\(tag)")).value
     }
 
-    func transport() throws -> CurlClient {
+    func transport() throws -> CurlClient { try Self.transport() }
+
+    /// A client with two drivers, whose transfers only a shutdown ends.
+    static func transport() throws -> CurlClient {
         var configuration = CurlConfiguration()
         configuration.driverCount = 2
         // Nothing but the shutdown may end these transfers: a loaded sanitizer run can leave a stream or a held call
