@@ -152,10 +152,14 @@ package final class CallRegistry: Sendable {
 
     /// Whether the current task runs one of this registry's calls that has not settled (or a call made inside one).
     var isInsideARunningCall: Bool {
-        guard let chain = Self.current.flatMap({ $0.registry == ObjectIdentifier(self) ? $0.chain : nil }) else {
-            return false
-        }
-        return state.withLock { state in chain.contains { state.calls[$0] != nil } }
+        let chain = currentChain
+        return !chain.isEmpty && state.withLock { state in chain.contains { state.calls[$0] != nil } }
+    }
+
+    /// The call of this registry the current task runs for and those it was made inside, outermost first; empty
+    /// outside them.
+    private var currentChain: [UInt64] {
+        Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.chain : nil } ?? []
     }
 
     /// `work` as the call `id` of this registry (see ``current``), inside the call of this registry it was made in,
@@ -169,16 +173,14 @@ package final class CallRegistry: Sendable {
     /// hedging link one more allocation a call.
     @inline(never)
     private func membership(of id: UInt64) -> Membership {
-        let registry = ObjectIdentifier(self)
-        let enclosing = Self.current.flatMap { $0.registry == registry ? $0.chain : nil } ?? []
-        return Membership(registry: registry, id: id, enclosing: enclosing)
+        Membership(registry: ObjectIdentifier(self), id: id, enclosing: currentChain)
     }
 
     /// Takes no more calls, and returns once every call made before has settled — but the one it is called from, if
     /// any, and every other that waits for the shutdown too. Once `gracePeriod` has passed (at once for zero), the
     /// calls still running are cancelled, but those waiting for the shutdown themselves.
     func shutDown(gracePeriod: Duration?) async {
-        let chain = Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.chain : nil } ?? []
+        let chain = currentChain
         var own: [UInt64] = []
         var deadline: GracePeriod?
         await withCheckedContinuation { continuation in
