@@ -53,7 +53,9 @@ lint: build
 # The crash tests of the durable stores kill a separate process, the package in Tests/CrashProbe; the footprint and
 # allocation budgets read their figures from another, Tests/FootprintProbe, built optimised as an app would be.
 # The debug tool packages (CrashProbe, the soak) share one build folder: each compiles RestingKit's modules with the
-# same commands, so the second reuses the first's instead of compiling the whole library again.
+# same commands, so the second reuses the first's instead of compiling the whole library again. (Not the root's
+# folder: a tool package built there links in a second, but SwiftPM then took the root's plan for the tool's, once
+# in two clean runs, and built no CrashProbe.)
 TOOLS_BUILD := .build/tools
 probe: deps
 	$(SWIFT) build --package-path Tests/CrashProbe --scratch-path $(TOOLS_BUILD)
@@ -89,7 +91,7 @@ api: build
 # catches an easy handle, a list or a multi handle that CurlClient fails to free. Last, the HTTP/3 suite under each
 # (scripts/http3.sh sanitize), on its libcurl with HTTP/3.
 ASAN_SCRATCH := .build/asan
-# CI keeps AddressSanitizer alone for the HTTP/3 suite (the memory at the GnuTLS libcurl's boundary), within its time.
+# CI leaves the HTTP/3 suite out (HTTP3_SANITIZERS=), within its time: it runs plain in `make test`.
 HTTP3_SANITIZERS ?= thread address
 test-sanitize: deps probe traits
 	$(SWIFT) test --sanitize=thread $$(SCRATCH=.build/tsan scripts/traits.sh flags)
@@ -105,8 +107,9 @@ test-sanitize: deps probe traits
 # committed corpus (Fuzz/Corpus/<target>). New inputs that add coverage go to a scratch folder, not the corpus; an
 # input that crashes or breaks a property is saved as Fuzz/Crashes/<target>-crash-… and the run fails: copy it
 # into the corpus once fixed, and FuzzRegressionTests replays it in `make test` from then on.
-# FUZZ_SEED 0 picks a new seed every run (exploring); CI fixes one, so that it replays the same mutations a
-# longer local run with that seed has already passed, and a red CI always means a change, never luck.
+# FUZZ_SEED 0 picks a new seed every run (exploring); a fixed one replays the same mutations as a longer run with that
+# seed, so that a short run that fails means a change, never luck. CI leaves it here (its build is most of a short
+# run); the corpus is replayed by FuzzRegressionTests in every `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 0
 FUZZ_BUILD := .build/fuzz
