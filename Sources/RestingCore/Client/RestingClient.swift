@@ -198,14 +198,16 @@ public final class RestingClient: Sendable {
         let call = consume call
         // One closure from the task's start to the call's stages, which are inlined into it: a call waiting for its
         // response holds every frame between (the Performance article, "What a waiting call holds").
-        let promise = ProgressablePromise(channel: channel, executor: executor, cancellationHooks: cancellationHooks) {
-            [self] in
-            defer {
-                calls.settle(id)
-                channel.close()
-            }
-            return try await run(id, events: events) {
-                try await call.respond(ending, CallContext(progress: channel.send, events: events))
+        let promise = calls.starting(id) {
+            ProgressablePromise(channel: channel, executor: executor, cancellationHooks: cancellationHooks) {
+                [self] in
+                defer {
+                    calls.settle(id)
+                    channel.close()
+                }
+                return try await run(id, events: events, member: false) {
+                    try await call.respond(ending, CallContext(progress: channel.send, events: events))
+                }
             }
         }
         calls.register(id, cancel: promise.cancel)
@@ -213,17 +215,20 @@ public final class RestingClient: Sendable {
     }
 
     /// What every call does around its work, whichever task runs it: waits for a slot of the concurrency limit,
-    /// runs as call `id` of the registry, and reports a failure as the call's end.
+    /// runs as call `id` of the registry (unless `member` is false: a task the call was started in as that, with
+    /// ``CallRegistry/starting(_:_:)``), and reports a failure as the call's end.
     ///
     /// Inlined, and what it does besides awaiting in helpers that are not: a call waiting for its response holds
     /// every frame between its task's start and the transport (the Performance article, "What a waiting call
     /// holds"); `CallFootprintTests` measure it.
     @inline(__always)
-    func run<Value>(_ id: UInt64, events: CallEventReporter?, _ work: () async throws -> Value) async throws -> Value {
+    func run<Value>(
+        _ id: UInt64, events: CallEventReporter?, member: Bool = true, _ work: () async throws -> Value
+    ) async throws -> Value {
         do {
             if let limiter { try await acquireSlot(of: limiter, events: events) }
             defer { limiter?.release() }
-            return try await calls.running(id, work)
+            return try await member ? calls.running(id, work) : work()
         } catch {
             throw Self.ending(by: error, events: events)
         }

@@ -78,14 +78,15 @@ enum AllocationBudget {
     #else
     static let counted = false
     #endif
-    /// A GET decoded from JSON, 8 in flight: 82.85–82.89 measured (85.94–85.98 before the interceptor chain ran on
+    /// A GET decoded from JSON, 8 in flight: 81.83 measured (85.94–85.98 before the interceptor chain ran on
     /// its caller's executor; 85.73–85.97 before a body read whole was decoded without an async frame for the
     /// working, whose 1,648 bytes took each call's task a slab of its own; 84.95 before a pass through the chain
-    /// allocated one object for all its steps, not one each).
-    static let get = 83.4
-    /// The same GET with its body read as a stream of lines: 104.74–104.76 measured (106.82–106.89, then 106.54,
-    /// before).
-    static let getStreamed = 105.3
+    /// allocated one object for all its steps, not one each; 82.85–82.89 before a call's task was started with its
+    /// registry membership instead of binding it in six frames of its own).
+    static let get = 82.4
+    /// The same GET with its body read as a stream of lines: 103.72 measured (106.82–106.89, then 106.54, then
+    /// 104.74–104.76, before).
+    static let getStreamed = 104.3
     /// What each link adds to a call when installed and quiet, measured (whole numbers: a quiet link's path is one
     /// path), plus half an allocation.
     ///
@@ -112,9 +113,11 @@ enum AllocationBudget {
     /// frames now end just short of a task-allocator slab's end, so the first link's frames take one more slab.
     /// Lowered when a pass through the chain allocated one object for all its steps, not one each, and an
     /// execution's call kept one frame, not two: deadline 4 → 3, circuit breaker 2 → 1, rate limit 2 → 1,
-    /// concurrency limit 2 → 1, retry 4 → 3.
+    /// concurrency limit 2 → 1, retry 4 → 3. Lowered when a call's task was started with its registry membership
+    /// instead of binding it in six frames of its own (576 bytes): each link's frames then fit in the slabs the call
+    /// already has — deadline 3 → 2, circuit breaker, rate limit and concurrency limit 1 → 0, retry 3 → 2.
     static let quietLinks: [String: Double] = [
-        "deadline": 3.5, "circuit-breaker": 1.5, "rate-limit": 1.5, "concurrency-limit": 1.5, "retry": 3.5,
+        "deadline": 2.5, "circuit-breaker": 0.5, "rate-limit": 0.5, "concurrency-limit": 0.5, "retry": 2.5,
         // Hedging keeps a timer for the hedge it may send: 25.50–26.92 measured.
         "hedging": 27.5,
     ]
@@ -125,8 +128,11 @@ enum AllocationBudget {
     /// `call`, the request's fields behind its body, the response) and the decoded type's keyed container. Each is a
     /// hashed search of the runtime's shared cache, made where generic code copies, destroys or calls into a type built
     /// on the app's types; RestingKit's were 12 before the endpoint was read in place and `call` consumed its `Call`
-    /// (with that undone, the probe counts 8.00).
-    static let metadataLookups = 7.5
+    /// (with that undone, the probe counts 8.00). 9.00 since a call's task is started inside its registry membership
+    /// (`CallRegistry.starting`): the promise, the binding's result, is looked up twice more — about 0.2 µs, for an
+    /// allocation less a call, one less for each quiet resilience link, 576 bytes less held while a call waits and
+    /// four executor switches fewer.
+    static let metadataLookups = 9.5
     /// Per event delivered to a listener: 0.29 measured (the events' payloads are mostly values already made).
     static let event = 0.79
     /// One message sent and its echo received, compression off: 20.04–20.05 measured (21.93–22.01 before the poll
