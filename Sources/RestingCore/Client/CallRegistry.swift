@@ -16,9 +16,29 @@ package final class CallRegistry: Sendable {
         /// The calls of the same registry this one was made inside, outermost first (empty for most calls: no
         /// allocation).
         let enclosing: [UInt64]
+        /// The calls of other registries this one was made inside (a call of one client made in another's
+        /// interceptor), one membership each, without their own `others`: a shutdown of that client from in here
+        /// must still know its call, which waits for this one (empty for most calls: no allocation).
+        let others: [Membership]
 
         /// This call and those it runs inside.
         var chain: [UInt64] { enclosing + [id] }
+
+        /// The calls of `registry` the task runs inside, outermost first.
+        func chain(in registry: ObjectIdentifier) -> [UInt64] {
+            registry == self.registry ? chain : others.first { $0.registry == registry }?.chain ?? []
+        }
+
+        /// The membership of call `id` of `registry`, made inside this one.
+        func inside(_ registry: ObjectIdentifier, id: UInt64) -> Membership {
+            guard registry != self.registry else {
+                return Membership(registry: registry, id: id, enclosing: chain, others: others)
+            }
+            let outer = Membership(registry: self.registry, id: self.id, enclosing: enclosing, others: [])
+            return Membership(
+                registry: registry, id: id, enclosing: chain(in: registry),
+                others: [outer] + others.filter { $0.registry != registry })
+        }
     }
 
     /// The call the current task runs for (inherited by the tasks it starts), if any.
@@ -159,7 +179,7 @@ package final class CallRegistry: Sendable {
     /// The call of this registry the current task runs for and those it was made inside, outermost first; empty
     /// outside them.
     private var currentChain: [UInt64] {
-        Self.current.flatMap { $0.registry == ObjectIdentifier(self) ? $0.chain : nil } ?? []
+        Self.current?.chain(in: ObjectIdentifier(self)) ?? []
     }
 
     /// `work` as the call `id` of this registry (see ``current``), inside the call of this registry it was made in,
@@ -170,7 +190,8 @@ package final class CallRegistry: Sendable {
 
     /// `start`, which starts the task of call `id`, with the current task its membership: the task copies it when
     /// it starts, so its frames do not hold the binding's while the call waits — `running(_:_:)` costs a waiting
-    /// call six frames, 576 bytes of them, and a slab of its task's more.
+    /// call six frames, 576 bytes of them, and a slab of its task's more. Only for a call that needs no slot of a
+    /// concurrency limit: a call waiting for one is not yet among the running calls a shutdown from inside spares.
     func starting<Started>(_ id: UInt64, _ start: () -> Started) -> Started {
         Self.$current.withValue(membership(of: id), operation: start)
     }
@@ -180,7 +201,8 @@ package final class CallRegistry: Sendable {
     /// hedging link one more allocation a call.
     @inline(never)
     private func membership(of id: UInt64) -> Membership {
-        Membership(registry: ObjectIdentifier(self), id: id, enclosing: currentChain)
+        Self.current?.inside(ObjectIdentifier(self), id: id)
+            ?? Membership(registry: ObjectIdentifier(self), id: id, enclosing: [], others: [])
     }
 
     /// Takes no more calls, and returns once every call made before has settled — but the one it is called from, if

@@ -198,18 +198,22 @@ public final class RestingClient: Sendable {
         let call = consume call
         // One closure from the task's start to the call's stages, which are inlined into it: a call waiting for its
         // response holds every frame between (the Performance article, "What a waiting call holds").
-        let promise = calls.starting(id) {
+        // Without a concurrency limit the task starts as the call (see `CallRegistry.starting`); with one, the call
+        // joins once it holds its slot.
+        let limited = limiter != nil
+        func start() -> ProgressablePromise<Ending.Value> {
             ProgressablePromise(channel: channel, executor: executor, cancellationHooks: cancellationHooks) {
                 [self] in
                 defer {
                     calls.settle(id)
                     channel.close()
                 }
-                return try await run(id, events: events, member: false) {
+                return try await run(id, events: events, member: limited) {
                     try await call.respond(ending, CallContext(progress: channel.send, events: events))
                 }
             }
         }
+        let promise = limited ? start() : calls.starting(id, start)
         calls.register(id, cancel: promise.cancel)
         return promise
     }

@@ -115,9 +115,10 @@ enum AllocationBudget {
     /// execution's call kept one frame, not two: deadline 4 → 3, circuit breaker 2 → 1, rate limit 2 → 1,
     /// concurrency limit 2 → 1, retry 4 → 3. Lowered when a call's task was started with its registry membership
     /// instead of binding it in six frames of its own (576 bytes): each link's frames then fit in the slabs the call
-    /// already has — deadline 3 → 2, circuit breaker, rate limit and concurrency limit 1 → 0, retry 3 → 2.
+    /// already has — deadline 3 → 2, circuit breaker and rate limit 1 → 0, retry 3 → 2 (the concurrency limit 0
+    /// then, and 1 again once a membership kept the calls of other clients it runs inside).
     static let quietLinks: [String: Double] = [
-        "deadline": 2.5, "circuit-breaker": 0.5, "rate-limit": 0.5, "concurrency-limit": 0.5, "retry": 2.5,
+        "deadline": 2.5, "circuit-breaker": 0.5, "rate-limit": 0.5, "concurrency-limit": 1.5, "retry": 2.5,
         // Hedging keeps a timer for the hedge it may send: 25.50–26.92 measured.
         "hedging": 27.5,
     ]
