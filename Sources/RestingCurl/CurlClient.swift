@@ -85,7 +85,7 @@ public final class CurlClient: HTTPClient {
         switch try kind(of: request) {
         case .plain: return try await exchange(request, progress: progress)
         case .upgrade: return try await upgrade(request)
-        case .trailers: return try await exchange(request, progress: progress, trailers: ())
+        case .trailers: return try await exchangeWithTrailers(request, progress: progress)
         case .discovering(let services): return try await exchange(request, progress: progress, discovering: services)
         }
     }
@@ -123,9 +123,9 @@ public final class CurlClient: HTTPClient {
     /// An exchange whose body ends with trailer fields, which libcurl sends in HTTP/1.1's chunked framing only and
     /// drops silently over HTTP/2 and HTTP/3: it goes over HTTP/1.1 (CurlTransfer), where the request allows it.
     @inline(never)
-    private func exchange(
-        _ request: HTTPRequest, progress: @escaping ProgressHandler, trailers: Void
-    ) async throws -> HTTPDataResponse {
+    private func exchangeWithTrailers(_ request: HTTPRequest, progress: @escaping ProgressHandler) async throws
+        -> HTTPDataResponse
+    {
         let version = request.attributes.httpVersion ?? configuration.httpVersion
         if version == .http3Only || version == .http2PriorKnowledge {
             throw RestingError.unsupported(

@@ -37,6 +37,10 @@ struct CallStartHostileReviewTests {
         }
         first.withLock { $0 = client1 }
         second.withLock { $0 = client2 }
+        // Each box closes a cycle (a client, its interceptor, the box, the other client): opened at the end, or
+        // LeakSanitizer reports both clients.
+        defer { first.withLock { $0 = nil } }
+        defer { second.withLock { $0 = nil } }
         let outer = client1.perform(Review.get("/outer"))
         let outcome = await withoutHanging("client 1's call, whose client-2 call shut client 1 down, never settled") {
             await Review.outcome { try await outer.value.status }
@@ -191,6 +195,7 @@ struct CallStartHostileReviewTests {
             baseUrl: "https://api.example.com", httpClient: Review.stub(gate), concurrency: .serial,
             eventListener: listener)
         box.withLock { $0 = client }
+        defer { box.withLock { $0 = nil } }  // the box closes a cycle: client, listener, box
         let holder = client.perform(Review.get("/slow-holder"))
         await gate.arrivals(1)
         let cancelled = client.perform(Review.get("/queued-cancelled"))
@@ -230,6 +235,7 @@ struct CallStartHostileReviewTests {
         let client = RestingClient(
             baseUrl: "https://api.example.com", httpClient: Review.stub(gate), eventListener: listener)
         box.withLock { $0 = client }
+        defer { box.withLock { $0 = nil } }  // the box closes a cycle: client, listener, box
         let other = client.perform(Review.get("/slow-other"))
         await gate.arrivals(1)
         let killer = client.perform(Review.get("/slow-kill"))
