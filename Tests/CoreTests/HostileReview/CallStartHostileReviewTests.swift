@@ -16,6 +16,19 @@ struct CallStartHostileReviewTests {
     typealias Gate = RestingClientShutdownTests.Gate
     typealias Review = ShutdownGraceHostileReviewTests
 
+    /// The outcomes of `stopper`, whose call shuts its client down with no grace, and of `other`, held at `gate`:
+    /// `other`'s first (the shutdown cancels it), then `stopper`'s once the gate opens; `nil` when either hangs.
+    static func outcomes(
+        of stopper: ProgressablePromise<RestingResponse<Data>>, other: ProgressablePromise<RestingResponse<Data>>,
+        opening gate: Gate
+    ) async -> (String, String)? {
+        await withoutHanging("the kill switch or a call never ended") {
+            let other = await Review.outcome { try await other.value.status }
+            gate.open()
+            return (await Review.outcome { try await stopper.value.status }, other)
+        }
+    }
+
     enum Nesting: String, CaseIterable, Sendable { case perform, send }
 
     @Test(
@@ -124,11 +137,7 @@ struct CallStartHostileReviewTests {
         let other = client.perform(Review.get("/slow-other"))
         await gate.arrivals(1)
         let stopper = client.perform(Review.get("/slow-stop"))
-        let outcomes = await withoutHanging("the kill switch or a call never ended") {
-            let other = await Review.outcome { try await other.value.status }
-            gate.open()
-            return (await Review.outcome { try await stopper.value.status }, other)
-        }
+        let outcomes = await Self.outcomes(of: stopper, other: other, opening: gate)
         #expect(outcomes?.0 == "200", "the call whose task shut its client down goes on")
         #expect(outcomes?.1 == "cancelled")
         #expect(client.calls.count == 0)
@@ -147,11 +156,7 @@ struct CallStartHostileReviewTests {
         let stopper: ProgressablePromise<RestingResponse<Data>> = await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: client.perform(Review.get("/slow-stop"))) }
         }
-        let outcomes = await withoutHanging("the kill switch or a call never ended") {
-            let other = await Review.outcome { try await other.value.status }
-            gate.open()
-            return (await Review.outcome { try await stopper.value.status }, other)
-        }
+        let outcomes = await Self.outcomes(of: stopper, other: other, opening: gate)
         #expect(outcomes?.0 == "200", "the call made off any task shut its client down from inside: spared")
         #expect(outcomes?.1 == "cancelled")
         #expect(client.calls.count == 0)
